@@ -1,0 +1,89 @@
+"""Frame Jacobians and frame kinematics.
+
+For a frame F fixed on link L at (R_LF, p_LF), the column of dof k of an
+ancestor link i (or L itself) is the motion vector S_i[:, k] carried from
+link i to F: with (R, p) the pose of link i in F,
+    J[:, k] = [R w_k ; R v_k + p x (R w_k)].
+"""
+from numba import njit
+
+from .common import first_nonfinite
+from .joint_transform import forward_kinematics_pass
+from .layout import NU, PARENT, S_COLS, UOFF, W_PW, W_RW
+
+
+@njit(cache=True, inline="always")
+def _frame_world_pose(ws, link, T_lf, out):
+    """out (4x4) = T_world_link T_link_frame; link -1 is the world."""
+    for r in range(3):
+        for c in range(3):
+            if link < 0:
+                out[r, c] = T_lf[r, c]
+            else:
+                out[r, c] = (ws[link, W_RW + 3 * r] * T_lf[0, c] + ws[link, W_RW + 3 * r + 1] * T_lf[1, c]
+                             + ws[link, W_RW + 3 * r + 2] * T_lf[2, c])
+        if link < 0:
+            out[r, 3] = T_lf[r, 3]
+        else:
+            out[r, 3] = (ws[link, W_PW + r] + ws[link, W_RW + 3 * r] * T_lf[0, 3]
+                         + ws[link, W_RW + 3 * r + 1] * T_lf[1, 3] + ws[link, W_RW + 3 * r + 2] * T_lf[2, 3])
+    out[3, 0] = 0.0
+    out[3, 1] = 0.0
+    out[3, 2] = 0.0
+    out[3, 3] = 1.0
+
+
+@njit(cache=True)
+def frame_pose(mi, mf, ws, q, link, T_lf, T_wf):
+    """T_wf (4x4) = pose in the world of the frame fixed at T_lf on ``link``. Returns 0 or 1 (bad q)."""
+    if first_nonfinite(q) >= 0:
+        return 1
+    forward_kinematics_pass(mi, mf, ws, q)
+    _frame_world_pose(ws, link, T_lf, T_wf)
+    return 0
+
+
+@njit(cache=True)
+def frame_jacobian(mi, mf, ws, q, link, T_lf, T_wf, J):
+    """J (6, nu): u -> [w; v] of the frame (origin velocity), in the frame's axes.
+
+    Also writes the frame's world pose into T_wf. J must be zero on entry.
+    Returns 0 or 1 (bad q).
+    """
+    if first_nonfinite(q) >= 0:
+        return 1
+    forward_kinematics_pass(mi, mf, ws, q)
+    _frame_world_pose(ws, link, T_lf, T_wf)
+    i = link
+    while i >= 0:
+        # pose of link i in the frame: R = R_wf^T R_wi, p = R_wf^T (p_wi - p_wf)
+        d0 = ws[i, W_PW] - T_wf[0, 3]
+        d1 = ws[i, W_PW + 1] - T_wf[1, 3]
+        d2 = ws[i, W_PW + 2] - T_wf[2, 3]
+        p0 = T_wf[0, 0] * d0 + T_wf[1, 0] * d1 + T_wf[2, 0] * d2
+        p1 = T_wf[0, 1] * d0 + T_wf[1, 1] * d1 + T_wf[2, 1] * d2
+        p2 = T_wf[0, 2] * d0 + T_wf[1, 2] * d1 + T_wf[2, 2] * d2
+        u0 = mi[i, UOFF]
+        for k in range(mi[i, NU]):
+            s = S_COLS + 6 * k
+            # world-frame components of the column, then into frame axes
+            w_w0 = ws[i, W_RW] * mf[i, s] + ws[i, W_RW + 1] * mf[i, s + 1] + ws[i, W_RW + 2] * mf[i, s + 2]
+            w_w1 = ws[i, W_RW + 3] * mf[i, s] + ws[i, W_RW + 4] * mf[i, s + 1] + ws[i, W_RW + 5] * mf[i, s + 2]
+            w_w2 = ws[i, W_RW + 6] * mf[i, s] + ws[i, W_RW + 7] * mf[i, s + 1] + ws[i, W_RW + 8] * mf[i, s + 2]
+            v_w0 = ws[i, W_RW] * mf[i, s + 3] + ws[i, W_RW + 1] * mf[i, s + 4] + ws[i, W_RW + 2] * mf[i, s + 5]
+            v_w1 = ws[i, W_RW + 3] * mf[i, s + 3] + ws[i, W_RW + 4] * mf[i, s + 4] + ws[i, W_RW + 5] * mf[i, s + 5]
+            v_w2 = ws[i, W_RW + 6] * mf[i, s + 3] + ws[i, W_RW + 7] * mf[i, s + 4] + ws[i, W_RW + 8] * mf[i, s + 5]
+            w0 = T_wf[0, 0] * w_w0 + T_wf[1, 0] * w_w1 + T_wf[2, 0] * w_w2
+            w1 = T_wf[0, 1] * w_w0 + T_wf[1, 1] * w_w1 + T_wf[2, 1] * w_w2
+            w2 = T_wf[0, 2] * w_w0 + T_wf[1, 2] * w_w1 + T_wf[2, 2] * w_w2
+            v0 = T_wf[0, 0] * v_w0 + T_wf[1, 0] * v_w1 + T_wf[2, 0] * v_w2
+            v1 = T_wf[0, 1] * v_w0 + T_wf[1, 1] * v_w1 + T_wf[2, 1] * v_w2
+            v2 = T_wf[0, 2] * v_w0 + T_wf[1, 2] * v_w1 + T_wf[2, 2] * v_w2
+            J[0, u0 + k] = w0
+            J[1, u0 + k] = w1
+            J[2, u0 + k] = w2
+            J[3, u0 + k] = v0 + p1 * w2 - p2 * w1
+            J[4, u0 + k] = v1 + p2 * w0 - p0 * w2
+            J[5, u0 + k] = v2 + p0 * w1 - p1 * w0
+        i = mi[i, PARENT]
+    return 0

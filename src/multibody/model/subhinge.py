@@ -1,0 +1,209 @@
+"""Subhinges: the elementary joints a hinge is built from.
+
+Each subhinge moves a frame (its p-frame) relative to another (its o-frame) and
+owns one contiguous slice of q (``nq`` entries) and of u (``nu`` entries).
+Speeds u are expressed in the p-frame; for rotational subhinges with more than
+one dof they are quasi-velocities (angular velocity), so q_dot = N(q) u.
+"""
+import numpy as np
+
+from ..kernels import layout as L
+
+_KIND_CODES = {
+    "pin": L.PIN, "slider": L.SLIDER, "screw": L.SCREW, "spherical": L.SPHERICAL,
+    "spherical_quat": L.SPHERICAL_QUAT, "free": L.FREE, "free_quat": L.FREE_QUAT,
+    "translational": L.TRANSLATIONAL,
+}
+
+
+def _unit_axis(axis, what):
+    a = np.asarray(axis, dtype=float)
+    if a.shape != (3,) or not np.all(np.isfinite(a)):
+        raise ValueError(f"{what}: axis must be a finite 3-vector, got {axis!r}")
+    n = np.linalg.norm(a)
+    if n < 1e-12:
+        raise ValueError(f"{what}: axis must be non-zero, got {axis!r}")
+    return a / n
+
+
+class Subhinge:
+    """Base class. ``kind`` is the subhinge's name, ``nq``/``nu`` its sizes."""
+
+    kind = "abstract"
+    nq = 0
+    nu = 0
+
+    def __init__(self, name=None):
+        self.name = name
+        self.hinge = None
+
+    @property
+    def code(self):
+        """Kernel kind code (see ``multibody.kernels.layout``)."""
+        return _KIND_CODES[self.kind]
+
+    def neutral_q(self):
+        """Coordinates of the zero displacement, shape (nq,)."""
+        return np.zeros(self.nq)
+
+    def motion_subspace(self):
+        """S (6, nu): joint velocity [w; v] of the p-frame (in the p-frame) per unit u."""
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._describe()})"
+
+    def _describe(self):
+        return ""
+
+
+class PinSubhinge(Subhinge):
+    """Revolute joint: rotation by q [rad] about a unit ``axis`` (o-frame = p-frame axis)."""
+
+    kind = "pin"
+    nq = nu = 1
+
+    def __init__(self, axis=(0.0, 0.0, 1.0), name=None):
+        super().__init__(name)
+        self.axis = _unit_axis(axis, "PinSubhinge")
+
+    def motion_subspace(self):
+        return np.concatenate([self.axis, np.zeros(3)])[:, None]
+
+    def _describe(self):
+        return f"axis={np.round(self.axis, 6).tolist()}"
+
+
+class SliderSubhinge(Subhinge):
+    """Prismatic joint: translation by q [m] along a unit ``axis``."""
+
+    kind = "slider"
+    nq = nu = 1
+
+    def __init__(self, axis=(0.0, 0.0, 1.0), name=None):
+        super().__init__(name)
+        self.axis = _unit_axis(axis, "SliderSubhinge")
+
+    def motion_subspace(self):
+        return np.concatenate([np.zeros(3), self.axis])[:, None]
+
+    def _describe(self):
+        return f"axis={np.round(self.axis, 6).tolist()}"
+
+
+class ScrewSubhinge(Subhinge):
+    """Helical joint: rotation q [rad] about ``axis`` with translation ``pitch``*q [m] along it."""
+
+    kind = "screw"
+    nq = nu = 1
+
+    def __init__(self, axis=(0.0, 0.0, 1.0), pitch=0.0, name=None):
+        super().__init__(name)
+        self.axis = _unit_axis(axis, "ScrewSubhinge")
+        if not np.isfinite(pitch):
+            raise ValueError(f"ScrewSubhinge: pitch must be finite, got {pitch!r}")
+        self.pitch = float(pitch)
+
+    def motion_subspace(self):
+        return np.concatenate([self.axis, self.pitch * self.axis])[:, None]
+
+    def _describe(self):
+        return f"axis={np.round(self.axis, 6).tolist()}, pitch={self.pitch}"
+
+
+class SphericalSubhinge(Subhinge):
+    """3-dof rotation in minimal rotation-vector coordinates with a re-centred chart.
+
+    The p-frame orientation is R = R(chart_offset) exp([q]x); q are chart-relative
+    coordinates and u is the angular velocity of the p-frame in the p-frame, so
+    q_dot = Jr(q)^-1 u. ``max_chart_angle`` [rad] is the angle |q| past which
+    ``Multibody.sanitize`` re-centres the chart (offset <- offset exp(q), q <- 0),
+    keeping q away from the 2*pi singularity of the rotation-vector map.
+    """
+
+    kind = "spherical"
+    nq = nu = 3
+
+    def __init__(self, max_chart_angle=np.pi / 2, name=None):
+        super().__init__(name)
+        self.max_chart_angle = max_chart_angle
+        self.chart_offset = np.array([0.0, 0.0, 0.0, 1.0])
+
+    @property
+    def max_chart_angle(self):
+        return self._max_chart_angle
+
+    @max_chart_angle.setter
+    def max_chart_angle(self, value):
+        if not (np.isfinite(value) and 0.0 < value < np.pi):
+            raise ValueError(f"max_chart_angle must be in (0, pi), got {value!r}")
+        self._max_chart_angle = float(value)
+
+    def motion_subspace(self):
+        return np.vstack([np.eye(3), np.zeros((3, 3))])
+
+    def reset_chart(self):
+        """Forget the chart offset (R = exp(q) again); q must be re-expressed by the caller."""
+        self.chart_offset = np.array([0.0, 0.0, 0.0, 1.0])
+
+
+class SphericalQuaternionSubhinge(Subhinge):
+    """3-dof rotation with a unit quaternion q = (x, y, z, w); u = angular velocity (p-frame)."""
+
+    kind = "spherical_quat"
+    nq = 4
+    nu = 3
+
+    def neutral_q(self):
+        return np.array([0.0, 0.0, 0.0, 1.0])
+
+    def motion_subspace(self):
+        return np.vstack([np.eye(3), np.zeros((3, 3))])
+
+
+class FreeSubhinge(SphericalSubhinge):
+    """6-dof free joint: q = [rotation vector (chart as SphericalSubhinge); position (3)].
+
+    The position is that of the p-frame origin in the o-frame; u = [w; v] of the
+    p-frame relative to the o-frame, expressed in the p-frame (p_dot = R v).
+    """
+
+    kind = "free"
+    nq = nu = 6
+
+    def motion_subspace(self):
+        return np.eye(6)
+
+
+class FreeQuaternionSubhinge(Subhinge):
+    """6-dof free joint: q = [unit quaternion (x, y, z, w); position (3)], u = [w; v] in the p-frame."""
+
+    kind = "free_quat"
+    nq = 7
+    nu = 6
+
+    def neutral_q(self):
+        return np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+
+    def motion_subspace(self):
+        return np.eye(6)
+
+
+class TranslationalSubhinge(Subhinge):
+    """3-dof translation: q = position of the p-frame origin in the o-frame, u = q_dot."""
+
+    kind = "translational"
+    nq = nu = 3
+
+    def motion_subspace(self):
+        return np.vstack([np.zeros((3, 3)), np.eye(3)])
+
+
+class LockedSubhinge(Subhinge):
+    """No motion: the p-frame is welded to the o-frame (0 coordinates)."""
+
+    kind = "locked"
+    nq = nu = 0
+
+    def motion_subspace(self):
+        return np.zeros((6, 0))
