@@ -11,8 +11,9 @@ import math
 
 from numba import njit
 
+from .joint_transform import chart_rotation
 from .layout import CHART, FREE, FREE_QUAT, KIND, NQ, QOFF, SPHERICAL, SPHERICAL_QUAT, UOFF
-from .spatial_inline import rot_from_quat, rot_from_rotvec
+from .spatial_inline import rot_quat
 
 
 @njit(cache=True, inline="always")
@@ -67,8 +68,8 @@ def _quat_log(x, y, z, w):
 
 
 @njit(cache=True)
-def qdot_from_u(mi, mf, q, u, qdot, R):
-    """qdot = N(q) u for every link. R is a 9-entry scratch array."""
+def qdot_from_u(mi, mf, q, u, qdot):
+    """qdot = N(q) u for every link."""
     for j in range(mi.shape[0]):
         kind = mi[j, KIND]
         i = mi[j, QOFF]
@@ -79,7 +80,7 @@ def qdot_from_u(mi, mf, q, u, qdot, R):
             qdot[i + 1] = d[1]
             qdot[i + 2] = d[2]
             if kind == FREE:
-                _chart_rotation(mf, j, q[i], q[i + 1], q[i + 2], R)
+                R = chart_rotation(mf, j, q[i], q[i + 1], q[i + 2])
                 for r in range(3):
                     qdot[i + 3 + r] = R[3 * r] * u[k + 3] + R[3 * r + 1] * u[k + 4] + R[3 * r + 2] * u[k + 5]
         elif kind == SPHERICAL_QUAT or kind == FREE_QUAT:
@@ -87,20 +88,12 @@ def qdot_from_u(mi, mf, q, u, qdot, R):
             for r in range(4):
                 qdot[i + r] = 0.5 * d4[r]
             if kind == FREE_QUAT:
-                rot_from_quat(q[i], q[i + 1], q[i + 2], q[i + 3], R)
+                R = rot_quat(q[i], q[i + 1], q[i + 2], q[i + 3])
                 for r in range(3):
                     qdot[i + 4 + r] = R[3 * r] * u[k + 3] + R[3 * r + 1] * u[k + 4] + R[3 * r + 2] * u[k + 5]
         else:
             for r in range(mi[j, NQ]):
                 qdot[i + r] = u[k + r]
-
-
-@njit(cache=True, inline="always")
-def _chart_rotation(mf, j, vx, vy, vz, R):
-    """R = R(chart_j) exp([v]x) (9 entries, row-major)."""
-    e = _quat_exp(vx, vy, vz)
-    c = _quat_mul(mf[j, CHART], mf[j, CHART + 1], mf[j, CHART + 2], mf[j, CHART + 3], e[0], e[1], e[2], e[3])
-    rot_from_quat(c[0], c[1], c[2], c[3], R)
 
 
 @njit(cache=True, inline="always")
@@ -134,18 +127,17 @@ def _translation_step(R, wx, wy, wz, vx, vy, vz, dt, q, i):
 
 
 @njit(cache=True)
-def integrate_q(mi, mf, q, u, dt, qout, R):
-    """qout = q (+) u dt on each subhinge's manifold (see module docstring).
-
-    qout may alias q. R is a 9-entry scratch array.
-    """
+def integrate_q(mi, mf, q, u, dt, qout):
+    """qout = q (+) u dt on each subhinge's manifold (see module docstring). qout may alias q."""
     for j in range(mi.shape[0]):
         kind = mi[j, KIND]
         i = mi[j, QOFF]
         k = mi[j, UOFF]
+        R = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+        px = py = pz = 0.0
         if kind == SPHERICAL or kind == FREE:
             if kind == FREE:
-                _chart_rotation(mf, j, q[i], q[i + 1], q[i + 2], R)
+                R = chart_rotation(mf, j, q[i], q[i + 1], q[i + 2])
                 px = q[i + 3]
                 py = q[i + 4]
                 pz = q[i + 5]
@@ -163,7 +155,7 @@ def integrate_q(mi, mf, q, u, dt, qout, R):
                 _translation_step(R, u[k], u[k + 1], u[k + 2], u[k + 3], u[k + 4], u[k + 5], dt, qout, i + 3)
         elif kind == SPHERICAL_QUAT or kind == FREE_QUAT:
             if kind == FREE_QUAT:
-                rot_from_quat(q[i], q[i + 1], q[i + 2], q[i + 3], R)
+                R = rot_quat(q[i], q[i + 1], q[i + 2], q[i + 3])
                 px = q[i + 4]
                 py = q[i + 5]
                 pz = q[i + 6]

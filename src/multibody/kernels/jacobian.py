@@ -7,7 +7,7 @@ link i to F: with (R, p) the pose of link i in F,
 """
 from numba import njit
 
-from .common import first_nonfinite
+from .common import check_state
 from .joint_transform import forward_kinematics_pass
 from .layout import NU, PARENT, S_COLS, UOFF, W_PW, W_RW
 
@@ -35,12 +35,12 @@ def _frame_world_pose(ws, link, T_lf, out):
 
 @njit(cache=True)
 def frame_pose(mi, mf, ws, q, link, T_lf, T_wf):
-    """T_wf (4x4) = pose in the world of the frame fixed at T_lf on ``link``. Returns 0 or 1 (bad q)."""
-    if first_nonfinite(q) >= 0:
-        return 1
-    forward_kinematics_pass(mi, mf, ws, q)
-    _frame_world_pose(ws, link, T_lf, T_wf)
-    return 0
+    """T_wf (4x4) = pose in the world of the frame fixed at T_lf on ``link``. Returns 0 or a ``check_state`` status for q."""
+    st = check_state(mi, q, q, q, -1, -1)
+    if st == 0:
+        forward_kinematics_pass(mi, mf, ws, q)
+        _frame_world_pose(ws, link, T_lf, T_wf)
+    return st
 
 
 @njit(cache=True)
@@ -48,10 +48,11 @@ def frame_jacobian(mi, mf, ws, q, link, T_lf, T_wf, J):
     """J (6, nu): u -> [w; v] of the frame (origin velocity), in the frame's axes.
 
     Also writes the frame's world pose into T_wf. J must be zero on entry.
-    Returns 0 or 1 (bad q).
+    Returns 0 or a ``check_state`` status for q.
     """
-    if first_nonfinite(q) >= 0:
-        return 1
+    st = check_state(mi, q, q, q, -1, -1)
+    if st:
+        return st
     forward_kinematics_pass(mi, mf, ws, q)
     _frame_world_pose(ws, link, T_lf, T_wf)
     i = link

@@ -57,4 +57,5 @@ W_U = 78       # 36, U = IA S (6 x nu, column-major like S)
 W_DINV = 114   # 36, D^-1 (nu x nu, row-major)
 W_C = 150      # 6, velocity-product acceleration
 W_RES = 156    # 6, residual joint force u' = tau - S^T p
-WS_COLS = 162
+W_FEXT = 162   # 6, external spatial force on the link (link frame), read when use_fext != 0
+WS_COLS = 168

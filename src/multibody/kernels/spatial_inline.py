@@ -1,9 +1,10 @@
 """Scalar spatial-algebra helpers for kernels.
 
-Small, unrolled, allocation-free: each helper writes into an output array that
-the caller owns (usually a row slice of the workspace). Rotations are 9-vectors
-in row-major order; spatial vectors are [angular; linear]; 6x6 matrices are
-36-vectors in row-major order unless a name says otherwise.
+Allocation-free and view-free: helpers read and write ``array[row, offset + k]``
+directly (Numba row-slice views cost reference counting in the inner loops, 3x
+slower here) and small results come back as tuples, which stay in registers.
+Rotations are row-major 9-tuples; spatial vectors are [angular; linear];
+6x6 matrices are stored row-major in 36 consecutive columns.
 
 A link frame c placed in its parent frame p by (R, p) = (R_pc, p_pc):
 motion vectors go parent -> child with  X = [[R^T, 0], [-R^T [p]x, R^T]],
@@ -13,29 +14,25 @@ import math
 
 from numba import njit
 
+from .layout import W_P, W_R
+
 _INL = dict(cache=True, inline="always")
 
 
 @njit(**_INL)
-def rot_from_axis_angle(ax, ay, az, angle, R):
-    """R = exp(angle [a]x) for a unit axis a (Rodrigues)."""
+def rot_axis_angle(ax, ay, az, angle):
+    """exp(angle [a]x) for a unit axis a (Rodrigues), as a row-major 9-tuple."""
     c = math.cos(angle)
     s = math.sin(angle)
     t = 1.0 - c
-    R[0] = c + t * ax * ax
-    R[1] = t * ax * ay - s * az
-    R[2] = t * ax * az + s * ay
-    R[3] = t * ax * ay + s * az
-    R[4] = c + t * ay * ay
-    R[5] = t * ay * az - s * ax
-    R[6] = t * ax * az - s * ay
-    R[7] = t * ay * az + s * ax
-    R[8] = c + t * az * az
+    return (c + t * ax * ax, t * ax * ay - s * az, t * ax * az + s * ay,
+            t * ax * ay + s * az, c + t * ay * ay, t * ay * az - s * ax,
+            t * ax * az - s * ay, t * ay * az + s * ax, c + t * az * az)
 
 
 @njit(**_INL)
-def rot_from_rotvec(vx, vy, vz, R):
-    """R = exp([v]x), accurate near v = 0."""
+def rot_rotvec(vx, vy, vz):
+    """exp([v]x), accurate near v = 0, as a row-major 9-tuple."""
     th2 = vx * vx + vy * vy + vz * vz
     if th2 < 1e-12:
         a = 1.0 - th2 / 6.0
@@ -44,224 +41,198 @@ def rot_from_rotvec(vx, vy, vz, R):
         th = math.sqrt(th2)
         a = math.sin(th) / th
         b = (1.0 - math.cos(th)) / th2
-    R[0] = 1.0 - b * (vy * vy + vz * vz)
-    R[1] = -a * vz + b * vx * vy
-    R[2] = a * vy + b * vx * vz
-    R[3] = a * vz + b * vx * vy
-    R[4] = 1.0 - b * (vx * vx + vz * vz)
-    R[5] = -a * vx + b * vy * vz
-    R[6] = -a * vy + b * vx * vz
-    R[7] = a * vx + b * vy * vz
-    R[8] = 1.0 - b * (vx * vx + vy * vy)
+    return (1.0 - b * (vy * vy + vz * vz), -a * vz + b * vx * vy, a * vy + b * vx * vz,
+            a * vz + b * vx * vy, 1.0 - b * (vx * vx + vz * vz), -a * vx + b * vy * vz,
+            -a * vy + b * vx * vz, a * vx + b * vy * vz, 1.0 - b * (vx * vx + vy * vy))
 
 
 @njit(**_INL)
-def rot_from_quat(x, y, z, w, R):
-    """Rotation matrix of the quaternion (x, y, z, w); normalises first."""
-    n = x * x + y * y + z * z + w * w
-    s = 2.0 / n
-    R[0] = 1.0 - s * (y * y + z * z)
-    R[1] = s * (x * y - z * w)
-    R[2] = s * (x * z + y * w)
-    R[3] = s * (x * y + z * w)
-    R[4] = 1.0 - s * (x * x + z * z)
-    R[5] = s * (y * z - x * w)
-    R[6] = s * (x * z - y * w)
-    R[7] = s * (y * z + x * w)
-    R[8] = 1.0 - s * (x * x + y * y)
+def rot_quat(x, y, z, w):
+    """Rotation matrix of the quaternion (x, y, z, w) (normalised first), as a 9-tuple."""
+    s = 2.0 / (x * x + y * y + z * z + w * w)
+    return (1.0 - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w),
+            s * (x * y + z * w), 1.0 - s * (x * x + z * z), s * (y * z - x * w),
+            s * (x * z - y * w), s * (y * z + x * w), 1.0 - s * (x * x + y * y))
 
 
 @njit(**_INL)
-def mat33_mul(A, B, C):
-    """C = A B (row-major 3x3); C must not alias A or B."""
-    for r in range(3):
-        a0 = A[3 * r]
-        a1 = A[3 * r + 1]
-        a2 = A[3 * r + 2]
-        C[3 * r] = a0 * B[0] + a1 * B[3] + a2 * B[6]
-        C[3 * r + 1] = a0 * B[1] + a1 * B[4] + a2 * B[7]
-        C[3 * r + 2] = a0 * B[2] + a1 * B[5] + a2 * B[8]
+def mul33(A, B):
+    """A B for row-major 9-tuples."""
+    return (A[0] * B[0] + A[1] * B[3] + A[2] * B[6], A[0] * B[1] + A[1] * B[4] + A[2] * B[7],
+            A[0] * B[2] + A[1] * B[5] + A[2] * B[8],
+            A[3] * B[0] + A[4] * B[3] + A[5] * B[6], A[3] * B[1] + A[4] * B[4] + A[5] * B[7],
+            A[3] * B[2] + A[4] * B[5] + A[5] * B[8],
+            A[6] * B[0] + A[7] * B[3] + A[8] * B[6], A[6] * B[1] + A[7] * B[4] + A[8] * B[7],
+            A[6] * B[2] + A[7] * B[5] + A[8] * B[8])
 
 
 @njit(**_INL)
-def mat33_vec(A, x0, x1, x2, y, off):
-    """y[off:off+3] = A x."""
-    y[off] = A[0] * x0 + A[1] * x1 + A[2] * x2
-    y[off + 1] = A[3] * x0 + A[4] * x1 + A[5] * x2
-    y[off + 2] = A[6] * x0 + A[7] * x1 + A[8] * x2
+def mul33_vec(A, x0, x1, x2):
+    """A x for a row-major 9-tuple A."""
+    return (A[0] * x0 + A[1] * x1 + A[2] * x2, A[3] * x0 + A[4] * x1 + A[5] * x2,
+            A[6] * x0 + A[7] * x1 + A[8] * x2)
 
 
 @njit(**_INL)
-def mat33T_vec(A, x0, x1, x2, y, off):
-    """y[off:off+3] = A^T x."""
-    y[off] = A[0] * x0 + A[3] * x1 + A[6] * x2
-    y[off + 1] = A[1] * x0 + A[4] * x1 + A[7] * x2
-    y[off + 2] = A[2] * x0 + A[5] * x1 + A[8] * x2
+def load9(a, r, o):
+    """The 9-tuple a[r, o:o+9]."""
+    return (a[r, o], a[r, o + 1], a[r, o + 2], a[r, o + 3], a[r, o + 4], a[r, o + 5],
+            a[r, o + 6], a[r, o + 7], a[r, o + 8])
 
 
 @njit(**_INL)
-def motion_to_child(R, p, vp, vc):
-    """vc = X vp: a motion vector in parent coordinates to child coordinates."""
-    wx = vp[0]
-    wy = vp[1]
-    wz = vp[2]
-    # linear velocity of the child origin, still in parent axes: v + w x p
-    lx = vp[3] + wy * p[2] - wz * p[1]
-    ly = vp[4] + wz * p[0] - wx * p[2]
-    lz = vp[5] + wx * p[1] - wy * p[0]
-    mat33T_vec(R, wx, wy, wz, vc, 0)
-    mat33T_vec(R, lx, ly, lz, vc, 3)
+def store9(a, r, o, t):
+    """a[r, o:o+9] = t."""
+    for k in range(9):
+        a[r, o + k] = t[k]
 
 
 @njit(**_INL)
-def force_to_parent_add(R, p, fc, fp):
-    """fp += X^T fc: a force in child coordinates added in parent coordinates."""
-    n0 = R[0] * fc[0] + R[1] * fc[1] + R[2] * fc[2]
-    n1 = R[3] * fc[0] + R[4] * fc[1] + R[5] * fc[2]
-    n2 = R[6] * fc[0] + R[7] * fc[1] + R[8] * fc[2]
-    f0 = R[0] * fc[3] + R[1] * fc[4] + R[2] * fc[5]
-    f1 = R[3] * fc[3] + R[4] * fc[4] + R[5] * fc[5]
-    f2 = R[6] * fc[3] + R[7] * fc[4] + R[8] * fc[5]
-    fp[0] += n0 + p[1] * f2 - p[2] * f1
-    fp[1] += n1 + p[2] * f0 - p[0] * f2
-    fp[2] += n2 + p[0] * f1 - p[1] * f0
-    fp[3] += f0
-    fp[4] += f1
-    fp[5] += f2
+def motion_to_child(ws, j, src, rs, os, dst, rd, od):
+    """dst[rd, od:od+6] = X_j src[rs, os:os+6] (parent coordinates to link j's)."""
+    wx = src[rs, os]
+    wy = src[rs, os + 1]
+    wz = src[rs, os + 2]
+    px = ws[j, W_P]
+    py = ws[j, W_P + 1]
+    pz = ws[j, W_P + 2]
+    # velocity of the child origin, still in parent axes: v + w x p
+    lx = src[rs, os + 3] + wy * pz - wz * py
+    ly = src[rs, os + 4] + wz * px - wx * pz
+    lz = src[rs, os + 5] + wx * py - wy * px
+    for k in range(3):
+        r0 = ws[j, W_R + k]
+        r1 = ws[j, W_R + 3 + k]
+        r2 = ws[j, W_R + 6 + k]
+        dst[rd, od + k] = r0 * wx + r1 * wy + r2 * wz
+        dst[rd, od + 3 + k] = r0 * lx + r1 * ly + r2 * lz
 
 
 @njit(**_INL)
-def force_to_parent(R, p, fc, fp):
-    """fp = X^T fc (fp must not alias fc)."""
-    for k in range(6):
-        fp[k] = 0.0
-    force_to_parent_add(R, p, fc, fp)
+def force_to_parent(ws, j, src, rs, os):
+    """X_j^T src[rs, os:os+6] as a 6-tuple (link j's coordinates to its parent's)."""
+    R = load9(ws, j, W_R)
+    n = mul33_vec(R, src[rs, os], src[rs, os + 1], src[rs, os + 2])
+    f = mul33_vec(R, src[rs, os + 3], src[rs, os + 4], src[rs, os + 5])
+    px = ws[j, W_P]
+    py = ws[j, W_P + 1]
+    pz = ws[j, W_P + 2]
+    return (n[0] + py * f[2] - pz * f[1], n[1] + pz * f[0] - px * f[2], n[2] + px * f[1] - py * f[0],
+            f[0], f[1], f[2])
 
 
 @njit(**_INL)
-def cross_motion_add(v, m, out):
-    """out += v x m (spatial cross product of motion vectors)."""
-    out[0] += v[1] * m[2] - v[2] * m[1]
-    out[1] += v[2] * m[0] - v[0] * m[2]
-    out[2] += v[0] * m[1] - v[1] * m[0]
-    out[3] += v[1] * m[5] - v[2] * m[4] + v[4] * m[2] - v[5] * m[1]
-    out[4] += v[2] * m[3] - v[0] * m[5] + v[5] * m[0] - v[3] * m[2]
-    out[5] += v[0] * m[4] - v[1] * m[3] + v[3] * m[1] - v[4] * m[0]
+def cross_motion_add(a, ra, oa, b, rb, ob, c, rc, oc):
+    """c[rc, oc:] += a[ra, oa:] x b[rb, ob:] (spatial cross product of motion vectors)."""
+    v0 = a[ra, oa]
+    v1 = a[ra, oa + 1]
+    v2 = a[ra, oa + 2]
+    v3 = a[ra, oa + 3]
+    v4 = a[ra, oa + 4]
+    v5 = a[ra, oa + 5]
+    m0 = b[rb, ob]
+    m1 = b[rb, ob + 1]
+    m2 = b[rb, ob + 2]
+    m3 = b[rb, ob + 3]
+    m4 = b[rb, ob + 4]
+    m5 = b[rb, ob + 5]
+    c[rc, oc] += v1 * m2 - v2 * m1
+    c[rc, oc + 1] += v2 * m0 - v0 * m2
+    c[rc, oc + 2] += v0 * m1 - v1 * m0
+    c[rc, oc + 3] += v1 * m5 - v2 * m4 + v4 * m2 - v5 * m1
+    c[rc, oc + 4] += v2 * m3 - v0 * m5 + v5 * m0 - v3 * m2
+    c[rc, oc + 5] += v0 * m4 - v1 * m3 + v3 * m1 - v4 * m0
 
 
 @njit(**_INL)
-def cross_force_add(v, f, out):
-    """out += v x* f (spatial cross product of a motion and a force vector)."""
-    out[0] += v[1] * f[2] - v[2] * f[1] + v[4] * f[5] - v[5] * f[4]
-    out[1] += v[2] * f[0] - v[0] * f[2] + v[5] * f[3] - v[3] * f[5]
-    out[2] += v[0] * f[1] - v[1] * f[0] + v[3] * f[4] - v[4] * f[3]
-    out[3] += v[1] * f[5] - v[2] * f[4]
-    out[4] += v[2] * f[3] - v[0] * f[5]
-    out[5] += v[0] * f[4] - v[1] * f[3]
+def cross_force_add(a, ra, oa, b, rb, ob, c, rc, oc):
+    """c[rc, oc:] += a[ra, oa:] x* b[rb, ob:] (motion vector cross force vector)."""
+    v0 = a[ra, oa]
+    v1 = a[ra, oa + 1]
+    v2 = a[ra, oa + 2]
+    v3 = a[ra, oa + 3]
+    v4 = a[ra, oa + 4]
+    v5 = a[ra, oa + 5]
+    f0 = b[rb, ob]
+    f1 = b[rb, ob + 1]
+    f2 = b[rb, ob + 2]
+    f3 = b[rb, ob + 3]
+    f4 = b[rb, ob + 4]
+    f5 = b[rb, ob + 5]
+    c[rc, oc] += v1 * f2 - v2 * f1 + v4 * f5 - v5 * f4
+    c[rc, oc + 1] += v2 * f0 - v0 * f2 + v5 * f3 - v3 * f5
+    c[rc, oc + 2] += v0 * f1 - v1 * f0 + v3 * f4 - v4 * f3
+    c[rc, oc + 3] += v1 * f5 - v2 * f4
+    c[rc, oc + 4] += v2 * f3 - v0 * f5
+    c[rc, oc + 5] += v0 * f4 - v1 * f3
 
 
 @njit(**_INL)
-def mat66_vec(M, x, y):
-    """y = M x for a row-major 6x6 M."""
+def mat66_vec(M, rm, om, x, rx, ox, y, ry, oy):
+    """y[ry, oy:oy+6] = M x with M the row-major 6x6 at M[rm, om:om+36]."""
+    x0 = x[rx, ox]
+    x1 = x[rx, ox + 1]
+    x2 = x[rx, ox + 2]
+    x3 = x[rx, ox + 3]
+    x4 = x[rx, ox + 4]
+    x5 = x[rx, ox + 5]
     for r in range(6):
-        s = 0.0
-        for c in range(6):
-            s += M[6 * r + c] * x[c]
-        y[r] = s
+        b = om + 6 * r
+        y[ry, oy + r] = (M[rm, b] * x0 + M[rm, b + 1] * x1 + M[rm, b + 2] * x2
+                         + M[rm, b + 3] * x3 + M[rm, b + 4] * x4 + M[rm, b + 5] * x5)
 
 
 @njit(**_INL)
-def mat66_vec_add(M, x, y):
-    """y += M x for a row-major 6x6 M."""
-    for r in range(6):
-        s = 0.0
-        for c in range(6):
-            s += M[6 * r + c] * x[c]
-        y[r] += s
+def _rotate_block(R, M, rm, o):
+    """R B R^T for the 3x3 block B of a row-major 6x6 stored at M[rm, o:], o = first entry."""
+    B = (M[rm, o], M[rm, o + 1], M[rm, o + 2], M[rm, o + 6], M[rm, o + 7], M[rm, o + 8],
+         M[rm, o + 12], M[rm, o + 13], M[rm, o + 14])
+    T = mul33(R, B)
+    return (T[0] * R[0] + T[1] * R[1] + T[2] * R[2], T[0] * R[3] + T[1] * R[4] + T[2] * R[5],
+            T[0] * R[6] + T[1] * R[7] + T[2] * R[8],
+            T[3] * R[0] + T[4] * R[1] + T[5] * R[2], T[3] * R[3] + T[4] * R[4] + T[5] * R[5],
+            T[3] * R[6] + T[4] * R[7] + T[5] * R[8],
+            T[6] * R[0] + T[7] * R[1] + T[8] * R[2], T[6] * R[3] + T[7] * R[4] + T[8] * R[5],
+            T[6] * R[6] + T[7] * R[7] + T[8] * R[8])
 
 
 @njit(**_INL)
-def inertia_to_parent_add(R, p, Ic, Ip):
-    """Ip += X^T Ic X for a symmetric 6x6 Ic (row-major) in child coordinates.
+def inertia_to_parent_add(ws, j, src, rs, os, dst, rd, od):
+    """dst 6x6 += X_j^T S X_j for the symmetric 6x6 S at src[rs, os:] (link j -> parent).
 
-    Rotate the four 3x3 blocks to parent axes, then shift the reference point
-    by p: with P = [p]x, X^T Ic X = [[1, P], [0, 1]] Ir [[1, 0], [-P, 1]].
+    Rotate the blocks A, B, C of S = [[A, B], [B^T, C]] to parent axes, then shift the
+    reference point by p: with P = [p]x,
+    X^T S X = [[A' + P B'^T - B' P - P C' P, B' + P C'], [(B' + P C')^T, C']].
     """
-    # Ir = blkdiag(R) Ic blkdiag(R)^T, built block by block with T = R B
-    # and Ir_block = T R^T.
-    rA = _rotate_block(R, Ic, 0, 0)
-    rB = _rotate_block(R, Ic, 0, 3)
-    rC = _rotate_block(R, Ic, 3, 3)
-    # P B^T, B P, P C P pieces; P = [[0,-pz,py],[pz,0,-px],[-py,px,0]]
-    px = p[0]
-    py = p[1]
-    pz = p[2]
-    # B' = rB + P rC, top-right block of the result
-    Bn = _block_plus_skew_times(rB, px, py, pz, rC)
-    # A' = rA + P rB^T - Bn P   (since B' P where B' = rB + P rC gives
-    # rB P + P rC P; the formula A + P B^T - B P - P C P equals rA + P rB^T - Bn P)
+    R = load9(ws, j, W_R)
+    A = _rotate_block(R, src, rs, os)
+    B = _rotate_block(R, src, rs, os + 3)
+    C = _rotate_block(R, src, rs, os + 21)
+    px = ws[j, W_P]
+    py = ws[j, W_P + 1]
+    pz = ws[j, W_P + 2]
+    # Bn = B' + P C'
+    Bn = (B[0] - pz * C[3] + py * C[6], B[1] - pz * C[4] + py * C[7], B[2] - pz * C[5] + py * C[8],
+          B[3] + pz * C[0] - px * C[6], B[4] + pz * C[1] - px * C[7], B[5] + pz * C[2] - px * C[8],
+          B[6] - py * C[0] + px * C[3], B[7] - py * C[1] + px * C[4], B[8] - py * C[2] + px * C[5])
+    # top-left = A' + P B'^T - Bn P  (= A' + P B'^T - B' P - P C' P)
     for r in range(3):
+        if r == 0:
+            s0, s1, s2 = 0.0, -pz, py
+        elif r == 1:
+            s0, s1, s2 = pz, 0.0, -px
+        else:
+            s0, s1, s2 = -py, px, 0.0
+        b0 = Bn[3 * r]
+        b1 = Bn[3 * r + 1]
+        b2 = Bn[3 * r + 2]
+        bp0 = b1 * pz - b2 * py
+        bp1 = b2 * px - b0 * pz
+        bp2 = b0 * py - b1 * px
         for c in range(3):
-            # (P rB^T)[r, c] = sum_k P[r,k] rB[c,k]
-            prbt = _skew_row_dot(px, py, pz, r, rB[3 * c], rB[3 * c + 1], rB[3 * c + 2])
-            # (Bn P)[r, c] = sum_k Bn[r,k] P[k,c]
-            bnp = _row_dot_skew_col(Bn[3 * r], Bn[3 * r + 1], Bn[3 * r + 2], px, py, pz, c)
-            Ip[6 * r + c] += rA[3 * r + c] + prbt - bnp
-            Ip[6 * r + c + 3] += Bn[3 * r + c]
-            Ip[6 * (c + 3) + r] += Bn[3 * r + c]
-            Ip[6 * (r + 3) + c + 3] += rC[3 * r + c]
-
-
-@njit(**_INL)
-def _rotate_block(R, M, r0, c0):
-    """R M_block R^T for the 3x3 block of the row-major 6x6 M at (r0, c0)."""
-    t00 = R[0] * M[6 * r0 + c0] + R[1] * M[6 * (r0 + 1) + c0] + R[2] * M[6 * (r0 + 2) + c0]
-    t01 = R[0] * M[6 * r0 + c0 + 1] + R[1] * M[6 * (r0 + 1) + c0 + 1] + R[2] * M[6 * (r0 + 2) + c0 + 1]
-    t02 = R[0] * M[6 * r0 + c0 + 2] + R[1] * M[6 * (r0 + 1) + c0 + 2] + R[2] * M[6 * (r0 + 2) + c0 + 2]
-    t10 = R[3] * M[6 * r0 + c0] + R[4] * M[6 * (r0 + 1) + c0] + R[5] * M[6 * (r0 + 2) + c0]
-    t11 = R[3] * M[6 * r0 + c0 + 1] + R[4] * M[6 * (r0 + 1) + c0 + 1] + R[5] * M[6 * (r0 + 2) + c0 + 1]
-    t12 = R[3] * M[6 * r0 + c0 + 2] + R[4] * M[6 * (r0 + 1) + c0 + 2] + R[5] * M[6 * (r0 + 2) + c0 + 2]
-    t20 = R[6] * M[6 * r0 + c0] + R[7] * M[6 * (r0 + 1) + c0] + R[8] * M[6 * (r0 + 2) + c0]
-    t21 = R[6] * M[6 * r0 + c0 + 1] + R[7] * M[6 * (r0 + 1) + c0 + 1] + R[8] * M[6 * (r0 + 2) + c0 + 1]
-    t22 = R[6] * M[6 * r0 + c0 + 2] + R[7] * M[6 * (r0 + 1) + c0 + 2] + R[8] * M[6 * (r0 + 2) + c0 + 2]
-    return (
-        t00 * R[0] + t01 * R[1] + t02 * R[2],
-        t00 * R[3] + t01 * R[4] + t02 * R[5],
-        t00 * R[6] + t01 * R[7] + t02 * R[8],
-        t10 * R[0] + t11 * R[1] + t12 * R[2],
-        t10 * R[3] + t11 * R[4] + t12 * R[5],
-        t10 * R[6] + t11 * R[7] + t12 * R[8],
-        t20 * R[0] + t21 * R[1] + t22 * R[2],
-        t20 * R[3] + t21 * R[4] + t22 * R[5],
-        t20 * R[6] + t21 * R[7] + t22 * R[8],
-    )
-
-
-@njit(**_INL)
-def _block_plus_skew_times(B, px, py, pz, C):
-    """B + [p]x C for 3x3 blocks given as 9-tuples."""
-    return (
-        B[0] - pz * C[3] + py * C[6], B[1] - pz * C[4] + py * C[7], B[2] - pz * C[5] + py * C[8],
-        B[3] + pz * C[0] - px * C[6], B[4] + pz * C[1] - px * C[7], B[5] + pz * C[2] - px * C[8],
-        B[6] - py * C[0] + px * C[3], B[7] - py * C[1] + px * C[4], B[8] - py * C[2] + px * C[5],
-    )
-
-
-@njit(**_INL)
-def _skew_row_dot(px, py, pz, r, x0, x1, x2):
-    """Row r of [p]x dotted with x."""
-    if r == 0:
-        return -pz * x1 + py * x2
-    elif r == 1:
-        return pz * x0 - px * x2
-    return -py * x0 + px * x1
-
-
-@njit(**_INL)
-def _row_dot_skew_col(b0, b1, b2, px, py, pz, c):
-    """b dotted with column c of [p]x."""
-    if c == 0:
-        return b1 * pz - b2 * py
-    elif c == 1:
-        return -b0 * pz + b2 * px
-    return b0 * py - b1 * px
+            pbt = s0 * B[3 * c] + s1 * B[3 * c + 1] + s2 * B[3 * c + 2]
+            bp = bp0 if c == 0 else (bp1 if c == 1 else bp2)
+            dst[rd, od + 6 * r + c] += A[3 * r + c] + pbt - bp
+            dst[rd, od + 6 * r + c + 3] += Bn[3 * r + c]
+            dst[rd, od + 6 * (c + 3) + r] += Bn[3 * r + c]
+            dst[rd, od + 6 * (r + 3) + c + 3] += C[3 * r + c]

@@ -4,7 +4,7 @@ import difflib
 import numpy as np
 
 from ..kernels import layout as L
-from ._entry import ENTRY, check_vector
+from ._entry import KERNELS, as_float_vector, check_vector
 from .body import Node, RigidBody, check_transform
 from .compile import compile_model
 from .hinge import HINGE_KINDS, Hinge, make_subhinges
@@ -196,10 +196,6 @@ class Multibody:
         if self._compiled is None:
             c = compile_model(self)
             c.ws = np.zeros((max(c.n_links, 1), L.WS_COLS))
-            c.fext_zero = np.zeros((c.n_links, 6))
-            c.scratch9 = np.zeros(9)
-            c.shape_q = (c.nq,)
-            c.shape_u = (c.nu,)
             c.max_chart_angles = np.array(
                 [getattr(s, "max_chart_angle", np.inf) for s in c.link_subhinges], dtype=float)
             c.frames = {}
@@ -311,6 +307,11 @@ class Multibody:
             x = arrays[status - 1]
             idx = int(np.flatnonzero(~np.isfinite(x))[0])
             raise ValueError(f"{name}[{idx}] is not finite ({x[idx]}); {self._coordinate_owner(name, idx)}")
+        if status in (5, 6, 7):
+            name = names[status - 5]
+            n = self.compiled.nq if name == "q" else self.compiled.nu
+            shape = np.shape(arrays[status - 5])
+            raise ValueError(f"{name} must have shape ({n},), got {shape}")
         if status == 4:
             raise ValueError("the joint-space inertia of a subhinge is singular (a massless body "
                              "at the end of a moving hinge?)")
@@ -324,14 +325,13 @@ class Multibody:
                 return f"it belongs to hinge {h!r}"
         return "index out of range"
 
-    def _fext_array(self, f_ext):
+    def _load_fext(self, f_ext):
+        """Write external wrenches into the workspace (link frames); return the kernel flag 1."""
         c = self.compiled
-        if f_ext is None:
-            return c.fext_zero
         if not isinstance(f_ext, dict):
             raise ValueError("f_ext must be a dict {body or node name: wrench (6,) [moment; force] "
                              "about the frame origin, in the frame's axes}")
-        out = np.zeros((c.n_links, 6))
+        fext = np.zeros((c.n_links, 6))
         for name, w in f_ext.items():
             link, T = self._frame(name)
             w = np.asarray(w, dtype=float)
@@ -341,9 +341,10 @@ class Multibody:
                 continue  # a wrench on the world does nothing
             R, p = T[:3, :3], T[:3, 3]
             f = R @ w[3:]
-            out[link, :3] += R @ w[:3] + np.cross(p, f)
-            out[link, 3:] += f
-        return out
+            fext[link, :3] += R @ w[:3] + np.cross(p, f)
+            fext[link, 3:] += f
+        c.ws[:c.n_links, L.W_FEXT:L.W_FEXT + 6] = fext
+        return 1
 
     def _frame(self, name):
         try:
@@ -360,25 +361,30 @@ class Multibody:
         frame's axes}.
         """
         c = self._compiled or self.finalize()
-        q = check_vector(q, c.shape_q, "q")
-        u = check_vector(u, c.shape_u, "u")
-        tau = check_vector(tau, c.shape_u, "tau")
         out = np.empty(c.nu)
-        st = ENTRY.forward_dynamics(c.mi, c.mf, c.ws, q, u, tau,
-                                    c.fext_zero if f_ext is None else self._fext_array(f_ext), out)
+        use_fext = 0 if f_ext is None else self._load_fext(f_ext)
+        try:
+            st = KERNELS.forward_dynamics(c.mi, c.mf, c.ws, q, u, tau, out, use_fext)
+        except TypeError:
+            q, u, tau = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(tau, "tau")
+            st = KERNELS.forward_dynamics(c.mi, c.mf, c.ws, q, u, tau, out, use_fext)
         if st:
             self._raise_status(st, ("q", "u", "tau"), (q, u, tau))
         return out
 
     def inverse_dynamics(self, q, u, udot, f_ext=None):
-        """tau (nu,) = M(q) udot + b(q, u) - J^T f_ext, by recursive Newton-Euler (gravity included)."""
+        """tau (nu,) = M(q) udot + b(q, u) - J^T f_ext, by recursive Newton-Euler (gravity included).
+
+        f_ext as in ``forward_dynamics``.
+        """
         c = self._compiled or self.finalize()
-        q = check_vector(q, c.shape_q, "q")
-        u = check_vector(u, c.shape_u, "u")
-        udot = check_vector(udot, c.shape_u, "udot")
         out = np.empty(c.nu)
-        st = ENTRY.inverse_dynamics(c.mi, c.mf, c.ws, q, u, udot,
-                                    c.fext_zero if f_ext is None else self._fext_array(f_ext), out)
+        use_fext = 0 if f_ext is None else self._load_fext(f_ext)
+        try:
+            st = KERNELS.inverse_dynamics(c.mi, c.mf, c.ws, q, u, udot, out, use_fext)
+        except TypeError:
+            q, u, udot = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(udot, "udot")
+            st = KERNELS.inverse_dynamics(c.mi, c.mf, c.ws, q, u, udot, out, use_fext)
         if st:
             self._raise_status(st, ("q", "u", "udot"), (q, u, udot))
         return out
@@ -386,9 +392,12 @@ class Multibody:
     def mass_matrix(self, q):
         """The symmetric joint-space mass matrix M(q) (nu, nu), composite-rigid-body algorithm."""
         c = self._compiled or self.finalize()
-        q = check_vector(q, c.shape_q, "q")
         out = np.empty((c.nu, c.nu))
-        st = ENTRY.mass_matrix(c.mi, c.mf, c.ws, q, out)
+        try:
+            st = KERNELS.mass_matrix(c.mi, c.mf, c.ws, q, out)
+        except TypeError:
+            q = as_float_vector(q, "q")
+            st = KERNELS.mass_matrix(c.mi, c.mf, c.ws, q, out)
         if st:
             self._raise_status(st, ("q",), (q,))
         return out
@@ -403,14 +412,20 @@ class Multibody:
         c = self.compiled
         return self.inverse_dynamics(q, np.zeros(c.nu), np.zeros(c.nu))
 
+    def _q(self, q):
+        return check_vector(q, self.compiled.nq, "q")
+
+    def _u(self, u, name="u"):
+        return check_vector(u, self.compiled.nu, name)
+
     # ------------------------------------------------------------------ kinematics
     def body_pose(self, q, body):
         """T_world_body (4, 4): the pose of a body (or node) frame in the world."""
         c = self._compiled or self.finalize()
-        q = check_vector(q, c.shape_q, "q")
+        q = self._q(q)
         link, T = self._frame(body)
         out = np.empty((4, 4))
-        st = ENTRY.frame_pose(c.mi, c.mf, c.ws, q, link, T, out)
+        st = KERNELS.frame_pose(c.mi, c.mf, c.ws, q, link, T, out)
         if st:
             self._raise_status(st, ("q",), (q,))
         return out
@@ -425,11 +440,11 @@ class Multibody:
         in world coordinates (v is the velocity of the world-origin point moving with the body).
         """
         c = self._compiled or self.finalize()
-        q = check_vector(q, c.shape_q, "q")
+        q = self._q(q)
         link, T = self._frame(body)
         J = np.zeros((6, c.nu))
         T_wf = np.empty((4, 4))
-        st = ENTRY.frame_jacobian(c.mi, c.mf, c.ws, q, link, T, T_wf, J)
+        st = KERNELS.frame_jacobian(c.mi, c.mf, c.ws, q, link, T, T_wf, J)
         if st:
             self._raise_status(st, ("q",), (q,))
         if frame == "body":
@@ -447,14 +462,14 @@ class Multibody:
 
     def body_velocity(self, q, u, body):
         """[w; v] (6,) of a body (or node) frame, in its own axes (v: its origin's velocity)."""
-        return self.body_jacobian(q, body) @ check_vector(u, self.compiled.shape_u, "u")
+        return self.body_jacobian(q, body) @ self._u(u)
 
     def u_from_qdot_matrix(self, q):
         """The (nu, nq) matrix N+ with u = N+(q) q_dot (exact for q_dot tangent to the
         quaternion constraint). Identity for scalar and translational coordinates."""
         from .coordinate_maps import u_from_qdot_matrix
         c = self.compiled
-        return u_from_qdot_matrix(c, check_vector(q, c.shape_q, "q"))
+        return u_from_qdot_matrix(c, self._q(q))
 
     def pose_gradient(self, q, body):
         """G (6, nq): derivative of the frame pose with respect to the coordinates q.
@@ -469,20 +484,20 @@ class Multibody:
     def qdot(self, q, u):
         """q_dot (nq,) = N(q) u: coordinate rates of the generalized speeds."""
         c = self._compiled or self.finalize()
-        q = check_vector(q, c.shape_q, "q")
-        u = check_vector(u, c.shape_u, "u")
+        q, u = self._q(q), self._u(u)
         out = np.empty(c.nq)
-        ENTRY.qdot_from_u(c.mi, c.mf, q, u, out, c.scratch9)
+        KERNELS.qdot_from_u(c.mi, c.mf, q, u, out)
         return out
 
     def integrate(self, q, u, dt=1.0):
         """q (+) u dt (nq,): move along the constant speeds u for dt seconds, on each
         hinge's manifold (exact exponential for rotations and free hinges)."""
         c = self._compiled or self.finalize()
-        q = check_vector(q, c.shape_q, "q")
-        u = check_vector(u, c.shape_u, "u")
+        q, u = self._q(q), self._u(u)
+        if not np.isfinite(dt):
+            raise ValueError(f"dt must be finite, got {dt!r}")
         out = np.empty(c.nq)
-        ENTRY.integrate_q(c.mi, c.mf, q, u, float(dt), out, c.scratch9)
+        KERNELS.integrate_q(c.mi, c.mf, q, u, float(dt), out)
         return out
 
     # ------------------------------------------------------------------ charts
@@ -493,10 +508,10 @@ class Multibody:
         are unchanged. Returns True if any chart moved.
         """
         c = self.compiled
-        if not (isinstance(q, np.ndarray) and q.dtype == np.float64 and q.shape == c.shape_q
+        if not (isinstance(q, np.ndarray) and q.dtype == np.float64 and q.shape == (c.nq,)
                 and q.flags.c_contiguous and q.flags.writeable):
-            raise ValueError(f"q must be a writeable C-contiguous float64 array of shape {c.shape_q}")
-        moved = ENTRY.sanitize_charts(c.mi, c.mf, q, c.max_chart_angles)
+            raise ValueError(f"q must be a writeable C-contiguous float64 array of shape ({c.nq},)")
+        moved = KERNELS.sanitize_charts(c.mi, c.mf, q, c.max_chart_angles)
         if moved:
             self._save_charts()
         return bool(moved)
@@ -514,7 +529,7 @@ class Multibody:
         """q with every rotation-vector chart re-expressed about the identity (global coordinates)."""
         from .coordinate_maps import global_coordinates
         c = self.compiled
-        return global_coordinates(c, check_vector(q, c.shape_q, "q"))
+        return global_coordinates(c, self._q(q))
 
     def reset_charts(self, q=None):
         """Reset all chart offsets to the identity; if q is given, return it re-expressed so
@@ -531,19 +546,18 @@ class Multibody:
     def kinetic_energy(self, q, u):
         """Kinetic energy [J] = 1/2 u^T M(q) u."""
         c = self._compiled or self.finalize()
-        q = check_vector(q, c.shape_q, "q")
-        u = check_vector(u, c.shape_u, "u")
+        q, u = self._q(q), self._u(u)
         out = np.empty(1)
-        st = ENTRY.kinetic_energy(c.mi, c.mf, c.ws, q, u, out)
+        st = KERNELS.kinetic_energy(c.mi, c.mf, c.ws, q, u, out)
         if st:
             self._raise_status(st, ("q", "u"), (q, u))
         return float(out[0])
 
     def _mass_com(self, q):
         c = self._compiled or self.finalize()
-        q = check_vector(q, c.shape_q, "q")
+        q = self._q(q)
         out = np.empty(4)
-        st = ENTRY.mass_and_com(c.mi, c.mf, c.ws, q, out)
+        st = KERNELS.mass_and_com(c.mi, c.mf, c.ws, q, out)
         if st:
             self._raise_status(st, ("q",), (q,))
         return out
