@@ -64,6 +64,12 @@ def link_placement(mi, mf, ws, q, j):
         for k in range(3):
             ws[j, W_P + k] = mf[j, P_TREE + k]
         return
+    _general_link_placement(mi, mf, ws, q, j, RT)
+
+
+@njit(cache=True)
+def _general_link_placement(mi, mf, ws, q, j, RT):
+    """link_placement for every kind but PIN (kept out of line so the PIN path stays small)."""
     RJ, pJ = joint_rotation_translation(mi, mf, q, j)
     store9(ws, j, W_R, mul33(RT, RJ))
     t = mul33_vec(RT, pJ[0], pJ[1], pJ[2])

@@ -15,8 +15,11 @@ from .spatial_inline import force_to_parent, inertia_to_parent_add
 
 @njit(cache=True)
 def crba_core(mi, mf, ws, q, M):
-    """Fill the full symmetric mass matrix M (nu, nu)."""
+    """Fill the full symmetric mass matrix M (nu, nu); entries of unrelated branches are 0."""
     n = mi.shape[0]
+    for r in range(M.shape[0]):
+        for c in range(M.shape[1]):
+            M[r, c] = 0.0
     for j in range(n):
         link_placement(mi, mf, ws, q, j)
         for k in range(36):
