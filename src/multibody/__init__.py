@@ -13,10 +13,8 @@ from .model import (
     SphericalSubhinge, Subhinge, TranslationalSubhinge,
 )
 
+from . import planning, spatial
+from .io.urdf import load_urdf, load_urdf_string
+from .planning import ExplicitConstraintSet, LiegroupSpace
+
 __version__ = "0.1.0"
-
-
-def load_urdf(path, floating_base=False, package_dirs=None):
-    """Load a URDF file into a ready Multibody; see ``multibody.io.urdf.load_urdf``."""
-    from .io.urdf import load_urdf as _load
-    return _load(path, floating_base=floating_base, package_dirs=package_dirs)

@@ -11,7 +11,7 @@ Pass 3 (outward): a' = X_j a_p + c_j, udot_j = D^-1 (res - U^T a'),
 from numba import njit
 
 from .common import check_state, joint_motion, world_acceleration_in_link
-from .joint_transform import link_placement
+from .joint_transform import place_links
 from .layout import INERTIA, NU, PARENT, S_COLS, UOFF, W_A, W_C, W_DINV, W_F, W_FEXT, W_IA, W_RES, W_U, W_V
 from .spatial_inline import (
     cross_force_add, cross_motion_add, force_to_parent, inertia_to_parent_add, mat66_vec, motion_to_child,
@@ -48,8 +48,8 @@ def aba_core(mi, mf, ws, q, u, tau, use_fext, udot):
     """udot = M^-1 (tau - b + J^T f_ext), with f_ext in ws[:, W_FEXT] (link frames) when
     use_fext is non-zero. Returns False when some D_j is singular."""
     n = mi.shape[0]
+    place_links(mi, mf, ws, q)
     for j in range(n):
-        link_placement(mi, mf, ws, q, j)
         p = mi[j, PARENT]
         if p < 0:
             for k in range(6):

@@ -8,7 +8,7 @@ Inward pass: tau_j = S_j^T f_j and f_p += X_j^T f_j.
 from numba import njit
 
 from .common import check_state, joint_force, joint_motion, joint_motion_add, world_acceleration_in_link
-from .joint_transform import link_placement
+from .joint_transform import place_links
 from .layout import INERTIA, PARENT, W_A, W_C, W_F, W_FEXT, W_V
 from .spatial_inline import cross_force_add, cross_motion_add, force_to_parent, mat66_vec, motion_to_child
 
@@ -18,8 +18,8 @@ def rnea_core(mi, mf, ws, q, u, udot, use_fext, tau):
     """tau = M(q) udot + b(q, u) - J^T f_ext, with f_ext in ws[:, W_FEXT] (link frames)
     when use_fext is non-zero."""
     n = mi.shape[0]
+    place_links(mi, mf, ws, q)
     for j in range(n):
-        link_placement(mi, mf, ws, q, j)
         p = mi[j, PARENT]
         if p < 0:
             for k in range(6):

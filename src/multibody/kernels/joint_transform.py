@@ -55,27 +55,47 @@ def joint_rotation_translation(mi, mf, q, j):
 
 
 @njit(cache=True, inline="always")
-def link_placement(mi, mf, ws, q, j):
-    """Write R_parent_link (W_R) and p_parent_link (W_P) of link j into ws."""
+def _pin_link_placement(mi, mf, ws, q, j):
+    """link_placement for a PIN link: R = R_tree exp(q [a]x), p = p_tree."""
     RT = load9(mf, j, R_TREE)
-    if mi[j, KIND] == PIN:  # the common case, kept branch-free for speed
-        store9(ws, j, W_R, mul33(RT, rot_axis_angle(mf[j, AXIS], mf[j, AXIS + 1], mf[j, AXIS + 2],
-                                                    q[mi[j, QOFF]])))
-        for k in range(3):
-            ws[j, W_P + k] = mf[j, P_TREE + k]
-        return
-    _general_link_placement(mi, mf, ws, q, j, RT)
+    store9(ws, j, W_R, mul33(RT, rot_axis_angle(mf[j, AXIS], mf[j, AXIS + 1], mf[j, AXIS + 2],
+                                                q[mi[j, QOFF]])))
+    for k in range(3):
+        ws[j, W_P + k] = mf[j, P_TREE + k]
 
 
 @njit(cache=True)
-def _general_link_placement(mi, mf, ws, q, j, RT):
-    """link_placement for every kind but PIN (kept out of line so the PIN path stays small)."""
+def _general_link_placement(mi, mf, ws, q, j):
+    """link_placement for every kind but PIN."""
+    RT = load9(mf, j, R_TREE)
     RJ, pJ = joint_rotation_translation(mi, mf, q, j)
     store9(ws, j, W_R, mul33(RT, RJ))
     t = mul33_vec(RT, pJ[0], pJ[1], pJ[2])
     ws[j, W_P] = mf[j, P_TREE] + t[0]
     ws[j, W_P + 1] = mf[j, P_TREE + 1] + t[1]
     ws[j, W_P + 2] = mf[j, P_TREE + 2] + t[2]
+
+
+@njit(cache=True)
+def place_links(mi, mf, ws, q):
+    """Write R_parent_link (W_R) and p_parent_link (W_P) of every link into ws.
+
+    Placements depend only on q, so they are computed in a pass of their own
+    before the recursions: the recursions' loops then hold only inlined code.
+    (A call that is not inlined inside a hot loop, even one never taken, made
+    those loops 2-3x slower: Numba keeps array reference counts around calls.)
+    PIN links, the common case, come first in a compact loop.
+    """
+    general = False
+    for j in range(mi.shape[0]):
+        if mi[j, KIND] == PIN:
+            _pin_link_placement(mi, mf, ws, q, j)
+        else:
+            general = True
+    if general:
+        for j in range(mi.shape[0]):
+            if mi[j, KIND] != PIN:
+                _general_link_placement(mi, mf, ws, q, j)
 
 
 @njit(cache=True, inline="always")
@@ -98,6 +118,6 @@ def world_placement(mi, ws, j):
 @njit(cache=True)
 def forward_kinematics_pass(mi, mf, ws, q):
     """Placements of every link in its parent (W_R, W_P) and in the world (W_RW, W_PW)."""
+    place_links(mi, mf, ws, q)
     for j in range(mi.shape[0]):
-        link_placement(mi, mf, ws, q, j)
         world_placement(mi, ws, j)

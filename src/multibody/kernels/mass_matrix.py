@@ -8,7 +8,7 @@ Work is O(N d) for tree depth d; M is dense (nu x nu).
 from numba import njit
 
 from .common import check_state
-from .joint_transform import link_placement
+from .joint_transform import place_links
 from .layout import INERTIA, NU, PARENT, S_COLS, UOFF, W_IA, W_U
 from .spatial_inline import force_to_parent, inertia_to_parent_add
 
@@ -17,11 +17,11 @@ from .spatial_inline import force_to_parent, inertia_to_parent_add
 def crba_core(mi, mf, ws, q, M):
     """Fill the full symmetric mass matrix M (nu, nu); entries of unrelated branches are 0."""
     n = mi.shape[0]
+    place_links(mi, mf, ws, q)
     for r in range(M.shape[0]):
         for c in range(M.shape[1]):
             M[r, c] = 0.0
     for j in range(n):
-        link_placement(mi, mf, ws, q, j)
         for k in range(36):
             ws[j, W_IA + k] = mf[j, INERTIA + k]
     for j in range(n - 1, -1, -1):

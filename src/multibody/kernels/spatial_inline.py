@@ -82,9 +82,16 @@ def load9(a, r, o):
 
 @njit(**_INL)
 def store9(a, r, o, t):
-    """a[r, o:o+9] = t."""
-    for k in range(9):
-        a[r, o + k] = t[k]
+    """a[r, o:o+9] = t (written out: indexing a tuple with a loop variable is slow in Numba)."""
+    a[r, o] = t[0]
+    a[r, o + 1] = t[1]
+    a[r, o + 2] = t[2]
+    a[r, o + 3] = t[3]
+    a[r, o + 4] = t[4]
+    a[r, o + 5] = t[5]
+    a[r, o + 6] = t[6]
+    a[r, o + 7] = t[7]
+    a[r, o + 8] = t[8]
 
 
 @njit(**_INL)
