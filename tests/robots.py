@@ -81,3 +81,27 @@ def urdf(relative):
     if d is None:
         raise FileNotFoundError("example-robot-data is not installed")
     return d / relative
+
+
+#: Robots used by the peer tests and benchmarks: name -> (relative path, floating base).
+ROBOTS = {
+    "ur5": ("ur_description/urdf/ur5_robot.urdf", False),
+    "panda": ("panda_description/urdf/panda.urdf", False),
+    "kinova": ("kinova_description/robots/kinova.urdf", False),
+    "xarm7": ("xarm_description/urdf/xarm7.urdf", False),
+    "z1": ("z1_description/urdf/z1.urdf", False),
+    "baxter": ("baxter_description/urdf/baxter.urdf", False),
+    "solo12": ("solo_description/robots/solo12.urdf", True),
+    "anymal": ("anymal_b_simple_description/robots/anymal.urdf", True),
+    "go2": ("go2_description/urdf/go2.urdf", True),
+    "hyq": ("hyq_description/robots/hyq_no_sensors.urdf", True),
+    "talos": ("talos_data/robots/talos_reduced.urdf", True),
+    "romeo": ("romeo_description/urdf/romeo_small.urdf", True),
+    "g1": ("g1_description/urdf/g1_29dof_rev_1_0.urdf", True),
+    "icub": ("icub_description/robots/icub_reduced.urdf", True),
+}
+
+
+def robot_urdf(name):
+    """Path (str) of one of the ``ROBOTS``."""
+    return str(urdf(ROBOTS[name][0]))
