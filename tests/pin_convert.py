@@ -27,12 +27,13 @@ def to_pinocchio(m):
         T[:3, :3] = c.mf[j, L.R_TREE:L.R_TREE + 9].reshape(3, 3)
         T[:3, 3] = c.mf[j, L.P_TREE:L.P_TREE + 3]
         k = s.kind
+        axis = c.mf[j, L.AXIS:L.AXIS + 3]  # in the compiled link frame
         if k == "pin":
-            jm = pin.JointModelRevoluteUnaligned(*s.axis)
+            jm = pin.JointModelRevoluteUnaligned(*axis)
         elif k == "slider":
-            jm = pin.JointModelPrismaticUnaligned(*s.axis)
+            jm = pin.JointModelPrismaticUnaligned(*axis)
         elif k == "screw":
-            jm = pin.JointModelHelicalUnaligned(np.array(s.axis), s.pitch)
+            jm = pin.JointModelHelicalUnaligned(np.array(axis), s.pitch)
         elif k in ("spherical", "spherical_quat"):
             jm = pin.JointModelSpherical()
         elif k in ("free", "free_quat"):

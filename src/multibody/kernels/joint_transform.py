@@ -5,6 +5,8 @@ and the subhinge moves the link frame relative to the o-frame by (R_J(q), p_J(q)
 The link's placement in its parent is their composition:
 R = R_tree R_J, p = p_tree + R_tree p_J.
 """
+import math
+
 from numba import njit
 
 from .layout import (
@@ -56,12 +58,20 @@ def joint_rotation_translation(mi, mf, q, j):
 
 @njit(cache=True, inline="always")
 def _pin_link_placement(mi, mf, ws, q, j):
-    """link_placement for a PIN link: R = R_tree exp(q [a]x), p = p_tree."""
-    RT = load9(mf, j, R_TREE)
-    store9(ws, j, W_R, mul33(RT, rot_axis_angle(mf[j, AXIS], mf[j, AXIS + 1], mf[j, AXIS + 2],
-                                                q[mi[j, QOFF]])))
-    for k in range(3):
-        ws[j, W_P + k] = mf[j, P_TREE + k]
+    """link_placement for a PIN link about z (see layout.AXIS): R = R_tree Rz(q), p = p_tree.
+
+    Rz(q) mixes only the first two columns of R_tree.
+    """
+    th = q[mi[j, QOFF]]
+    c = math.cos(th)
+    s = math.sin(th)
+    for r in range(3):
+        a = mf[j, R_TREE + 3 * r]
+        b = mf[j, R_TREE + 3 * r + 1]
+        ws[j, W_R + 3 * r] = c * a + s * b
+        ws[j, W_R + 3 * r + 1] = c * b - s * a
+        ws[j, W_R + 3 * r + 2] = mf[j, R_TREE + 3 * r + 2]
+        ws[j, W_P + r] = mf[j, P_TREE + r]
 
 
 @njit(cache=True)

@@ -35,12 +35,16 @@ MI_COLS = 6
 # --- mf columns (rows 0..n_links-1) ---
 R_TREE = 0     # 9, row-major rotation of the joint o-frame in the parent link frame
 P_TREE = 9     # 3, origin of the joint o-frame in the parent link frame
-AXIS = 12      # 3, unit axis of PIN / SLIDER / SCREW (in the o-frame = link frame)
+AXIS = 12      # 3, unit axis of PIN / SLIDER / SCREW: always (0, 0, 1), since compile frames
+               # those links (and their o-frames) with z along the joint axis
 PITCH = 15     # 1, screw pitch [m/rad]
 CHART = 16     # 4, chart offset quaternion (x, y, z, w) of SPHERICAL / FREE
 INERTIA = 20   # 36, row-major 6x6 spatial inertia about the link origin, link frame
 S_COLS = 56    # 36, motion subspace S (6 x nu) in the link frame, column k at S_COLS + 6k
-MF_COLS = 92
+RB_MASS = 92   # 1, the link's rigid-body inertia as 10 numbers (same body as INERTIA):
+RB_H = 93      # 3, first moment of mass h = m c about the link origin (link frame)
+RB_I = 96      # 6, rotational inertia about the link origin: xx, xy, xz, yy, yz, zz
+MF_COLS = 102
 # --- mf last row (model-wide) ---
 GRAVITY = 0    # 3, gravity in the world frame [m/s^2]
 
@@ -58,4 +62,5 @@ W_DINV = 114   # 36, D^-1 (nu x nu, row-major)
 W_C = 150      # 6, velocity-product acceleration
 W_RES = 156    # 6, residual joint force u' = tau - S^T p
 W_FEXT = 162   # 6, external spatial force on the link (link frame), read when use_fext != 0
-WS_COLS = 168
+W_Y = 168      # 10, a rigid-body inertia (m, h, I as RB_*), e.g. composite inertia in world axes
+WS_COLS = 178

@@ -1,65 +1,154 @@
-"""Composite-rigid-body mass matrix (CRBA).
+"""Composite-rigid-body mass matrix (CRBA), in world coordinates.
 
-Inward pass: composite inertias Ic_p += X_j^T Ic_j X_j.
-Then for each link j: F = Ic_j S_j, M_jj = S_j^T F, and walking up the
-ancestors i of j, F = X_i^T F, M_ij = S_i^T F (and M_ji = M_ij^T).
-Work is O(N d) for tree depth d; M is dense (nu x nu).
+1. Kinematics: world placement of every link; each link's rigid-body inertia
+   (m, h = m c, I about the origin) carried to world coordinates, and each motion
+   subspace column carried to world coordinates, s_w = X_w,j S_j[:, k].
+2. Inward pass: composite inertias Ic_p += Ic_j, a plain sum in world coordinates
+   (a composite of rigid bodies is again a rigid-body inertia: 10 numbers).
+3. For each column k of link j: F = Ic_j s_w,k, and for j and each ancestor i,
+   M[i, j] = s_w,i^T F, a 6-term dot product per pair.
+Work is O(N d) for tree depth d; M is dense (nu x nu). Expressing everything in
+world coordinates (as Pinocchio does) removes the per-pair transforms of the
+body-frame version.
 """
 from numba import njit
 
 from .common import check_state
-from .joint_transform import place_links
-from .layout import INERTIA, NU, PARENT, S_COLS, UOFF, W_IA, W_U
-from .spatial_inline import force_to_parent, inertia_to_parent_add
+from .joint_transform import forward_kinematics_pass
+from .layout import NU, PARENT, RB_H, RB_I, RB_MASS, S_COLS, UOFF, W_PW, W_RW, W_U, W_Y
+from .spatial_inline import load9
+
+
+@njit(cache=True, inline="always")
+def _world_rigid_inertia(mf, ws, j):
+    """ws[j, W_Y:W_Y+10] = the link's rigid-body inertia about the world origin, world axes.
+
+    With R, p the link's world placement: h_w = R h + m p and
+    I_w = R I R^T - [p]x [R h]x - [R h]x [p]x - m [p]x [p]x  (since [a]x^T = -[a]x).
+    """
+    R = load9(ws, j, W_RW)
+    m = mf[j, RB_MASS]
+    h0 = mf[j, RB_H]
+    h1 = mf[j, RB_H + 1]
+    h2 = mf[j, RB_H + 2]
+    a = mf[j, RB_I]
+    b = mf[j, RB_I + 1]
+    c = mf[j, RB_I + 2]
+    d = mf[j, RB_I + 3]
+    e = mf[j, RB_I + 4]
+    f = mf[j, RB_I + 5]
+    # T = R I (I symmetric: [[a, b, c], [b, d, e], [c, e, f]])
+    t00 = R[0] * a + R[1] * b + R[2] * c
+    t01 = R[0] * b + R[1] * d + R[2] * e
+    t02 = R[0] * c + R[1] * e + R[2] * f
+    t10 = R[3] * a + R[4] * b + R[5] * c
+    t11 = R[3] * b + R[4] * d + R[5] * e
+    t12 = R[3] * c + R[4] * e + R[5] * f
+    t20 = R[6] * a + R[7] * b + R[8] * c
+    t21 = R[6] * b + R[7] * d + R[8] * e
+    t22 = R[6] * c + R[7] * e + R[8] * f
+    # R I R^T, upper triangle
+    i00 = t00 * R[0] + t01 * R[1] + t02 * R[2]
+    i01 = t00 * R[3] + t01 * R[4] + t02 * R[5]
+    i02 = t00 * R[6] + t01 * R[7] + t02 * R[8]
+    i11 = t10 * R[3] + t11 * R[4] + t12 * R[5]
+    i12 = t10 * R[6] + t11 * R[7] + t12 * R[8]
+    i22 = t20 * R[6] + t21 * R[7] + t22 * R[8]
+    r0 = R[0] * h0 + R[1] * h1 + R[2] * h2  # R h
+    r1 = R[3] * h0 + R[4] * h1 + R[5] * h2
+    r2 = R[6] * h0 + R[7] * h1 + R[8] * h2
+    p0 = ws[j, W_PW]
+    p1 = ws[j, W_PW + 1]
+    p2 = ws[j, W_PW + 2]
+    # -[p]x[r]x - [r]x[p]x = 2 (p.r) 1 - p r^T - r p^T ; -m [p]x[p]x = m (|p|^2 1 - p p^T)
+    pr = p0 * r0 + p1 * r1 + p2 * r2
+    pp = p0 * p0 + p1 * p1 + p2 * p2
+    ws[j, W_Y] = m
+    ws[j, W_Y + 1] = r0 + m * p0
+    ws[j, W_Y + 2] = r1 + m * p1
+    ws[j, W_Y + 3] = r2 + m * p2
+    ws[j, W_Y + 4] = i00 + 2.0 * pr - 2.0 * p0 * r0 + m * (pp - p0 * p0)
+    ws[j, W_Y + 5] = i01 - p0 * r1 - r0 * p1 - m * p0 * p1
+    ws[j, W_Y + 6] = i02 - p0 * r2 - r0 * p2 - m * p0 * p2
+    ws[j, W_Y + 7] = i11 + 2.0 * pr - 2.0 * p1 * r1 + m * (pp - p1 * p1)
+    ws[j, W_Y + 8] = i12 - p1 * r2 - r1 * p2 - m * p1 * p2
+    ws[j, W_Y + 9] = i22 + 2.0 * pr - 2.0 * p2 * r2 + m * (pp - p2 * p2)
+
+
+@njit(cache=True, inline="always")
+def _world_motion_columns(mi, mf, ws, j):
+    """ws[j, W_U + 6k:] = the motion subspace columns of link j in world coordinates."""
+    R = load9(ws, j, W_RW)
+    p0 = ws[j, W_PW]
+    p1 = ws[j, W_PW + 1]
+    p2 = ws[j, W_PW + 2]
+    for k in range(mi[j, NU]):
+        s = S_COLS + 6 * k
+        w0 = R[0] * mf[j, s] + R[1] * mf[j, s + 1] + R[2] * mf[j, s + 2]
+        w1 = R[3] * mf[j, s] + R[4] * mf[j, s + 1] + R[5] * mf[j, s + 2]
+        w2 = R[6] * mf[j, s] + R[7] * mf[j, s + 1] + R[8] * mf[j, s + 2]
+        v0 = R[0] * mf[j, s + 3] + R[1] * mf[j, s + 4] + R[2] * mf[j, s + 5]
+        v1 = R[3] * mf[j, s + 3] + R[4] * mf[j, s + 4] + R[5] * mf[j, s + 5]
+        v2 = R[6] * mf[j, s + 3] + R[7] * mf[j, s + 4] + R[8] * mf[j, s + 5]
+        o = W_U + 6 * k
+        ws[j, o] = w0
+        ws[j, o + 1] = w1
+        ws[j, o + 2] = w2
+        ws[j, o + 3] = v0 + p1 * w2 - p2 * w1
+        ws[j, o + 4] = v1 + p2 * w0 - p0 * w2
+        ws[j, o + 5] = v2 + p0 * w1 - p1 * w0
 
 
 @njit(cache=True)
 def crba_core(mi, mf, ws, q, M):
     """Fill the full symmetric mass matrix M (nu, nu); entries of unrelated branches are 0."""
     n = mi.shape[0]
-    place_links(mi, mf, ws, q)
     for r in range(M.shape[0]):
         for c in range(M.shape[1]):
             M[r, c] = 0.0
+    forward_kinematics_pass(mi, mf, ws, q)
     for j in range(n):
-        for k in range(36):
-            ws[j, W_IA + k] = mf[j, INERTIA + k]
+        _world_rigid_inertia(mf, ws, j)
+        _world_motion_columns(mi, mf, ws, j)
     for j in range(n - 1, -1, -1):
         p = mi[j, PARENT]
         if p >= 0:
-            inertia_to_parent_add(ws, j, ws, j, W_IA, ws, p, W_IA)
+            for k in range(10):
+                ws[p, W_Y + k] += ws[j, W_Y + k]
     for j in range(n):
-        nj = mi[j, NU]
         uj = mi[j, UOFF]
-        for k in range(nj):  # F = Ic_j S_j, column k at W_U + 6k
-            for r in range(6):
-                s = 0.0
-                for c in range(6):
-                    s += ws[j, W_IA + 6 * r + c] * mf[j, S_COLS + 6 * k + c]
-                ws[j, W_U + 6 * k + r] = s
-        for a in range(nj):
-            for k in range(nj):
-                s = 0.0
-                for r in range(6):
-                    s += mf[j, S_COLS + 6 * a + r] * ws[j, W_U + 6 * k + r]
-                M[uj + a, uj + k] = s
-        i = j
-        p = mi[i, PARENT]
-        while p >= 0:
-            for k in range(nj):
-                f = force_to_parent(ws, i, ws, j, W_U + 6 * k)
-                for r in range(6):
-                    ws[j, W_U + 6 * k + r] = f[r]
-            up = mi[p, UOFF]
-            for a in range(mi[p, NU]):
-                for k in range(nj):
-                    s = 0.0
-                    for r in range(6):
-                        s += mf[p, S_COLS + 6 * a + r] * ws[j, W_U + 6 * k + r]
-                    M[up + a, uj + k] = s
-                    M[uj + k, up + a] = s
-            i = p
-            p = mi[i, PARENT]
+        m = ws[j, W_Y]
+        h0 = ws[j, W_Y + 1]
+        h1 = ws[j, W_Y + 2]
+        h2 = ws[j, W_Y + 3]
+        for k in range(mi[j, NU]):
+            o = W_U + 6 * k
+            w0 = ws[j, o]
+            w1 = ws[j, o + 1]
+            w2 = ws[j, o + 2]
+            v0 = ws[j, o + 3]
+            v1 = ws[j, o + 4]
+            v2 = ws[j, o + 5]
+            # F = Ic s = [I w + h x v; m v - h x w]
+            f0 = ws[j, W_Y + 4] * w0 + ws[j, W_Y + 5] * w1 + ws[j, W_Y + 6] * w2 + h1 * v2 - h2 * v1
+            f1 = ws[j, W_Y + 5] * w0 + ws[j, W_Y + 7] * w1 + ws[j, W_Y + 8] * w2 + h2 * v0 - h0 * v2
+            f2 = ws[j, W_Y + 6] * w0 + ws[j, W_Y + 8] * w1 + ws[j, W_Y + 9] * w2 + h0 * v1 - h1 * v0
+            f3 = m * v0 - h1 * w2 + h2 * w1
+            f4 = m * v1 - h2 * w0 + h0 * w2
+            f5 = m * v2 - h0 * w1 + h1 * w0
+            col = uj + k
+            i = j
+            while i >= 0:
+                ui = mi[i, UOFF]
+                for a in range(mi[i, NU]):
+                    if i == j and a > k:
+                        break
+                    b = W_U + 6 * a
+                    s = (ws[i, b] * f0 + ws[i, b + 1] * f1 + ws[i, b + 2] * f2
+                         + ws[i, b + 3] * f3 + ws[i, b + 4] * f4 + ws[i, b + 5] * f5)
+                    M[ui + a, col] = s
+                    M[col, ui + a] = s
+                i = mi[i, PARENT]
 
 
 @njit(cache=True)

@@ -41,6 +41,51 @@ class CompiledModel:
     """
 
 
+def _z_frame(axis):
+    """Rotation C = [e1, e2, a] (columns) of a right-handed frame whose z axis is ``axis``."""
+    a = np.asarray(axis, dtype=float)
+    if np.allclose(a, (0.0, 0.0, 1.0), atol=0.0, rtol=0.0):
+        return np.eye(3)
+    t = np.array([1.0, 0.0, 0.0]) if abs(a[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    e1 = t - a * (a @ t)
+    e1 /= np.linalg.norm(e1)
+    return np.column_stack([e1, np.cross(a, e1), a])
+
+
+def _rot(C):
+    T = np.eye(4)
+    T[:3, :3] = C
+    return T
+
+
+def _frame_axes_along_z(links, inertia, T_link_body, body_link):
+    """Re-frame every PIN/SLIDER/SCREW link so that its joint axis is the link's z axis.
+
+    The new link frame L' and joint o-frame O' are rotated by C = [e1, e2, a] from the
+    old ones (R_LL' = R_OO' = C), so the joint rotation becomes Rz(q) and a PIN
+    placement costs one planar rotation of two columns of R_tree. Everything that
+    refers to a link frame follows: the tree transforms of the link and of its
+    children, its inertia, its motion subspace and the poses of the bodies on it.
+    Returns the new (links, inertia, T_link_body, axes, frames).
+    """
+    frames = [(_z_frame(s.axis) if s.kind in ("pin", "slider", "screw") else np.eye(3))
+              for (_, s, _, _, _) in links]
+    new_links = []
+    new_inertia = []
+    axes = []
+    for j, (parent, s, T_tree, qo, uo) in enumerate(links):
+        Cp = frames[parent] if parent >= 0 else np.eye(3)
+        new_links.append((parent, s, _rot(Cp.T) @ T_tree @ _rot(frames[j]), qo, uo))
+        X = _motion_transform(_rot(frames[j]))
+        new_inertia.append(X.T @ inertia[j] @ X)
+        axes.append(frames[j].T @ s.axis if hasattr(s, "axis") else np.zeros(3))
+    new_T = {}
+    for name, T in T_link_body.items():
+        link = body_link[name]
+        new_T[name] = _rot(frames[link].T) @ T if link >= 0 else T
+    return new_links, new_inertia, new_T, axes, frames
+
+
 def compile_model(mb):
     """Build the ``CompiledModel`` of Multibody ``mb`` (validates the topology)."""
     order = mb._topological_hinges()
@@ -78,6 +123,7 @@ def compile_model(mb):
             X = _motion_transform(_inv(T_link_body[h.child.name]))
             inertia[lk] += X.T @ h.child.spatial_inertia() @ X
     n = len(links)
+    links, inertia, T_link_body, axes, frames = _frame_axes_along_z(links, inertia, T_link_body, body_link)
     mi = np.zeros((n, L.MI_COLS), dtype=np.int64)
     mf = np.zeros((n + 1, L.MF_COLS))
     for j, (parent, s, T_tree, qo, uo) in enumerate(links):
@@ -89,12 +135,18 @@ def compile_model(mb):
         mi[j, L.NU] = s.nu
         mf[j, L.R_TREE:L.R_TREE + 9] = T_tree[:3, :3].ravel()
         mf[j, L.P_TREE:L.P_TREE + 3] = T_tree[:3, 3]
-        if hasattr(s, "axis"):
-            mf[j, L.AXIS:L.AXIS + 3] = s.axis
+        mf[j, L.AXIS:L.AXIS + 3] = axes[j]
         mf[j, L.PITCH] = getattr(s, "pitch", 0.0)
         mf[j, L.CHART:L.CHART + 4] = getattr(s, "chart_offset", (0.0, 0.0, 0.0, 1.0))
-        mf[j, L.INERTIA:L.INERTIA + 36] = inertia[j].ravel()
-        S = s.motion_subspace()
+        I6 = inertia[j]
+        mf[j, L.INERTIA:L.INERTIA + 36] = I6.ravel()
+        mf[j, L.RB_MASS] = I6[5, 5]
+        mf[j, L.RB_H:L.RB_H + 3] = (I6[4, 2], I6[5, 0], I6[3, 1])  # lower-left block is -[h]x
+        Io = I6[:3, :3]
+        mf[j, L.RB_I:L.RB_I + 6] = (Io[0, 0], Io[0, 1], Io[0, 2], Io[1, 1], Io[1, 2], Io[2, 2])
+        C = np.eye(6)
+        C[:3, :3] = C[3:, 3:] = frames[j].T
+        S = C @ s.motion_subspace()  # in the re-framed link axes
         mf[j, L.S_COLS:L.S_COLS + 6 * s.nu] = S.T.ravel()
     mf[n, L.GRAVITY:L.GRAVITY + 3] = mb.gravity
     c = CompiledModel()

@@ -10,6 +10,7 @@ from .compile import compile_model
 from .hinge import HINGE_KINDS, Hinge, make_subhinges
 
 _WORLD = "world"
+_empty = np.empty
 
 
 class Multibody:
@@ -196,6 +197,7 @@ class Multibody:
         if self._compiled is None:
             c = compile_model(self)
             c.ws = np.zeros((max(c.n_links, 1), L.WS_COLS))
+            c.shape_M = (c.nu, c.nu)
             c.max_chart_angles = np.array(
                 [getattr(s, "max_chart_angle", np.inf) for s in c.link_subhinges], dtype=float)
             c.frames = {}
@@ -361,7 +363,7 @@ class Multibody:
         frame's axes}.
         """
         c = self._compiled or self.finalize()
-        out = np.empty(c.nu)
+        out = _empty(c.nu)
         use_fext = 0 if f_ext is None else self._load_fext(f_ext)
         try:
             st = KERNELS.forward_dynamics(c.mi, c.mf, c.ws, q, u, tau, out, use_fext)
@@ -378,7 +380,7 @@ class Multibody:
         f_ext as in ``forward_dynamics``.
         """
         c = self._compiled or self.finalize()
-        out = np.empty(c.nu)
+        out = _empty(c.nu)
         use_fext = 0 if f_ext is None else self._load_fext(f_ext)
         try:
             st = KERNELS.inverse_dynamics(c.mi, c.mf, c.ws, q, u, udot, out, use_fext)
@@ -392,7 +394,7 @@ class Multibody:
     def mass_matrix(self, q):
         """The symmetric joint-space mass matrix M(q) (nu, nu), composite-rigid-body algorithm."""
         c = self._compiled or self.finalize()
-        out = np.empty((c.nu, c.nu))
+        out = _empty(c.shape_M)
         try:
             st = KERNELS.mass_matrix(c.mi, c.mf, c.ws, q, out)
         except TypeError:
