@@ -13,8 +13,12 @@ from .model import (
     SphericalSubhinge, Subhinge, TranslationalSubhinge,
 )
 
-from . import planning, spatial
+from . import planning, simulation, spatial
 from .io.urdf import load_urdf, load_urdf_string
 from .planning import ExplicitConstraintSet, LiegroupSpace
+from .simulation import (
+    ButcherTableau, ExpandingStorage, ExternalForce, JointSpringDamper, MuntheKaasIntegrator, OdeResultsSink,
+    RingBufferStorage, RungeKuttaIntegrator, SimulationError, SimulationResult, simulate,
+)
 
 __version__ = "0.1.0"

@@ -1,0 +1,149 @@
+"""The ``multibody`` command line.
+
+    multibody demo [--t-final 5] [--output demo.npz] [--plot demo.png]
+    multibody info MODEL.urdf [--floating-base]
+    multibody simulate MODEL.urdf [--t-final T] [--dt DT] [--integrator rk4|dopri5|munthe_kaas|...]
+                       [--q0 "0.1,0.2,..."] [--output results.npz|.csv] [--plot plot.png]
+
+Plots need matplotlib (``pip install multibody[plot]``), imported only when asked for.
+"""
+import argparse
+import sys
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["main"]
+
+
+def _demo_model_path():
+    return Path(str(resources.files("multibody") / "data" / "double_pendulum.urdf"))
+
+
+def _load(path, floating_base=False):
+    from . import load_urdf
+    p = Path(path)
+    if not p.is_file():
+        raise SystemExit(f"multibody: no such model file: {path}")
+    try:
+        return load_urdf(str(p), floating_base=floating_base)
+    except (ValueError, KeyError, OSError) as e:
+        raise SystemExit(f"multibody: cannot load {path}: {e}") from None
+
+
+def _plot(res, m, path, title):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise SystemExit("multibody: plotting needs matplotlib; install it with "
+                         "`pip install matplotlib` (or `pip install multibody[plot]`), or drop --plot") from None
+    ke, pe = res.energy(m)
+    fig, ax = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
+    ax[0].plot(res.t, res.q)
+    ax[0].set_ylabel("q")
+    ax[1].plot(res.t, res.u)
+    ax[1].set_ylabel("u")
+    ax[2].plot(res.t, ke + pe, label="total")
+    ax[2].plot(res.t, ke, label="kinetic")
+    ax[2].plot(res.t, pe, label="potential")
+    ax[2].set_ylabel("energy [J]")
+    ax[2].set_xlabel("t [s]")
+    ax[2].legend()
+    ax[0].set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _parse_vector(text, n, what):
+    if text is None:
+        return None
+    try:
+        v = np.array([float(x) for x in text.replace(",", " ").split()])
+    except ValueError:
+        raise SystemExit(f"multibody: --{what} must be numbers separated by commas, got {text!r}") from None
+    if v.shape != (n,):
+        raise SystemExit(f"multibody: --{what} needs {n} values, got {v.shape[0]}")
+    return v
+
+
+def _run(m, args, q0, u0, title):
+    from .simulation import SimulationError, simulate
+    try:
+        res = simulate(m, q0, u0, args.t_final, dt=args.dt, integrator=args.integrator, rtol=args.rtol,
+                       atol=args.atol, output=args.output, progress=True)
+        code = 0
+    except ValueError as e:
+        raise SystemExit(f"multibody: {e}") from None
+    except SimulationError as e:
+        print(f"multibody: {e}", file=sys.stderr)
+        res, code = e.result, 2
+    except KeyboardInterrupt:
+        print("multibody: interrupted", file=sys.stderr)
+        return 130
+    ke, pe = res.energy(m)
+    E = ke + pe
+    print(f"{title}: {res.status}, t = {res.t[0]:g}..{res.t[-1]:g} s, {res.n_steps} steps "
+          f"({res.integrator}), {res.wall_time:.3g} s wall")
+    print(f"  energy: start {E[0]:.6g} J, end {E[-1]:.6g} J, max drift {np.max(np.abs(E - E[0])):.3g} J")
+    print(f"  final q = {np.array2string(res.q[-1], precision=4)}")
+    if args.output:
+        print(f"  results written to {args.output}")
+    if args.plot:
+        _plot(res, m, args.plot, title)
+        print(f"  plot written to {args.plot}")
+    return code
+
+
+def _add_run_options(p, t_final=5.0):
+    p.add_argument("--t-final", type=float, default=t_final, help="end time [s]")
+    p.add_argument("--dt", type=float, default=1e-3, help="step [s] (output interval for dopri5/bs32)")
+    p.add_argument("--integrator", default="rk4",
+                   help="rk4 (default), euler, midpoint, heun, rk38, bs32, dopri5, munthe_kaas")
+    p.add_argument("--rtol", type=float, default=1e-8)
+    p.add_argument("--atol", type=float, default=1e-10)
+    p.add_argument("--output", help="results file (.npz or .csv)")
+    p.add_argument("--plot", help="plot file (.png), needs matplotlib")
+
+
+def main(argv=None):
+    """Entry point of the ``multibody`` command; returns the exit status."""
+    ap = argparse.ArgumentParser(prog="multibody", description="Multibody dynamics from the command line.")
+    sub = ap.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("demo", help="simulate the built-in double pendulum, write results and a plot")
+    _add_run_options(p)
+    p.set_defaults(output="demo_results.npz", plot="demo.png")
+    p = sub.add_parser("info", help="print the tree, masses and coordinates of a URDF model")
+    p.add_argument("model")
+    p.add_argument("--floating-base", action="store_true")
+    p = sub.add_parser("simulate", help="simulate a URDF model from rest (or --q0/--u0)")
+    p.add_argument("model")
+    p.add_argument("--floating-base", action="store_true")
+    p.add_argument("--q0", help="initial q, comma separated (default: neutral)")
+    p.add_argument("--u0", help="initial u, comma separated (default: zeros)")
+    _add_run_options(p)
+    args = ap.parse_args(argv)
+
+    if args.command == "demo":
+        m = _load(_demo_model_path())
+        return _run(m, args, np.array([2.0, -1.0]), np.zeros(2), "double pendulum demo")
+    m = _load(args.model, floating_base=args.floating_base)
+    if args.command == "info":
+        print(m.dump_tree())
+        print(f"total mass: {m.total_mass:.6g} kg; nq = {m.nq}, nu = {m.nu}")
+        for h in m.hinge_names:
+            qs, us = m.q_slice(h), m.u_slice(h)
+            if qs.stop > qs.start or us.stop > us.start:
+                print(f"  {h:30s} q[{qs.start}:{qs.stop}]  u[{us.start}:{us.stop}]")
+        return 0
+    q0 = _parse_vector(args.q0, m.nq, "q0")
+    u0 = _parse_vector(args.u0, m.nu, "u0")
+    return _run(m, args, m.neutral_q() if q0 is None else q0, np.zeros(m.nu) if u0 is None else u0,
+                Path(args.model).name)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,16 @@
+"""Time integration of multibody dynamics: Butcher tableaus, Runge-Kutta and Munthe-Kaas
+(Lie-group) integrators with fixed or adaptive steps, result sinks, ready-made force
+models, and the ``simulate`` entry point. The stepping loop runs compiled (Numba)."""
+from .forces import ExternalForce, JointSpringDamper
+from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError, integrate, step
+from .simulate import INTEGRATORS, SimulationResult, simulate
+from .sinks import ExpandingStorage, OdeResultsSink, RingBufferStorage
+from .tableaus import TABLEAUS, ButcherTableau, get_tableau, runge_kutta_4
+
+__all__ = [
+    "ButcherTableau", "TABLEAUS", "get_tableau", "runge_kutta_4",
+    "RungeKuttaIntegrator", "MuntheKaasIntegrator", "SimulationError", "step", "integrate",
+    "simulate", "SimulationResult", "INTEGRATORS",
+    "OdeResultsSink", "ExpandingStorage", "RingBufferStorage",
+    "JointSpringDamper", "ExternalForce",
+]

@@ -1,0 +1,406 @@
+"""Runge-Kutta and Munthe-Kaas integrators of a Multibody's state (q, u).
+
+``RungeKuttaIntegrator(m, q0, u0, tableau, sink)`` integrates the dynamics
+u_dot = M(q)^-1 (tau - b(q, u) + J^T f_ext), q_dot = N(q) u with any explicit
+``ButcherTableau``; ``MuntheKaasIntegrator`` does the same in local exponential
+coordinates around the configuration at the start of each step (RKMK with the
+dexp^-1 correction), so quaternions stay unit by construction.
+
+Without a ``control`` callback the whole stepping loop runs compiled
+(``simulation.kernels.run``); with one, a Python loop calls
+``control(t, q, u, tau_out)`` at every stage of every step and the compiled
+kernels for the rest.
+"""
+import math
+import time
+
+import numpy as np
+
+from ..kernels import layout as L
+from . import kernels as K
+from .forces import pack_force_models
+from .sinks import ExpandingStorage
+from .tableaus import get_tableau
+
+__all__ = ["RungeKuttaIntegrator", "MuntheKaasIntegrator", "SimulationError", "step", "integrate"]
+
+
+class SimulationError(RuntimeError):
+    """A run that could not finish. ``t`` is the time of the failure, ``result`` holds
+    the samples computed before it (a ``SimulationResult``, when available)."""
+
+    def __init__(self, message, t=None, result=None):
+        super().__init__(message)
+        self.t = t
+        self.result = result
+
+
+_CONTROL_NONFINITE = 100
+
+_STATUS_TEXT = {
+    K.SINGULAR: "the joint-space inertia became singular",
+    K.MIN_STEP: "the adaptive step size fell below h_min (stiff or discontinuous dynamics?)",
+}
+
+
+def _check_positive(x, name, allow_zero=False):
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {x!r}") from None
+    if not math.isfinite(x) or x < 0 or (x == 0 and not allow_zero):
+        raise ValueError(f"{name} must be a finite {'non-negative' if allow_zero else 'positive'} "
+                         f"number, got {x!r}")
+    return x
+
+
+class RungeKuttaIntegrator:
+    """Explicit Runge-Kutta integrator of a Multibody's dynamics.
+
+    Parameters
+    ----------
+    m : Multibody.
+    q0 (nq,), u0 (nu,) : initial state (q in the model's current charts).
+    tableau : ButcherTableau or a name ("rk4", "dopri5", ... see ``TABLEAUS``).
+    sink : an ``OdeResultsSink`` (default: a new ``ExpandingStorage``).
+    control : optional ``control(t, q, u, tau_out)`` writing joint forces tau_out (nu,)
+        in place; called at every stage.
+    tau : constant joint forces (nu,) added to the control's.
+    forces : force models (``JointSpringDamper``, ``ExternalForce``).
+    adaptive : step-size control with the tableau's embedded estimate (default: when
+        the tableau has one); rtol, atol the tolerances, h_min/h_max the step bounds.
+    t0 : initial time [s].
+    stabilization_gains : accepted for Baumgarte stabilisation of loop constraints
+        (the model has none yet, so it has no effect).
+    lie_group : integrate in local exponential coordinates (Munthe-Kaas).
+
+    The integrator owns a private copy of the model arrays: rotation-vector charts are
+    re-centred on that copy between steps, and ``q`` and stored samples are always
+    expressed in the charts the model had when the integrator was made.
+    """
+
+    lie_group = False
+
+    def __init__(self, m, q0, u0, tableau="rk4", sink=None, control=None, tau=None, forces=(),
+                 adaptive=None, rtol=1e-6, atol=1e-9, h_min=None, h_max=math.inf, t0=0.0,
+                 stabilization_gains=None, lie_group=None):
+        self.model = m
+        c = m.compiled
+        self._c = c
+        self.tableau = get_tableau(tableau)
+        if lie_group is not None:
+            self.lie_group = bool(lie_group)
+        q0 = m._q(q0).copy()
+        u0 = m._u(u0).copy()
+        self._q = q0
+        self._u = u0
+        self.mf = c.mf.copy()
+        self.ws = np.zeros_like(c.ws)
+        self.chart0 = np.ascontiguousarray(c.mf[:c.n_links, L.CHART:L.CHART + 4]).copy()
+        if control is not None and not callable(control):
+            raise TypeError(f"control must be callable as control(t, q, u, tau_out), got {type(control).__name__}")
+        self.control = control
+        self.tau0 = np.zeros(c.nu) if tau is None else m._u(tau, "tau").copy()
+        self.fmi, self.fmf, world = pack_force_models(m, forces)
+        self.stabilization_gains = stabilization_gains
+        if adaptive is None:
+            adaptive = self.tableau.is_embedded
+        if adaptive and not self.tableau.is_embedded:
+            raise ValueError(f"adaptive stepping needs an embedded tableau (dopri5, bs32), "
+                             f"not {self.tableau.name!r}")
+        self.adaptive = bool(adaptive)
+        self.rtol = _check_positive(rtol, "rtol", allow_zero=True)
+        self.atol = _check_positive(atol, "atol", allow_zero=True)
+        if self.adaptive and self.rtol == 0 and self.atol == 0:
+            raise ValueError("rtol and atol cannot both be zero")
+        self.h_min = h_min
+        self.h_max = _check_positive(h_max, "h_max") if h_max != math.inf else math.inf
+        self.sink = ExpandingStorage(c.nq, c.nu) if sink is None else sink
+        self.tab = np.ascontiguousarray(self.tableau.packed())
+        self.iopt = np.zeros(K.N_IOPT, dtype=np.int64)
+        self.iopt[K.O_LIE] = int(self.lie_group)
+        self.iopt[K.O_ADAPT] = int(self.adaptive)
+        self.iopt[K.O_STRIDE] = 1
+        self.iopt[K.O_WORLDF] = world
+        self.fopt = np.zeros(K.N_FOPT)
+        self.fopt[K.F_RTOL] = self.rtol
+        self.fopt[K.F_ATOL] = self.atol
+        self.fopt[K.F_HMAX] = self.h_max
+        emb = min(self.tableau.order, self.tableau.embedded_order or self.tableau.order)
+        self.fopt[K.F_EXPO] = 1.0 / (emb + 1)
+        # scale map of the local coordinates (Munthe-Kaas error norm): q index or -1 (angle)
+        smap = np.full(c.nu, -1, dtype=np.int64)
+        for j, s in enumerate(c.link_subhinges):
+            i, k, kind = c.mi[j, L.QOFF], c.mi[j, L.UOFF], c.mi[j, L.KIND]
+            if kind in (L.FREE, L.FREE_QUAT):
+                off = 3 if kind == L.FREE else 4
+                smap[k + 3:k + 6] = np.arange(i + off, i + off + 3)
+            elif kind not in (L.SPHERICAL, L.SPHERICAL_QUAT):
+                smap[k:k + c.mi[j, L.NU]] = np.arange(i, i + c.mi[j, L.NU])
+        self.smap = smap
+        self.max_angles = np.ascontiguousarray(c.max_chart_angles, dtype=float)
+        self.clk = np.zeros(K.N_CLK)
+        self.clk[K.K_T] = float(t0)
+        self.ctr = np.zeros(K.N_CTR, dtype=np.int64)
+        self._initialized = False
+        if not self.lie_group:
+            K.normalize_quaternions(c.mi, self._q)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def t(self):
+        """Current time [s]."""
+        return float(self.clk[K.K_T])
+
+    @property
+    def q(self):
+        """Current configuration (nq,), in the charts the run started with."""
+        out = np.empty_like(self._q)
+        K.to_start_charts(self._c.mi, self.mf, self.chart0, self._q, out)
+        return out
+
+    @property
+    def u(self):
+        """Current generalized speeds (nu,)."""
+        return self._u.copy()
+
+    @property
+    def n_steps(self):
+        """Accepted steps so far."""
+        return int(self.ctr[K.C_STEP])
+
+    @property
+    def n_chart_resets(self):
+        """Rotation-vector chart re-centrings so far."""
+        return int(self.ctr[K.C_CHARTS])
+
+    @property
+    def n_rejected(self):
+        """Rejected (adaptive) steps so far."""
+        return int(self.ctr[K.C_REJECT])
+
+    def _initialize_sink(self):
+        if not self._initialized:
+            self.sink.initialize(self.t, self.q, self.u)
+            self._initialized = True
+
+    # ------------------------------------------------------------------ running
+    def _setup(self, t_final, dt, stride=1):
+        t0 = self.t
+        span = t_final - t0
+        if not span > 0:
+            raise ValueError(f"t_final ({t_final!r}) must be after the current time ({t0!r})")
+        self.fopt[K.F_T0] = t0
+        self.fopt[K.F_DT] = dt
+        self.fopt[K.F_TEND] = t_final
+        n = int(math.ceil(span / dt - 1e-9))
+        self.iopt[K.O_NSTEPS] = n
+        self.iopt[K.O_NOUT] = n
+        self.iopt[K.O_STRIDE] = max(int(stride), 1)
+        hmin = self.h_min if self.h_min is not None else 1e-14 * max(1.0, abs(t_final))
+        self.fopt[K.F_HMIN] = hmin
+        if self.adaptive and not self.clk[K.K_H] > 0:
+            self.clk[K.K_H] = min(dt, 1e-3, self.h_max)
+        self.ctr[K.C_STEP] = 0
+        self.ctr[K.C_OUT] = 0
+        self.ctr[K.C_STATUS] = 0
+        n_out = n if self.adaptive else n // self.iopt[K.O_STRIDE] + (1 if n % self.iopt[K.O_STRIDE] else 0)
+        return n_out
+
+    def _advance(self, T, Q, U):
+        """Run until the buffers (T, Q, U) are full or the end; return (status, rows)."""
+        self.ctr[K.C_WRITTEN] = 0
+        c = self._c
+        if self.control is None:
+            st = K.run(c.mi, self.mf, self.ws, self.tab, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
+                       self.smap, self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr, T, Q, U)
+        else:
+            st = self._run_python(T, Q, U)
+        return int(st), int(self.ctr[K.C_WRITTEN])
+
+    def _failure(self, st):
+        """A SimulationError for a kernel status (the result is attached by the caller)."""
+        c = self._c
+        t = float(self.clk[K.K_TBAD])
+        if st == K.NONFINITE:
+            b = int(self.ctr[K.C_BAD])
+            name, idx = ("q", b) if b < c.nq else ("u", b - c.nq)
+            owner = self.model._coordinate_owner(name, idx)
+            return SimulationError(f"the state became non-finite at t = {t:.6g} s: {name}[{idx}] "
+                                   f"({owner}); last finite state kept at t = {self.t:.6g} s", t)
+        if st == _CONTROL_NONFINITE:
+            i, val = self._control_bad
+            return SimulationError(f"the control returned a non-finite joint force at t = {t:.6g} s: "
+                                   f"tau[{i}] = {val} ({self.model._coordinate_owner('u', i)}); last "
+                                   f"finite state kept at t = {self.t:.6g} s", t)
+        return SimulationError(f"simulation stopped at t = {t:.6g} s: {_STATUS_TEXT.get(st, st)}", t)
+
+    def _run_python(self, T, Q, U):
+        """The stepping loop with a Python control callback (same logic as ``kernels.run``)."""
+        c = self._c
+        mi, mf, ws, tab = c.mi, self.mf, self.ws, self.tab
+        S = tab.shape[1]
+        lie, adapt, worldf = int(self.iopt[K.O_LIE]), int(self.iopt[K.O_ADAPT]), int(self.iopt[K.O_WORLDF])
+        nq, nu = c.nq, c.nu
+        nk = nu if lie else nq
+        Kq, Ku = np.zeros((S, max(nk, 1))), np.zeros((S, max(nu, 1)))
+        phi, qs, us = np.zeros(nu), np.empty(nq), np.empty(nu)
+        q1, u1 = np.empty(nq), np.empty(nu)
+        eq, eu = np.zeros(max(nk, 1)), np.zeros(max(nu, 1))
+        tau, tauc = np.empty(nu), np.empty(nu)
+        qview = np.empty(nq)
+        fopt, iopt, ctr, clk = self.fopt, self.iopt, self.ctr, self.clk
+        t0, dt, tend = fopt[K.F_T0], fopt[K.F_DT], fopt[K.F_TEND]
+        control = self.control
+        q, u = self._q, self._u
+        while True:
+            if ctr[K.C_WRITTEN] >= T.shape[0]:
+                return K.BUFFER_FULL
+            t = clk[K.K_T]
+            if adapt:
+                if ctr[K.C_OUT] >= iopt[K.O_NOUT]:
+                    return K.FINISHED
+                t_out = min(t0 + (ctr[K.C_OUT] + 1) * dt, tend)
+                h = min(clk[K.K_H], fopt[K.F_HMAX])
+                hit = False
+                if t + h >= t_out - 1e-12 * max(1.0, abs(t_out)):
+                    h, hit = t_out - t, True
+            else:
+                if ctr[K.C_STEP] >= iopt[K.O_NSTEPS]:
+                    return K.FINISHED
+                t_out = min(t0 + (ctr[K.C_STEP] + 1) * dt, tend)
+                h, hit = t_out - t, True
+            for s in range(S):
+                K.stage_state(mi, mf, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us)
+                ts = t + tab[S + 2, s] * h
+                tauc[:] = self.tau0
+                K.to_start_charts(mi, mf, self.chart0, qs, qview)
+                control(ts, qview, us.copy(), tauc)
+                bad = np.flatnonzero(~np.isfinite(tauc))
+                if bad.size:
+                    clk[K.K_TBAD] = ts
+                    self._control_bad = (int(bad[0]), float(tauc[bad[0]]))
+                    return _CONTROL_NONFINITE
+                if not K.stage_rates(mi, mf, ws, lie, worldf, self.fmi, self.fmf, ts, qs, us, phi, tauc, tau,
+                                     Kq[s], Ku[s]):
+                    clk[K.K_TBAD] = ts
+                    b = K.first_bad(qs, us)
+                    if b >= 0:
+                        ctr[K.C_BAD] = b
+                        return K.NONFINITE
+                    return K.SINGULAR
+            K.combine(mi, mf, tab, h, lie, adapt, q, u, Kq, Ku, phi, q1, u1, eq, eu)
+            if adapt:
+                err = K.error_norm(lie, self.smap, q, q1, eq, u, u1, eu, fopt[K.F_RTOL], fopt[K.F_ATOL])
+                if not err <= 1.0:
+                    ctr[K.C_REJECT] += 1
+                    fac = max(0.2, 0.9 * err ** (-fopt[K.F_EXPO])) if math.isfinite(err) else 0.2
+                    clk[K.K_H] = h * fac
+                    if clk[K.K_H] < fopt[K.F_HMIN]:
+                        clk[K.K_TBAD] = t
+                        b = K.first_bad(q1, u1)
+                        if b >= 0:
+                            ctr[K.C_BAD] = b
+                            return K.NONFINITE
+                        return K.MIN_STEP
+                    continue
+                fac = 5.0 if err == 0.0 else min(5.0, max(0.2, 0.9 * err ** (-fopt[K.F_EXPO])))
+                clk[K.K_H] = max(clk[K.K_H], h * fac) if (hit and h < clk[K.K_H]) else h * fac
+            b = K.first_bad(q1, u1)
+            if b >= 0:
+                ctr[K.C_BAD] = b
+                clk[K.K_TBAD] = t_out if hit else t + h
+                return K.NONFINITE
+            K.after_step(mi, mf, lie, self.max_angles, q1, ctr)
+            q[:] = q1
+            u[:] = u1
+            clk[K.K_T] = t_out if hit else t + h
+            ctr[K.C_STEP] += 1
+            store = hit if adapt else (ctr[K.C_STEP] % iopt[K.O_STRIDE] == 0 or ctr[K.C_STEP] == iopt[K.O_NSTEPS])
+            if store:
+                ctr[K.C_OUT] += 1
+                w = ctr[K.C_WRITTEN]
+                T[w] = clk[K.K_T]
+                K.to_start_charts(mi, mf, self.chart0, q, Q[w])
+                U[w] = u
+                ctr[K.C_WRITTEN] = w + 1
+
+    def step(self, t, dt):
+        """Take one step of size dt [s] from time t (fixed step; no error control) and
+        pass the new state to the sink. Returns the new time."""
+        dt = _check_positive(dt, "dt")
+        self._initialize_sink()
+        self.clk[K.K_T] = float(t)
+        adaptive = self.iopt[K.O_ADAPT]
+        self.iopt[K.O_ADAPT] = 0
+        try:
+            self._setup(float(t) + dt, dt)
+            T, Q, U = np.empty(1), np.empty((1, self._c.nq)), np.empty((1, self._c.nu))
+            st, n = self._advance(T, Q, U)
+        finally:
+            self.iopt[K.O_ADAPT] = adaptive
+        if st not in (K.FINISHED, K.BUFFER_FULL):
+            raise self._failure(st)
+        self.sink.process_block(T[:n], Q[:n], U[:n])
+        return self.t
+
+    def integrate(self, t_final, dt, max_realtime_rate=math.inf, save_every=1, block=None, progress=None):
+        """Integrate from the current time to ``t_final`` [s], handing samples to the sink.
+
+        dt : fixed step size [s], or the output interval when the integrator is adaptive.
+        max_realtime_rate : at most this many simulated seconds per wall-clock second
+            (sleeps between blocks of steps); inf: as fast as possible.
+        save_every : fixed step: pass every n-th step to the sink.
+        block : samples per compiled call (default: all at once when unthrottled).
+        progress : optional ``progress(t, t_final)`` called between blocks.
+
+        Raises ``SimulationError`` on failure (the sink keeps what was computed).
+        KeyboardInterrupt between blocks leaves the sink holding the samples so far.
+        """
+        dt = _check_positive(dt, "dt")
+        t_final = float(t_final)
+        if not math.isfinite(t_final):
+            raise ValueError(f"t_final must be finite, got {t_final!r}")
+        rate = float(max_realtime_rate)
+        if not rate > 0:
+            raise ValueError(f"max_realtime_rate must be positive, got {max_realtime_rate!r}")
+        self._initialize_sink()
+        n_out = self._setup(t_final, dt, save_every)
+        c = self._c
+        if block is None:
+            block = n_out if (rate == math.inf and progress is None) else 64
+        block = max(1, min(int(block), n_out))
+        T, Q, U = np.empty(block), np.empty((block, c.nq)), np.empty((block, c.nu))
+        wall0, sim0 = time.perf_counter(), self.t
+        while True:
+            st, n = self._advance(T, Q, U)
+            self.sink.process_block(T[:n], Q[:n], U[:n])
+            if st == K.FINISHED:
+                return self.t
+            if st != K.BUFFER_FULL:
+                raise self._failure(st)
+            if progress is not None:
+                progress(self.t, t_final)
+            if rate != math.inf:
+                ahead = (self.t - sim0) / rate - (time.perf_counter() - wall0)
+                if ahead > 0:
+                    time.sleep(ahead)
+
+
+class MuntheKaasIntegrator(RungeKuttaIntegrator):
+    """Lie-group (Runge-Kutta-Munthe-Kaas) integrator: each step works in local exponential
+    coordinates phi around the configuration q0 at its start, q = q0 (+) phi, with the
+    stage rates phi_dot = dexp^-1_{-phi}(u). Takes any ``ButcherTableau`` (default RK4).
+    Quaternion spherical and free joints stay on the unit sphere without renormalisation."""
+
+    lie_group = True
+
+
+def step(integrator, t, dt):
+    """Take one integration step of size dt from time t; see ``RungeKuttaIntegrator.step``."""
+    return integrator.step(t, dt)
+
+
+def integrate(integrator, t_final, dt, max_realtime_rate=math.inf):
+    """Integrate to t_final with step (or output interval) dt; see ``RungeKuttaIntegrator.integrate``."""
+    return integrator.integrate(t_final, dt, max_realtime_rate=max_realtime_rate)

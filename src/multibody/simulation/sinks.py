@@ -1,0 +1,143 @@
+"""Result sinks: where an integrator puts the states of the steps it takes.
+
+A sink has ``initialize(t, q, u)`` (called once with the initial state) and
+``process(t, q, u)`` (called with each stored sample); ``process_block(T, Q, U)``
+receives many samples at once (the compiled loop hands them over in blocks).
+"""
+import numpy as np
+
+__all__ = ["OdeResultsSink", "ExpandingStorage", "RingBufferStorage"]
+
+
+class OdeResultsSink:
+    """Base class of result sinks; subclasses implement ``initialize`` and ``process``."""
+
+    def initialize(self, t, q, u):
+        """Receive the initial state (time [s], q (nq,), u (nu,))."""
+
+    def process(self, t, q, u):
+        """Receive one sample."""
+        raise NotImplementedError
+
+    def process_block(self, T, Q, U):
+        """Receive samples T (n,), Q (n, nq), U (n, nu); default: ``process`` each row."""
+        for k in range(T.shape[0]):
+            self.process(T[k], Q[k], U[k])
+
+
+class ExpandingStorage(OdeResultsSink):
+    """Stores every sample in arrays that grow (doubling) as needed.
+
+    ``t`` (n,), ``q`` (n, nq), ``u`` (n, nu) are views of the samples stored so far.
+    """
+
+    def __init__(self, nq, nu, capacity=1024):
+        self._T = np.empty(max(int(capacity), 1))
+        self._Q = np.empty((self._T.shape[0], nq))
+        self._U = np.empty((self._T.shape[0], nu))
+        self.n = 0
+
+    def _reserve(self, extra):
+        need = self.n + extra
+        if need > self._T.shape[0]:
+            cap = max(need, 2 * self._T.shape[0])
+            for name in ("_T", "_Q", "_U"):
+                old = getattr(self, name)
+                new = np.empty((cap,) + old.shape[1:])
+                new[:self.n] = old[:self.n]
+                setattr(self, name, new)
+
+    def initialize(self, t, q, u):
+        self.n = 0
+        self.process(t, q, u)
+
+    def process(self, t, q, u):
+        self._reserve(1)
+        self._T[self.n] = t
+        self._Q[self.n] = q
+        self._U[self.n] = u
+        self.n += 1
+
+    def process_block(self, T, Q, U):
+        k = T.shape[0]
+        self._reserve(k)
+        self._T[self.n:self.n + k] = T
+        self._Q[self.n:self.n + k] = Q
+        self._U[self.n:self.n + k] = U
+        self.n += k
+
+    @property
+    def t(self):
+        return self._T[:self.n]
+
+    @property
+    def q(self):
+        return self._Q[:self.n]
+
+    @property
+    def u(self):
+        return self._U[:self.n]
+
+
+class RingBufferStorage(OdeResultsSink):
+    """Keeps only the last ``capacity`` samples (memory bounded for endless runs).
+
+    ``t``, ``q``, ``u`` return the kept samples in time order (copies);
+    ``total`` counts every sample ever processed.
+    """
+
+    def __init__(self, nq, nu, capacity):
+        capacity = int(capacity)
+        if capacity < 1:
+            raise ValueError(f"capacity must be a positive integer, got {capacity!r}")
+        self._T = np.empty(capacity)
+        self._Q = np.empty((capacity, nq))
+        self._U = np.empty((capacity, nu))
+        self.total = 0
+
+    @property
+    def capacity(self):
+        return self._T.shape[0]
+
+    def initialize(self, t, q, u):
+        self.total = 0
+        self.process(t, q, u)
+
+    def process(self, t, q, u):
+        i = self.total % self.capacity
+        self._T[i] = t
+        self._Q[i] = q
+        self._U[i] = u
+        self.total += 1
+
+    def process_block(self, T, Q, U):
+        k = T.shape[0]
+        if k >= self.capacity:
+            T, Q, U = T[-self.capacity:], Q[-self.capacity:], U[-self.capacity:]
+            self.total += k - self.capacity
+            k = self.capacity
+        i = self.total % self.capacity
+        first = min(k, self.capacity - i)
+        for dst, src in ((self._T, T), (self._Q, Q), (self._U, U)):
+            dst[i:i + first] = src[:first]
+            dst[:k - first] = src[first:]
+        self.total += k
+
+    def _ordered(self, a):
+        n = min(self.total, self.capacity)
+        if self.total <= self.capacity:
+            return a[:n].copy()
+        i = self.total % self.capacity
+        return np.concatenate([a[i:], a[:i]])
+
+    @property
+    def t(self):
+        return self._ordered(self._T)
+
+    @property
+    def q(self):
+        return self._ordered(self._Q)
+
+    @property
+    def u(self):
+        return self._ordered(self._U)

@@ -1,0 +1,51 @@
+"""Tests of the ``multibody`` command line."""
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from multibody.cli import _demo_model_path, main
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+def test_demo_writes_results_and_plot(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    out, png = tmp_path / "r.npz", tmp_path / "p.png"
+    assert main(["demo", "--t-final", "0.5", "--output", str(out), "--plot", str(png)]) == 0
+    text = capsys.readouterr().out
+    assert "double pendulum demo: finished" in text and "energy" in text
+    data = np.load(out)
+    assert data["q"].shape == (501, 2)
+    assert png.stat().st_size > 1000
+
+
+def test_info_prints_tree(capsys):
+    assert main(["info", str(_demo_model_path())]) == 0
+    text = capsys.readouterr().out
+    assert "shoulder" in text and "elbow" in text and "total mass: 2 kg" in text
+
+
+def test_simulate_csv_and_errors(tmp_path, capsys):
+    out = tmp_path / "r.csv"
+    assert main(["simulate", str(_demo_model_path()), "--t-final", "0.2", "--integrator", "dopri5", "--dt", "0.01",
+                 "--q0", "1,0.5", "--output", str(out)]) == 0
+    data = np.loadtxt(out, delimiter=",", skiprows=1)
+    assert data.shape == (21, 5)
+    with pytest.raises(SystemExit, match="unknown integrator"):
+        main(["simulate", str(_demo_model_path()), "--integrator", "rk5"])
+    with pytest.raises(SystemExit, match="dt must be"):
+        main(["simulate", str(_demo_model_path()), "--dt", "-1"])
+    with pytest.raises(SystemExit, match="no such model file"):
+        main(["info", str(tmp_path / "missing.urdf")])
+    with pytest.raises(SystemExit, match="needs 2 values"):
+        main(["simulate", str(_demo_model_path()), "--q0", "1"])
+
+
+def test_python_dash_m(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "multibody", "info", str(_demo_model_path())],
+                       capture_output=True, text=True, env={"PYTHONPATH": SRC, "PATH": ""}, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "elbow" in r.stdout
