@@ -96,3 +96,13 @@ def test_robot_matches_pinocchio(name, floating):
             assert_close(m.body_pose(q, body), pd.oMf[fid].homogeneous, f"{name} pose of {body}")
             J = pin.getFrameJacobian(pm, pd, fid, pin.LOCAL)[S]
             assert_close(m.body_jacobian(q, body)[:, P], J, f"{name} Jacobian of {body}")
+
+
+@pytest.mark.parametrize("name", list(ROBOTS))
+def test_hinge_names_and_coordinate_order_match_pinocchio(name):
+    floating = "quaternion" if ROBOTS[name][1] else False
+    m, pm = load_pair(name, floating)
+    assert m.hinge_names == list(pm.names)[1:]
+    for jid in range(1, pm.njoints):
+        j = pm.joints[jid]
+        assert m.u_slice(pm.names[jid]) == slice(j.idx_v, j.idx_v + j.nv)

@@ -86,7 +86,8 @@ def test_tiny_structure_and_metadata():
     assert isinstance(m, mb.Multibody)
     assert m.name == "tiny"
     assert (m.nq, m.nu) == (2, 2)
-    assert m.hinge_names == ["root_joint", "shoulder", "extend", "tool_joint"]
+    assert m.hinge_names == ["shoulder", "extend"]  # fixed joints own no coordinates
+    assert [h.name for h in m.hinges] == ["root_joint", "shoulder", "extend", "tool_joint"]
     assert m.body_names == ["base", "upper", "slider", "tool"]
     assert np.allclose(m.gravity, [0, 0, -9.81])
     root = m.hinge("root_joint")
@@ -191,12 +192,12 @@ def test_depth_first_order_and_joint_order_option():
       <joint name="z_leg" type="revolute"><parent link="r"/><child link="z1"/></joint>
       <joint name="a_leg" type="revolute"><parent link="r"/><child link="a1"/></joint>
     </robot>"""
-    m = load_urdf_string(xml)
-    assert m.hinge_names == ["root_joint", "z_leg", "a_leg", "a_leg2"]
+    m = load_urdf_string(xml, joint_order="file")
+    assert m.hinge_names == ["z_leg", "a_leg", "a_leg2"]
     assert m.body_names == ["r", "z1", "a1", "a2"]
     assert m.q_slice("a_leg2") == slice(2, 3)
-    m = load_urdf_string(xml, joint_order="name")
-    assert m.hinge_names == ["root_joint", "a_leg", "a_leg2", "z_leg"]
+    m = load_urdf_string(xml)  # default: sorted by name, like urdfdom and Pinocchio
+    assert m.hinge_names == ["a_leg", "a_leg2", "z_leg"]
     with pytest.raises(ValueError, match="joint_order"):
         load_urdf_string(xml, joint_order="alphabetical")
 

@@ -23,9 +23,9 @@ Mapping (URDF -> multibody):
   convention): its joints hang from ``Multibody.world``; with a floating base its one
   fixed child joint is replaced by the free ``"root_joint"``, whose coordinates are
   then the pose of the URDF world link (as Pinocchio's free flyer would be).
-* Hinges are added depth first from the root, the children of a link in the order
-  their joints appear in the file (``joint_order="file"``), or sorted by joint name
-  (``joint_order="name"``: the order of urdfdom, hence of Pinocchio and ROS/KDL).
+* Hinges are added depth first from the root, the children of a link sorted by joint
+  name (``joint_order="name"``, the default: the order of urdfdom, hence of Pinocchio
+  and ROS/KDL) or in the order their joints appear in the file (``joint_order="file"``).
 
 Security: the text is refused if it holds a document type or entity declaration
 (``<!DOCTYPE``/``<!ENTITY``), before it reaches the XML parser, so entity expansion
@@ -59,7 +59,7 @@ _JOINT_KINDS = {
 
 
 # ---------------------------------------------------------------------- entry points
-def load_urdf(path, floating_base=False, package_dirs=None, *, joint_order="file", on_bad_inertia="project"):
+def load_urdf(path, floating_base=False, package_dirs=None, *, joint_order="name", on_bad_inertia="project"):
     """Load a URDF file into a new ``Multibody``.
 
     Parameters
@@ -74,8 +74,10 @@ def load_urdf(path, floating_base=False, package_dirs=None, *, joint_order="file
         Where to look for ``package://NAME/...`` mesh files after the ancestors of the
         URDF's folder: each entry is a package folder named NAME or a folder holding
         package folders.
-    joint_order : "file" or "name"
-        Order of a link's child joints in the tree (see the module docstring).
+    joint_order : "name" or "file"
+        Order of a link's child joints in the tree: sorted by joint name (default; the
+        order of urdfdom, hence of Pinocchio and ROS/KDL, so q and u line up with theirs)
+        or as they appear in the file (as MuJoCo reads them).
     on_bad_inertia : "project" or "error"
         What to do with a link inertia that is not positive semi-definite (some
         published files have them; Pinocchio loads them as they are): replace it by the
@@ -101,7 +103,7 @@ def load_urdf(path, floating_base=False, package_dirs=None, *, joint_order="file
                  package_dirs, joint_order, default_name=path.stem, on_bad_inertia=on_bad_inertia)
 
 
-def load_urdf_string(xml, floating_base=False, base_dir=None, package_dirs=None, *, joint_order="file",
+def load_urdf_string(xml, floating_base=False, base_dir=None, package_dirs=None, *, joint_order="name",
                      on_bad_inertia="project"):
     """Load URDF text (str or bytes) into a new ``Multibody``; see ``load_urdf``.
 

@@ -238,8 +238,14 @@ class Multibody:
 
     @property
     def hinge_names(self):
-        """Hinge names in coordinate order."""
-        return list(self.compiled.hinge_order)
+        """Names of the hinges that own coordinates, in coordinate order.
+
+        Locked (fixed) hinges own none and are left out, as in Pinocchio's joint list;
+        ``hinges`` lists every hinge.
+        """
+        c = self.compiled
+        return [h for h in c.hinge_order if c.q_slices[h].stop > c.q_slices[h].start
+                or c.u_slices[h].stop > c.u_slices[h].start]
 
     @property
     def body_names(self):
