@@ -22,6 +22,16 @@ def test_demo_writes_results_and_plot(tmp_path, capsys):
     assert png.stat().st_size > 1000
 
 
+def test_demo_without_matplotlib_still_succeeds(tmp_path, capsys, monkeypatch):
+    import importlib.util
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
+    out, png = tmp_path / "r.npz", tmp_path / "p.png"
+    assert main(["demo", "--t-final", "0.2", "--output", str(out), "--plot", str(png)]) == 0
+    assert "no plot: matplotlib is not installed" in capsys.readouterr().out
+    assert out.exists() and not png.exists()
+
+
 def test_info_prints_tree(capsys):
     assert main(["info", str(_demo_model_path())]) == 0
     text = capsys.readouterr().out

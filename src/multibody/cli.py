@@ -8,6 +8,7 @@
 Plots need matplotlib (``pip install multibody[plot]``), imported only when asked for.
 """
 import argparse
+import importlib.util
 import sys
 from importlib import resources
 from pathlib import Path
@@ -93,6 +94,10 @@ def _run(m, args, q0, u0, title):
     if args.output:
         print(f"  results written to {args.output}")
     if args.plot:
+        if args.command == "demo" and importlib.util.find_spec("matplotlib") is None:
+            # the demo's plot is a bonus: without matplotlib the run still succeeds
+            print("  no plot: matplotlib is not installed (pip install matplotlib, or multibody[plot])")
+            return code
         _plot(res, m, args.plot, title)
         print(f"  plot written to {args.plot}")
     return code
