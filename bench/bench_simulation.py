@@ -21,8 +21,40 @@ from multibody.simulation import simulate  # noqa: E402
 
 
 def ur5():
-    from robots import robots_dir
-    return mb.load_urdf(str(robots_dir() / "ur_description" / "urdf" / "ur5_robot.urdf"))
+    from robots import robot_urdf
+    return mb.load_urdf(robot_urdf("ur5"))
+
+
+def talos():
+    from robots import robot_urdf
+    return mb.load_urdf(robot_urdf("talos"), floating_base="quaternion")
+
+
+def mj_qpos(m, q):
+    """Our q -> MuJoCo qpos (a free joint stores [position; quaternion w, x, y, z])."""
+    c = m.compiled
+    out = []
+    for j, s in enumerate(c.link_subhinges):
+        i = c.mi[j, L.QOFF]
+        if s.kind == "free_quat":
+            x, y, z, w = q[i:i + 4]
+            out += [q[i + 4:i + 7], [w, x, y, z]]
+        else:
+            out.append(q[i:i + s.nq])
+    return np.concatenate(out)
+
+
+def mj_qvel(m, q, u):
+    """Our u -> MuJoCo qvel (a free joint: [linear velocity in world axes; angular velocity in body axes])."""
+    c = m.compiled
+    out = u.copy()
+    for j, s in enumerate(c.link_subhinges):
+        if s.kind == "free_quat":
+            i, k = c.mi[j, L.QOFF], c.mi[j, L.UOFF]
+            R = Rotation.from_quat(q[i:i + 4]).as_matrix()
+            out[k:k + 3] = R @ u[k + 3:k + 6]
+            out[k + 3:k + 6] = u[k:k + 3]
+    return out
 
 
 def mjcf_of(m, dt):
@@ -36,8 +68,9 @@ def mjcf_of(m, dt):
         R = c.mf[j, L.R_TREE:L.R_TREE + 9].reshape(3, 3)
         p = c.mf[j, L.P_TREE:L.P_TREE + 3]
         x, y, z, w = Rotation.from_matrix(R).as_quat()
-        kind = "hinge" if c.mi[j, L.KIND] == L.PIN else "slide"
+        kind = {L.PIN: "hinge", L.SLIDER: "slide", L.FREE_QUAT: "free"}[int(c.mi[j, L.KIND])]
         ax = c.mf[j, L.AXIS:L.AXIS + 3]
+        joint = "<freejoint/>" if kind == "free" else f'<joint type="{kind}" axis="{ax[0]} {ax[1]} {ax[2]}"/>'
         I6 = c.mf[j, L.INERTIA:L.INERTIA + 36].reshape(6, 6)
         mass = max(I6[5, 5], 1e-9)
         com = np.array([I6[4, 2], I6[5, 0], I6[3, 1]]) / mass
@@ -45,7 +78,7 @@ def mjcf_of(m, dt):
         Ic = I6[:3, :3] + mass * C @ C + np.eye(3) * 1e-9
         fi = " ".join(f"{v:.17g}" for v in (Ic[0, 0], Ic[1, 1], Ic[2, 2], Ic[0, 1], Ic[0, 2], Ic[1, 2]))
         s = (f'<body pos="{p[0]:.17g} {p[1]:.17g} {p[2]:.17g}" quat="{w:.17g} {x:.17g} {y:.17g} {z:.17g}">'
-             f'<joint type="{kind}" axis="{ax[0]} {ax[1]} {ax[2]}"/>'
+             + joint +
              f'<inertial pos="{com[0]:.17g} {com[1]:.17g} {com[2]:.17g}" mass="{mass:.17g}" fullinertia="{fi}"/>')
         return s + "".join(body(k) for k in children.get(j, [])) + "</body>"
 
@@ -96,18 +129,18 @@ def bench(m, name, steps, dt=1e-3):
         import mujoco
         mm = mujoco.MjModel.from_xml_string(mjcf_of(m, dt))
         md = mujoco.MjData(mm)
-        md.qpos[:] = q0
-        md.qvel[:] = u0
+        md.qpos[:] = mj_qpos(m, q0)
+        md.qvel[:] = mj_qvel(m, q0, u0)
         t = time.perf_counter()
         for _ in range(steps):
             mujoco.mj_step(mm, md)
         rows.append(("MuJoCo RK4 mj_step, Python loop", steps / (time.perf_counter() - t)))
-        md.qpos[:] = q0
-        md.qvel[:] = u0
+        md.qpos[:] = mj_qpos(m, q0)
+        md.qvel[:] = mj_qvel(m, q0, u0)
         md.time = 0.0
         for _ in range(500):
             mujoco.mj_step(mm, md)
-        err = np.max(np.abs(md.qpos - simulate(m, q0, u0, 500 * dt, dt=dt).q[-1]))
+        err = np.max(np.abs(md.qpos - mj_qpos(m, simulate(m, q0, u0, 500 * dt, dt=dt).q[-1])))
     except ImportError:
         err = None
     print(f"\n{name}: nq={m.nq}, RK4 dt={dt}, {steps} steps")
@@ -123,6 +156,7 @@ def main():
     ap.add_argument("--steps", type=int, default=20000)
     a = ap.parse_args()
     bench(ur5(), "UR5", a.steps)
+    bench(talos(), "Talos, free-flyer root (quaternion)", a.steps // 2)
     m = mb.Multibody()
     m.add_serial_chain("l", 30, kind="pin", axis=(0, 1, 0), mass=1.0, length=0.2, inertia=np.diag([0.01] * 3))
     bench(m, "30-link pin chain", a.steps // 4)
