@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from ..model import Multibody
+from ..spatial import transform_inverse
 from ..spatial.rpy import rpy_to_matrix
 
 __all__ = ["load_urdf", "load_urdf_string", "resolve_uri"]
@@ -184,13 +185,6 @@ def _origin(el, what):
     if o.get("rpy") is not None:
         T[:3, :3] = rpy_to_matrix(_floats(o.get("rpy"), 3, f"{what} origin rpy"))
     return T
-
-
-def _inverse(T):
-    Ti = np.eye(4)
-    Ti[:3, :3] = T[:3, :3].T
-    Ti[:3, 3] = -T[:3, :3].T @ T[:3, 3]
-    return Ti
 
 
 def _name(el, what, source):
@@ -504,7 +498,7 @@ def _load(text, source, floating_base, base_dir, package_dirs, joint_order, defa
                                  f"(it has {[f'{j.name} ({j.type})' for j in kids]})")
             skip = kids[0]
             h = m.add_hinge(None, skip.child, kind=root_kind, name="root_joint",
-                            T_child_joint=_inverse(skip.origin))
+                            T_child_joint=transform_inverse(skip.origin))
             h.urdf_type = None
     else:
         h = m.add_hinge(None, root, kind=root_kind or "locked", name="root_joint")

@@ -9,25 +9,7 @@ links, the first placed at the hinge o-frame, the last carrying the child body
 import numpy as np
 
 from ..kernels import layout as L
-
-
-def _motion_transform(T):
-    """6x6 X mapping motion vectors in B coordinates to A coordinates, for T = T_AB."""
-    R = T[:3, :3]
-    p = T[:3, 3]
-    P = np.array([[0.0, -p[2], p[1]], [p[2], 0.0, -p[0]], [-p[1], p[0], 0.0]])
-    X = np.zeros((6, 6))
-    X[:3, :3] = R
-    X[3:, 3:] = R
-    X[3:, :3] = P @ R
-    return X
-
-
-def _inv(T):
-    Ti = np.eye(4)
-    Ti[:3, :3] = T[:3, :3].T
-    Ti[:3, 3] = -T[:3, :3].T @ T[:3, 3]
-    return Ti
+from ..spatial import motion_transform, transform_inverse
 
 
 class CompiledModel:
@@ -76,7 +58,7 @@ def _frame_axes_along_z(links, inertia, T_link_body, body_link):
     for j, (parent, s, T_tree, qo, uo) in enumerate(links):
         Cp = frames[parent] if parent >= 0 else np.eye(3)
         new_links.append((parent, s, _rot(Cp.T) @ T_tree @ _rot(frames[j]), qo, uo))
-        X = _motion_transform(_rot(frames[j]))
+        X = motion_transform(_rot(frames[j]))
         new_inertia.append(X.T @ inertia[j] @ X)
         axes.append(frames[j].T @ s.axis if hasattr(s, "axis") else np.zeros(3))
     new_T = {}
@@ -105,7 +87,7 @@ def compile_model(mb):
         u_slices[h.name] = slice(uoff, uoff + h.nu)
         if not moving:
             body_link[h.child.name] = pl
-            T_link_body[h.child.name] = T_pl_onode @ _inv(h.T_child_joint)
+            T_link_body[h.child.name] = T_pl_onode @ transform_inverse(h.T_child_joint)
         else:
             T_tree = T_pl_onode
             parent = pl
@@ -117,10 +99,10 @@ def compile_model(mb):
                 qoff += s.nq
                 uoff += s.nu
             body_link[h.child.name] = parent
-            T_link_body[h.child.name] = _inv(h.T_child_joint)
+            T_link_body[h.child.name] = transform_inverse(h.T_child_joint)
         lk = body_link[h.child.name]
         if lk >= 0:
-            X = _motion_transform(_inv(T_link_body[h.child.name]))
+            X = motion_transform(transform_inverse(T_link_body[h.child.name]))
             inertia[lk] += X.T @ h.child.spatial_inertia() @ X
     n = len(links)
     links, inertia, T_link_body, axes, frames = _frame_axes_along_z(links, inertia, T_link_body, body_link)
