@@ -94,7 +94,7 @@ def bench(m, name, steps, dt=1e-3):
     rows = []
     simulate(m, q0, u0, 10 * dt, dt=dt)  # compile / load cache
     t = time.perf_counter()
-    res = simulate(m, q0, u0, steps * dt, dt=dt)
+    simulate(m, q0, u0, steps * dt, dt=dt)
     ours = steps / (time.perf_counter() - t)
     rows.append(("multibody simulate (compiled loop)", ours))
 

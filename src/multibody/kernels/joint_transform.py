@@ -11,7 +11,7 @@ from numba import njit
 
 from .layout import (
     AXIS, CHART, FREE, FREE_QUAT, KIND, P_TREE, PARENT, PIN, PITCH, QOFF, R_TREE, SCREW,
-    SLIDER, SPHERICAL, SPHERICAL_QUAT, TRANSLATIONAL, W_P, W_PW, W_R, W_RW,
+    SLIDER, SPHERICAL, SPHERICAL_QUAT, W_P, W_PW, W_R, W_RW,
 )
 from .spatial_inline import load9, mul33, mul33_vec, rot_axis_angle, rot_quat, rot_rotvec, store9
 
@@ -52,7 +52,7 @@ def joint_rotation_translation(mi, mf, q, j):
         return rot_quat(q[i], q[i + 1], q[i + 2], q[i + 3]), (0.0, 0.0, 0.0)
     if kind == FREE_QUAT:
         return rot_quat(q[i], q[i + 1], q[i + 2], q[i + 3]), (q[i + 4], q[i + 5], q[i + 6])
-    # TRANSLATIONAL
+    # TRANSLATIONAL (the only kind left)
     return _IDENTITY, (q[i], q[i + 1], q[i + 2])
 
 

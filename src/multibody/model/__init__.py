@@ -6,3 +6,22 @@ from .subhinge import (
     FreeQuaternionSubhinge, FreeSubhinge, LockedSubhinge, PinSubhinge, ScrewSubhinge, SliderSubhinge,
     SphericalQuaternionSubhinge, SphericalSubhinge, Subhinge, TranslationalSubhinge,
 )
+
+__all__ = [
+    "Node",
+    "RigidBody",
+    "HINGE_KINDS",
+    "Hinge",
+    "make_subhinges",
+    "Multibody",
+    "FreeQuaternionSubhinge",
+    "FreeSubhinge",
+    "LockedSubhinge",
+    "PinSubhinge",
+    "ScrewSubhinge",
+    "SliderSubhinge",
+    "SphericalQuaternionSubhinge",
+    "SphericalSubhinge",
+    "Subhinge",
+    "TranslationalSubhinge",
+]

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..kernels import layout as L
 from ._entry import KERNELS, as_float_vector, check_vector
-from .body import Node, RigidBody, check_transform
+from .body import Node, RigidBody
 from .compile import compile_model
 from .hinge import HINGE_KINDS, Hinge, make_subhinges
 
