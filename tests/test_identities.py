@@ -138,3 +138,23 @@ def test_external_force_matches_jacobian_transpose():
     tau = rng.normal(size=m.nu)
     assert np.allclose(m.inverse_dynamics(q, u, m.forward_dynamics(q, u, tau, f_ext={"tool": w}),
                                           f_ext={"tool": w}), tau, atol=1e-9)
+
+
+def test_body_acceleration_is_the_derivative_of_the_body_velocity():
+    m, rng = make(7, "mixed")
+    q = m.random_q(rng, scale=1.0)
+    u = rng.normal(size=m.nu)
+    udot = rng.normal(size=m.nu)
+    h = 1e-6
+    for body in ("b5", "tool"):
+        # d/dt of [w; v] expressed in the moving frame = spatial acceleration in that frame
+        vp = m.body_velocity(m.integrate(q, u, h), u + h * udot, body)
+        vm = m.body_velocity(m.integrate(q, u, -h), u - h * udot, body)
+        assert np.allclose(m.body_acceleration(q, u, udot, body), (vp - vm) / (2 * h), atol=1e-6)
+        # the classical acceleration is the second derivative of the origin's position
+        p = [m.body_pose(m.integrate(m.integrate(q, u, t), udot, t * t / 2), body)[:3, 3] for t in (-h * 100, 0, h * 100)]
+        R = m.body_pose(q, body)[:3, :3]
+        a_fd = R.T @ (p[0] - 2 * p[1] + p[2]) / (h * 100) ** 2
+        assert np.allclose(m.body_acceleration(q, u, udot, body, kind="classical")[3:], a_fd, atol=1e-4)
+    with pytest.raises(ValueError, match="kind"):
+        m.body_acceleration(q, u, udot, "b5", kind="local")

@@ -89,6 +89,7 @@ def test_robot_matches_pinocchio(name, floating):
         assert_close(m.mass_matrix(q)[np.ix_(P, P)], M, f"{name} mass matrix")
         assert_close(m.inverse_dynamics(q, u, udot)[P], pin.rnea(pm, pd, qp, up, udp), f"{name} rnea")
         assert_close(m.forward_dynamics(q, u, tau)[P], pin.aba(pm, pd, qp, up, taup), f"{name} aba")
+        pin.forwardKinematics(pm, pd, qp, up, udp)
         pin.computeJointJacobians(pm, pd, qp)
         pin.updateFramePlacements(pm, pd)
         for body in frames[:: max(1, len(frames) // 12)]:
@@ -96,6 +97,13 @@ def test_robot_matches_pinocchio(name, floating):
             assert_close(m.body_pose(q, body), pd.oMf[fid].homogeneous, f"{name} pose of {body}")
             J = pin.getFrameJacobian(pm, pd, fid, pin.LOCAL)[S]
             assert_close(m.body_jacobian(q, body)[:, P], J, f"{name} Jacobian of {body}")
+            assert_close(m.body_velocity(q, u, body), pin.getFrameVelocity(pm, pd, fid, pin.LOCAL).vector[S],
+                         f"{name} velocity of {body}")
+            assert_close(m.body_acceleration(q, u, udot, body),
+                         pin.getFrameAcceleration(pm, pd, fid, pin.LOCAL).vector[S], f"{name} acceleration of {body}")
+            assert_close(m.body_acceleration(q, u, udot, body, kind="classical"),
+                         pin.getFrameClassicalAcceleration(pm, pd, fid, pin.LOCAL).vector[S],
+                         f"{name} classical acceleration of {body}")
 
 
 @pytest.mark.parametrize("name", list(ROBOTS))

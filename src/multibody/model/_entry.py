@@ -11,7 +11,9 @@ Lengths and finite values are checked inside the kernels, which return a status.
 import numpy as np
 from numba import types as nt
 
-from ..kernels import coordinates, energy, forward_dynamics, inverse_dynamics, jacobian, mass_matrix
+from ..kernels import (
+    coordinates, energy, forward_dynamics, frame_acceleration, inverse_dynamics, jacobian, mass_matrix,
+)
 
 _I2 = nt.Array(nt.int64, 2, "C")
 _F2 = nt.Array(nt.float64, 2, "C")
@@ -25,6 +27,8 @@ _SIGNATURES = {
     "mass_matrix": (mass_matrix.mass_matrix, (_I2, _F2, _F2, _F1, _F2)),
     "frame_pose": (jacobian.frame_pose, (_I2, _F2, _F2, _F1, _I64, _F2, _F2)),
     "frame_jacobian": (jacobian.frame_jacobian, (_I2, _F2, _F2, _F1, _I64, _F2, _F2, _F2)),
+    "frame_velocity_acceleration": (frame_acceleration.frame_velocity_acceleration,
+                                    (_I2, _F2, _F2, _F1, _F1, _F1, _I64, _F2, _F1)),
     "kinetic_energy": (energy.kinetic_energy, (_I2, _F2, _F2, _F1, _F1, _F1)),
     "mass_and_com": (energy.mass_and_com, (_I2, _F2, _F2, _F1, _F1)),
     "qdot_from_u": (coordinates.qdot_from_u, (_I2, _F2, _F1, _F1, _F1)),

@@ -470,7 +470,35 @@ class Multibody:
 
     def body_velocity(self, q, u, body):
         """[w; v] (6,) of a body (or node) frame, in its own axes (v: its origin's velocity)."""
-        return self.body_jacobian(q, body) @ self._u(u)
+        c = self._compiled or self.finalize()
+        q, u = self._q(q), self._u(u)
+        link, T = self._frame(body)
+        out = np.empty(12)
+        st = KERNELS.frame_velocity_acceleration(c.mi, c.mf, c.ws, q, u, np.zeros(c.nu), link, T, out)
+        if st:
+            self._raise_status(st, ("q", "u", "udot"), (q, u, u))
+        return out[:6].copy()
+
+    def body_acceleration(self, q, u, udot, body, kind="spatial"):
+        """Acceleration (6,) of a body (or node) frame, in its own axes (gravity not included).
+
+        kind="spatial": [dw/dt; dv/dt], the rate of change of the frame's spatial velocity
+        [w; v] (v: velocity of the point at the frame origin); kind="classical": [dw/dt; a]
+        with a = dv/dt + w x v the acceleration of the frame origin itself.
+        """
+        c = self._compiled or self.finalize()
+        q, u, udot = self._q(q), self._u(u), self._u(udot, "udot")
+        if kind not in ("spatial", "classical"):
+            raise ValueError(f"kind must be 'spatial' or 'classical', got {kind!r}")
+        link, T = self._frame(body)
+        out = np.empty(12)
+        st = KERNELS.frame_velocity_acceleration(c.mi, c.mf, c.ws, q, u, udot, link, T, out)
+        if st:
+            self._raise_status(st, ("q", "u", "udot"), (q, u, udot))
+        acc = out[6:].copy()
+        if kind == "classical":
+            acc[3:] += np.cross(out[:3], out[3:6])
+        return acc
 
     def u_from_qdot_matrix(self, q):
         """The (nu, nq) matrix N+ with u = N+(q) q_dot (exact for q_dot tangent to the
