@@ -53,10 +53,18 @@ def bench_robots():
             pin.randomConfiguration(model)
         vp, tp = rng.normal(size=model.nv), rng.normal(size=model.nv)
         m.forward_dynamics(q, u, tau), m.inverse_dynamics(q, u, tau), m.mass_matrix(q)
+        a_out, M_out = np.empty(m.nu), np.empty((m.nu, m.nu))
+        # Pinocchio writes into its preallocated `data` and returns a view of it; our
+        # default call allocates its result, the `out=` call writes into a given array
         pairs = {
             "forward_dynamics": (lambda: m.forward_dynamics(q, u, tau), lambda: pin.aba(model, data, qp, vp, tp)),
             "inverse_dynamics": (lambda: m.inverse_dynamics(q, u, tau), lambda: pin.rnea(model, data, qp, vp, tp)),
             "mass_matrix": (lambda: m.mass_matrix(q), lambda: pin.crba(model, data, qp)),
+            "forward_dynamics(out=)": (lambda: m.forward_dynamics(q, u, tau, out=a_out),
+                                       lambda: pin.aba(model, data, qp, vp, tp)),
+            "inverse_dynamics(out=)": (lambda: m.inverse_dynamics(q, u, tau, out=a_out),
+                                       lambda: pin.rnea(model, data, qp, vp, tp)),
+            "mass_matrix(out=)": (lambda: m.mass_matrix(q, out=M_out), lambda: pin.crba(model, data, qp)),
         }
         for alg, (ours, theirs) in pairs.items():
             # interleave to share the machine's noise between both
@@ -66,7 +74,7 @@ def bench_robots():
                 b.append(best_time(theirs, repeats=3))
             a, b = min(a), min(b)
             rows.append((name, m.nu, alg, a, b, a / b))
-            print(f"{name:7s} nu={m.nu:3d} {alg:17s} ours {a:7.2f} us  pinocchio {b:7.2f} us  ratio {a / b:5.2f}",
+            print(f"{name:7s} nu={m.nu:3d} {alg:23s} ours {a:7.2f} us  pinocchio {b:7.2f} us  ratio {a / b:5.2f}",
                   flush=True)
     return rows
 

@@ -158,3 +158,24 @@ def test_body_acceleration_is_the_derivative_of_the_body_velocity():
         assert np.allclose(m.body_acceleration(q, u, udot, body, kind="classical")[3:], a_fd, atol=1e-4)
     with pytest.raises(ValueError, match="kind"):
         m.body_acceleration(q, u, udot, "b5", kind="local")
+
+
+def test_out_arguments_are_filled_and_checked():
+    m, rng = make(8, "mixed")
+    q = m.random_q(rng)
+    u, tau = rng.normal(size=(2, m.nu))
+    M = np.empty((m.nu, m.nu))
+    assert m.mass_matrix(q, out=M) is M and np.array_equal(M, m.mass_matrix(q))
+    a = np.empty(m.nu)
+    assert m.forward_dynamics(q, u, tau, out=a) is a and np.array_equal(a, m.forward_dynamics(q, u, tau))
+    t = np.empty(m.nu)
+    assert m.inverse_dynamics(q, u, a, out=t) is t and np.allclose(t, tau)
+    assert m.inverse_dynamics(q, u, a, f_ext={"tool": np.ones(6)}, out=t) is t
+    for bad in (np.empty(m.nu + 1), np.empty(m.nu, dtype=np.float32), np.empty(2 * m.nu)[::2]):
+        with pytest.raises(ValueError, match="out must"):
+            m.forward_dynamics(q, u, tau, out=bad)
+    ro = np.empty((m.nu, m.nu))
+    ro.flags.writeable = False
+    for bad in (np.empty((m.nu, m.nu + 1)), ro, np.empty(m.nu)):
+        with pytest.raises(ValueError, match="out must"):
+            m.mass_matrix(q, out=bad)

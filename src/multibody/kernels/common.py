@@ -1,11 +1,19 @@
 """Small helpers shared by the recursions: joint-space products and input checks."""
 import math
 
+import numpy as np
 from numba import njit
 
 from .layout import GRAVITY, NQ, NU, QOFF, S_COLS, UOFF, W_R
 
 _INL = dict(cache=True, inline="always")
+
+
+@njit(**_INL)
+def split_buffer(buf):
+    """(mi, mf, ws) views of the model buffer (see ``layout``)."""
+    n = (buf.shape[0] - 1) // 3
+    return buf[:n].view(np.int64), buf[n:2 * n + 1], buf[2 * n + 1:]
 
 
 @njit(**_INL)

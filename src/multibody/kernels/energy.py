@@ -1,7 +1,7 @@
 """Link velocities, kinetic and potential energy, centre of mass."""
 from numba import njit
 
-from .common import check_state, joint_motion_add
+from .common import check_state, joint_motion_add, split_buffer
 from .joint_transform import forward_kinematics_pass
 from .layout import INERTIA, PARENT, W_C, W_PW, W_RW, W_V
 from .spatial_inline import mat66_vec, motion_to_child
@@ -22,8 +22,9 @@ def velocity_pass(mi, mf, ws, q, u):
 
 
 @njit(cache=True)
-def kinetic_energy(mi, mf, ws, q, u, out):
+def kinetic_energy(buf, q, u, out):
     """out[0] = 1/2 sum_j v_j^T I_j v_j. Returns 0 or a ``check_state`` status."""
+    mi, mf, ws = split_buffer(buf)
     st = check_state(mi, q, u, u, 1, -1)
     if st:
         return st
@@ -38,8 +39,9 @@ def kinetic_energy(mi, mf, ws, q, u, out):
 
 
 @njit(cache=True)
-def mass_and_com(mi, mf, ws, q, out):
+def mass_and_com(buf, q, out):
     """out = [total mass, centre of mass in the world (3)], after a kinematics pass."""
+    mi, mf, ws = split_buffer(buf)
     st = check_state(mi, q, q, q, -1, -1)
     if st:
         return st

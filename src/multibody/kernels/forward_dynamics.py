@@ -10,9 +10,9 @@ Pass 3 (outward): a' = X_j a_p + c_j, udot_j = D^-1 (res - U^T a'),
 """
 from numba import njit
 
-from .common import check_state, joint_motion, world_acceleration_in_link
+from .common import check_state, split_buffer, joint_motion, world_acceleration_in_link
 from .joint_transform import place_links
-from .layout import INERTIA, NU, PARENT, S_COLS, UOFF, W_A, W_C, W_DINV, W_F, W_FEXT, W_IA, W_RES, W_U, W_V
+from .layout import INERTIA, KIND, NU, PIN, USE_FEXT, PARENT, S_COLS, UOFF, W_A, W_C, W_DINV, W_F, W_FEXT, W_IA, W_RES, W_U, W_V
 from .spatial_inline import (
     cross_force_add, cross_motion_add, force_to_parent, inertia_to_parent_add, mat66_vec, motion_to_child,
 )
@@ -71,24 +71,33 @@ def aba_core(mi, mf, ws, q, u, tau, use_fext, udot):
     for j in range(n - 1, -1, -1):
         nj = mi[j, NU]
         uj = mi[j, UOFF]
-        for k in range(nj):
+        if mi[j, KIND] == PIN:  # S = e_z: U is column 2 of IA, D = IA[2, 2]
             for r in range(6):
-                s = 0.0
-                for c in range(6):
-                    s += ws[j, W_IA + 6 * r + c] * mf[j, S_COLS + 6 * k + c]
-                ws[j, W_U + 6 * k + r] = s
-            s = 0.0
-            for r in range(6):
-                s += mf[j, S_COLS + 6 * k + r] * ws[j, W_F + r]
-            ws[j, W_RES + k] = tau[uj + k] - s
-        for a in range(nj):
-            for b in range(nj):
+                ws[j, W_U + r] = ws[j, W_IA + 6 * r + 2]
+            ws[j, W_RES] = tau[uj] - ws[j, W_F + 2]
+            d = ws[j, W_U + 2]
+            if not d > 0.0:
+                return False
+            ws[j, W_DINV] = 1.0 / d
+        else:
+            for k in range(nj):
+                for r in range(6):
+                    s = 0.0
+                    for c in range(6):
+                        s += ws[j, W_IA + 6 * r + c] * mf[j, S_COLS + 6 * k + c]
+                    ws[j, W_U + 6 * k + r] = s
                 s = 0.0
                 for r in range(6):
-                    s += mf[j, S_COLS + 6 * a + r] * ws[j, W_U + 6 * b + r]
-                ws[j, W_DINV + nj * a + b] = s
-        if not spd_inverse(ws, j, W_DINV, nj):
-            return False
+                    s += mf[j, S_COLS + 6 * k + r] * ws[j, W_F + r]
+                ws[j, W_RES + k] = tau[uj + k] - s
+            for a in range(nj):
+                for b in range(nj):
+                    s = 0.0
+                    for r in range(6):
+                        s += mf[j, S_COLS + 6 * a + r] * ws[j, W_U + 6 * b + r]
+                    ws[j, W_DINV + nj * a + b] = s
+            if not spd_inverse(ws, j, W_DINV, nj):
+                return False
         p = mi[j, PARENT]
         if p < 0:
             continue
@@ -157,9 +166,11 @@ def aba_core(mi, mf, ws, q, u, tau, use_fext, udot):
 
 
 @njit(cache=True)
-def forward_dynamics(mi, mf, ws, q, u, tau, udot, use_fext):
-    """Checked entry point: 0 ok, 4 singular joint inertia, else a ``check_state`` status."""
+def forward_dynamics(buf, q, u, tau, udot):
+    """Checked entry point on the model buffer: 0 ok, 4 singular joint inertia, else a
+    ``check_state`` status."""
+    mi, mf, ws = split_buffer(buf)
     st = check_state(mi, q, u, tau, 1, 1)
-    if st == 0 and not aba_core(mi, mf, ws, q, u, tau, use_fext, udot):
+    if st == 0 and not aba_core(mi, mf, ws, q, u, tau, mf[mi.shape[0], USE_FEXT] != 0.0, udot):
         return 4
     return st

@@ -7,7 +7,7 @@ The frame F at (R, p) on link L then has v_F = X_FL v_L and a_F = X_FL a_L
 """
 from numba import njit
 
-from .common import check_state, joint_motion, joint_motion_add
+from .common import check_state, joint_motion, joint_motion_add, split_buffer
 from .joint_transform import place_links
 from .layout import PARENT, W_A, W_C, W_V
 from .spatial_inline import cross_motion_add, motion_to_child
@@ -28,9 +28,10 @@ def _to_frame(ws, link, off, T_lf, out, o):
 
 
 @njit(cache=True)
-def frame_velocity_acceleration(mi, mf, ws, q, u, udot, link, T_lf, out):
+def frame_velocity_acceleration(buf, q, u, udot, link, T_lf, out):
     """out[0:6] = spatial velocity [w; v], out[6:12] = spatial acceleration of the frame,
     both in the frame's axes. Returns 0 or a ``check_state`` status for (q, u, udot)."""
+    mi, mf, ws = split_buffer(buf)
     st = check_state(mi, q, u, udot, 1, 1)
     if st:
         return st

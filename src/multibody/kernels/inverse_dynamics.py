@@ -7,9 +7,9 @@ Inward pass: tau_j = S_j^T f_j and f_p += X_j^T f_j.
 """
 from numba import njit
 
-from .common import check_state, joint_force, joint_motion, joint_motion_add, world_acceleration_in_link
+from .common import check_state, split_buffer, joint_force, joint_motion, joint_motion_add, world_acceleration_in_link
 from .joint_transform import place_links
-from .layout import INERTIA, PARENT, W_A, W_C, W_F, W_FEXT, W_V
+from .layout import INERTIA, PARENT, USE_FEXT, W_A, W_C, W_F, W_FEXT, W_V
 from .spatial_inline import cross_force_add, cross_motion_add, force_to_parent, mat66_vec, motion_to_child
 
 
@@ -49,9 +49,10 @@ def rnea_core(mi, mf, ws, q, u, udot, use_fext, tau):
 
 
 @njit(cache=True)
-def inverse_dynamics(mi, mf, ws, q, u, udot, tau, use_fext):
-    """Checked entry point: 0 ok, else a ``check_state`` status for (q, u, udot)."""
+def inverse_dynamics(buf, q, u, udot, tau):
+    """Checked entry point on the model buffer: 0 ok, else a ``check_state`` status."""
+    mi, mf, ws = split_buffer(buf)
     st = check_state(mi, q, u, udot, 1, 1)
     if st == 0:
-        rnea_core(mi, mf, ws, q, u, udot, use_fext, tau)
+        rnea_core(mi, mf, ws, q, u, udot, mf[mi.shape[0], USE_FEXT] != 0.0, tau)
     return st

@@ -7,7 +7,7 @@ link i to F: with (R, p) the pose of link i in F,
 """
 from numba import njit
 
-from .common import check_state
+from .common import check_state, split_buffer
 from .joint_transform import forward_kinematics_pass
 from .layout import NU, PARENT, S_COLS, UOFF, W_PW, W_RW
 
@@ -34,8 +34,9 @@ def _frame_world_pose(ws, link, T_lf, out):
 
 
 @njit(cache=True)
-def frame_pose(mi, mf, ws, q, link, T_lf, T_wf):
+def frame_pose(buf, q, link, T_lf, T_wf):
     """T_wf (4x4) = pose in the world of the frame fixed at T_lf on ``link``. Returns 0 or a ``check_state`` status for q."""
+    mi, mf, ws = split_buffer(buf)
     st = check_state(mi, q, q, q, -1, -1)
     if st == 0:
         forward_kinematics_pass(mi, mf, ws, q)
@@ -44,12 +45,13 @@ def frame_pose(mi, mf, ws, q, link, T_lf, T_wf):
 
 
 @njit(cache=True)
-def frame_jacobian(mi, mf, ws, q, link, T_lf, T_wf, J):
+def frame_jacobian(buf, q, link, T_lf, T_wf, J):
     """J (6, nu): u -> [w; v] of the frame (origin velocity), in the frame's axes.
 
     Also writes the frame's world pose into T_wf. J must be zero on entry.
     Returns 0 or a ``check_state`` status for q.
     """
+    mi, mf, ws = split_buffer(buf)
     st = check_state(mi, q, q, q, -1, -1)
     if st:
         return st

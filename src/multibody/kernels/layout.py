@@ -11,6 +11,12 @@ row holds model-wide parameters (gravity). ``ws`` (float64, (n_links, WS_COLS))
 is scratch space a kernel may overwrite.
 
 Names are module-level integers so Numba folds them into constants.
+
+The three arrays are row blocks of one float64 buffer ``buf`` of shape
+(3 n_links + 1, BUF_COLS): rows [0, n) are ``mi`` (viewed as int64), rows [n, 2n+1)
+``mf`` and rows [2n+1, 3n+1) ``ws``. The facade's entry kernels take ``buf`` alone
+(``split_buffer`` recovers the three views), because every array argument costs
+Numba dispatch time; the algorithm cores take (mi, mf, ws).
 """
 
 # --- subhinge kind codes (kernel level; compound hinges are several links) ---
@@ -47,6 +53,8 @@ RB_I = 96      # 6, rotational inertia about the link origin: xx, xy, xz, yy, yz
 MF_COLS = 102
 # --- mf last row (model-wide) ---
 GRAVITY = 0    # 3, gravity in the world frame [m/s^2]
+USE_FEXT = 3   # 1, non-zero when ws[:, W_FEXT] holds external forces for the next call
+DENSE_M = 4    # 1, non-zero when every pair of links is related (one chain): no entry of M is 0
 
 # --- ws columns ---
 W_R = 0        # 9, rotation of the link frame in the parent link frame (R_parent_link)
@@ -64,3 +72,5 @@ W_RES = 156    # 6, residual joint force u' = tau - S^T p
 W_FEXT = 162   # 6, external spatial force on the link (link frame), read when use_fext != 0
 W_Y = 168      # 10, a rigid-body inertia (m, h, I as RB_*), e.g. composite inertia in world axes
 WS_COLS = 178
+
+BUF_COLS = max(MI_COLS, MF_COLS, WS_COLS)

@@ -13,9 +13,9 @@ body-frame version.
 """
 from numba import njit
 
-from .common import check_state
-from .joint_transform import forward_kinematics_pass
-from .layout import NU, PARENT, RB_H, RB_I, RB_MASS, S_COLS, UOFF, W_PW, W_RW, W_U, W_Y
+from .common import check_state, split_buffer
+from .joint_transform import place_links, world_placement
+from .layout import DENSE_M, NU, PARENT, RB_H, RB_I, RB_MASS, S_COLS, UOFF, W_PW, W_RW, W_U, W_Y
 from .spatial_inline import load9
 
 
@@ -103,11 +103,13 @@ def _world_motion_columns(mi, mf, ws, j):
 def crba_core(mi, mf, ws, q, M):
     """Fill the full symmetric mass matrix M (nu, nu); entries of unrelated branches are 0."""
     n = mi.shape[0]
-    for r in range(M.shape[0]):
-        for c in range(M.shape[1]):
-            M[r, c] = 0.0
-    forward_kinematics_pass(mi, mf, ws, q)
+    if mf[n, DENSE_M] == 0.0:  # unrelated branches leave zeros that must be written
+        for r in range(M.shape[0]):
+            for c in range(M.shape[1]):
+                M[r, c] = 0.0
+    place_links(mi, mf, ws, q)
     for j in range(n):
+        world_placement(mi, ws, j)
         _world_rigid_inertia(mf, ws, j)
         _world_motion_columns(mi, mf, ws, j)
     for j in range(n - 1, -1, -1):
@@ -137,12 +139,16 @@ def crba_core(mi, mf, ws, q, M):
             f4 = m * v1 - h2 * w0 + h0 * w2
             f5 = m * v2 - h0 * w1 + h1 * w0
             col = uj + k
-            i = j
-            while i >= 0:
+            for a in range(k + 1):  # the link's own block (a <= k; symmetric)
+                b = W_U + 6 * a
+                s = (ws[j, b] * f0 + ws[j, b + 1] * f1 + ws[j, b + 2] * f2
+                     + ws[j, b + 3] * f3 + ws[j, b + 4] * f4 + ws[j, b + 5] * f5)
+                M[uj + a, col] = s
+                M[col, uj + a] = s
+            i = mi[j, PARENT]
+            while i >= 0:  # the ancestors' rows
                 ui = mi[i, UOFF]
                 for a in range(mi[i, NU]):
-                    if i == j and a > k:
-                        break
                     b = W_U + 6 * a
                     s = (ws[i, b] * f0 + ws[i, b + 1] * f1 + ws[i, b + 2] * f2
                          + ws[i, b + 3] * f3 + ws[i, b + 4] * f4 + ws[i, b + 5] * f5)
@@ -152,8 +158,9 @@ def crba_core(mi, mf, ws, q, M):
 
 
 @njit(cache=True)
-def mass_matrix(mi, mf, ws, q, M):
-    """Checked entry point: 0 ok, else a ``check_state`` status for q."""
+def mass_matrix(buf, q, M):
+    """Checked entry point on the model buffer: 0 ok, else a ``check_state`` status for q."""
+    mi, mf, ws = split_buffer(buf)
     st = check_state(mi, q, q, q, -1, -1)
     if st == 0:
         crba_core(mi, mf, ws, q, M)

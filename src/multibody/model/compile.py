@@ -15,7 +15,8 @@ from ..spatial import motion_transform, transform_inverse
 class CompiledModel:
     """Immutable-by-convention bundle of model arrays (see ``kernels.layout``).
 
-    Attributes: ``mi``, ``mf`` (kernel arrays), ``n_links``, ``nq``, ``nu``,
+    Attributes: ``buf`` (the model buffer) and its views ``mi``, ``mf``, ``ws`` (kernel
+    arrays and workspace), ``n_links``, ``nq``, ``nu``,
     ``link_subhinges`` (the subhinge object of each link), ``body_link`` and
     ``T_link_body`` (per body name: link index, -1 for the world, and the fixed
     4x4 pose of the body frame in that link frame), ``hinge_order``, ``q_slices``,
@@ -106,8 +107,10 @@ def compile_model(mb):
             inertia[lk] += X.T @ h.child.spatial_inertia() @ X
     n = len(links)
     links, inertia, T_link_body, axes, frames = _frame_axes_along_z(links, inertia, T_link_body, body_link)
-    mi = np.zeros((n, L.MI_COLS), dtype=np.int64)
-    mf = np.zeros((n + 1, L.MF_COLS))
+    # one buffer holds mi (as int64), mf and the workspace ws: see kernels.layout
+    buf = np.zeros((3 * n + 1, L.BUF_COLS))
+    mi = buf[:n].view(np.int64)
+    mf = buf[n:2 * n + 1]
     for j, (parent, s, T_tree, qo, uo) in enumerate(links):
         mi[j, L.PARENT] = parent
         mi[j, L.KIND] = s.code
@@ -131,9 +134,12 @@ def compile_model(mb):
         S = C @ s.motion_subspace()  # in the re-framed link axes
         mf[j, L.S_COLS:L.S_COLS + 6 * s.nu] = S.T.ravel()
     mf[n, L.GRAVITY:L.GRAVITY + 3] = mb.gravity
+    mf[n, L.DENSE_M] = float(all(mi[j, L.PARENT] == j - 1 for j in range(n)))
     c = CompiledModel()
+    c.buf = buf
     c.mi = mi
     c.mf = mf
+    c.ws = buf[2 * n + 1:]
     c.n_links = n
     c.nq = qoff
     c.nu = uoff

@@ -13,6 +13,18 @@ _WORLD = "world"
 _empty = np.empty
 
 
+def _check_out(out, shape):
+    """Raise ValueError unless ``out`` is a writeable C-contiguous float64 array of ``shape``.
+
+    (The dispatcher rejects a wrong dtype, layout or a read-only array with TypeError; the
+    shape is checked before the call, so a kernel never writes past ``out``.)
+    """
+    if not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.shape == shape
+            and out.flags.c_contiguous and out.flags.writeable):
+        raise ValueError(f"out must be a writeable C-contiguous float64 array of shape {shape}, "
+                         f"got {type(out).__name__} {getattr(out, 'shape', '')}")
+
+
 class Multibody:
     """A multibody system: rigid bodies connected by hinges in a tree rooted at the world.
 
@@ -196,7 +208,6 @@ class Multibody:
         """Compile the model into arrays now (done automatically on first use); return it."""
         if self._compiled is None:
             c = compile_model(self)
-            c.ws = np.zeros((max(c.n_links, 1), L.WS_COLS))
             c.shape_M = (c.nu, c.nu)
             c.max_chart_angles = np.array(
                 [getattr(s, "max_chart_angle", np.inf) for s in c.link_subhinges], dtype=float)
@@ -333,8 +344,18 @@ class Multibody:
                 return f"it belongs to hinge {h!r}"
         return "index out of range"
 
+    def _with_fext(self, f_ext, method, *args):
+        """Call ``method(*args)`` with the wrenches of ``f_ext`` loaded into the workspace."""
+        c = self.compiled
+        self._load_fext(f_ext)
+        c.mf[c.n_links, L.USE_FEXT] = 1.0
+        try:
+            return method(*args)
+        finally:
+            c.mf[c.n_links, L.USE_FEXT] = 0.0
+
     def _load_fext(self, f_ext):
-        """Write external wrenches into the workspace (link frames); return the kernel flag 1."""
+        """Write external wrenches into the workspace (link frames)."""
         c = self.compiled
         if not isinstance(f_ext, dict):
             raise ValueError("f_ext must be a dict {body or node name: wrench (6,) [moment; force] "
@@ -352,7 +373,6 @@ class Multibody:
             fext[link, :3] += R @ w[:3] + np.cross(p, f)
             fext[link, 3:] += f
         c.ws[:c.n_links, L.W_FEXT:L.W_FEXT + 6] = fext
-        return 1
 
     def _frame(self, name):
         try:
@@ -361,51 +381,70 @@ class Multibody:
             raise self._missing("body or node", name, self.compiled.frames) from None
 
     # ------------------------------------------------------------------ dynamics
-    def forward_dynamics(self, q, u, tau, f_ext=None):
+    def forward_dynamics(self, q, u, tau, f_ext=None, out=None):
         """udot (nu,) = M(q)^-1 (tau - b(q, u) + J^T f_ext), by the O(N) articulated-body algorithm.
 
         q (nq,), u (nu,), tau (nu,); gravity included; f_ext is an optional dict
         {body or node name: wrench [moment; force] (6,) about the frame origin, in the
-        frame's axes}.
+        frame's axes}. ``out``: an optional float64 (nu,) array to write the result into
+        (saves an allocation in hot loops); it is also returned.
         """
+        if f_ext is not None:
+            return self._with_fext(f_ext, self.forward_dynamics, q, u, tau, None, out)
         c = self._compiled or self.finalize()
-        out = _empty(c.nu)
-        use_fext = 0 if f_ext is None else self._load_fext(f_ext)
+        if out is None:
+            out = _empty(c.nu)
+        elif getattr(out, "shape", None) != (c.nu,):
+            _check_out(out, (c.nu,))
         try:
-            st = KERNELS.forward_dynamics(c.mi, c.mf, c.ws, q, u, tau, out, use_fext)
+            st = KERNELS.forward_dynamics(c.buf, q, u, tau, out)
         except TypeError:
             q, u, tau = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(tau, "tau")
-            st = KERNELS.forward_dynamics(c.mi, c.mf, c.ws, q, u, tau, out, use_fext)
+            _check_out(out, (c.nu,))
+            st = KERNELS.forward_dynamics(c.buf, q, u, tau, out)
         if st:
             self._raise_status(st, ("q", "u", "tau"), (q, u, tau))
         return out
 
-    def inverse_dynamics(self, q, u, udot, f_ext=None):
+    def inverse_dynamics(self, q, u, udot, f_ext=None, out=None):
         """tau (nu,) = M(q) udot + b(q, u) - J^T f_ext, by recursive Newton-Euler (gravity included).
 
-        f_ext as in ``forward_dynamics``.
+        f_ext and ``out`` (an optional float64 (nu,) result array) as in ``forward_dynamics``.
         """
+        if f_ext is not None:
+            return self._with_fext(f_ext, self.inverse_dynamics, q, u, udot, None, out)
         c = self._compiled or self.finalize()
-        out = _empty(c.nu)
-        use_fext = 0 if f_ext is None else self._load_fext(f_ext)
+        if out is None:
+            out = _empty(c.nu)
+        elif getattr(out, "shape", None) != (c.nu,):
+            _check_out(out, (c.nu,))
         try:
-            st = KERNELS.inverse_dynamics(c.mi, c.mf, c.ws, q, u, udot, out, use_fext)
+            st = KERNELS.inverse_dynamics(c.buf, q, u, udot, out)
         except TypeError:
             q, u, udot = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(udot, "udot")
-            st = KERNELS.inverse_dynamics(c.mi, c.mf, c.ws, q, u, udot, out, use_fext)
+            _check_out(out, (c.nu,))
+            st = KERNELS.inverse_dynamics(c.buf, q, u, udot, out)
         if st:
             self._raise_status(st, ("q", "u", "udot"), (q, u, udot))
         return out
 
-    def mass_matrix(self, q):
-        """The symmetric joint-space mass matrix M(q) (nu, nu), composite-rigid-body algorithm."""
+    def mass_matrix(self, q, out=None):
+        """The symmetric joint-space mass matrix M(q) (nu, nu), composite-rigid-body algorithm.
+
+        ``out``: an optional float64 C-contiguous (nu, nu) array to write M into (saves an
+        allocation in hot loops); it is also returned.
+        """
         c = self._compiled or self.finalize()
-        out = _empty(c.shape_M)
+        if out is None:
+            out = _empty(c.shape_M)
+        elif getattr(out, "shape", None) != c.shape_M:
+            _check_out(out, c.shape_M)
         try:
-            st = KERNELS.mass_matrix(c.mi, c.mf, c.ws, q, out)
+            st = KERNELS.mass_matrix(c.buf, q, out)
         except TypeError:
             q = as_float_vector(q, "q")
-            st = KERNELS.mass_matrix(c.mi, c.mf, c.ws, q, out)
+            _check_out(out, c.shape_M)
+            st = KERNELS.mass_matrix(c.buf, q, out)
         if st:
             self._raise_status(st, ("q",), (q,))
         return out
@@ -433,7 +472,7 @@ class Multibody:
         q = self._q(q)
         link, T = self._frame(body)
         out = np.empty((4, 4))
-        st = KERNELS.frame_pose(c.mi, c.mf, c.ws, q, link, T, out)
+        st = KERNELS.frame_pose(c.buf, q, link, T, out)
         if st:
             self._raise_status(st, ("q",), (q,))
         return out
@@ -452,7 +491,7 @@ class Multibody:
         link, T = self._frame(body)
         J = np.zeros((6, c.nu))
         T_wf = np.empty((4, 4))
-        st = KERNELS.frame_jacobian(c.mi, c.mf, c.ws, q, link, T, T_wf, J)
+        st = KERNELS.frame_jacobian(c.buf, q, link, T, T_wf, J)
         if st:
             self._raise_status(st, ("q",), (q,))
         if frame == "body":
@@ -474,7 +513,7 @@ class Multibody:
         q, u = self._q(q), self._u(u)
         link, T = self._frame(body)
         out = np.empty(12)
-        st = KERNELS.frame_velocity_acceleration(c.mi, c.mf, c.ws, q, u, np.zeros(c.nu), link, T, out)
+        st = KERNELS.frame_velocity_acceleration(c.buf, q, u, np.zeros(c.nu), link, T, out)
         if st:
             self._raise_status(st, ("q", "u", "udot"), (q, u, u))
         return out[:6].copy()
@@ -492,7 +531,7 @@ class Multibody:
             raise ValueError(f"kind must be 'spatial' or 'classical', got {kind!r}")
         link, T = self._frame(body)
         out = np.empty(12)
-        st = KERNELS.frame_velocity_acceleration(c.mi, c.mf, c.ws, q, u, udot, link, T, out)
+        st = KERNELS.frame_velocity_acceleration(c.buf, q, u, udot, link, T, out)
         if st:
             self._raise_status(st, ("q", "u", "udot"), (q, u, udot))
         acc = out[6:].copy()
@@ -584,7 +623,7 @@ class Multibody:
         c = self._compiled or self.finalize()
         q, u = self._q(q), self._u(u)
         out = np.empty(1)
-        st = KERNELS.kinetic_energy(c.mi, c.mf, c.ws, q, u, out)
+        st = KERNELS.kinetic_energy(c.buf, q, u, out)
         if st:
             self._raise_status(st, ("q", "u"), (q, u))
         return float(out[0])
@@ -593,7 +632,7 @@ class Multibody:
         c = self._compiled or self.finalize()
         q = self._q(q)
         out = np.empty(4)
-        st = KERNELS.mass_and_com(c.mi, c.mf, c.ws, q, out)
+        st = KERNELS.mass_and_com(c.buf, q, out)
         if st:
             self._raise_status(st, ("q",), (q,))
         return out
