@@ -77,7 +77,7 @@ FM_WRENCH = 1    # link wrench (link axes) w0 + w1 sin(omega t + phase); fmf: w0
 FM_WORLD = 2     # world-axes wrench at a point p (link frame) of the link; fmf as FM_WRENCH, p at 14
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_forces(mi, ws, fmi, fmf, q, u, t, tau0, tau):
     """tau = tau0 + spring-dampers; fill ws[:, W_FEXT]; return the use_fext flag."""
     for i in range(tau.shape[0]):
@@ -200,7 +200,7 @@ def to_start_charts(mi, mf, chart0, q, out):
         out[i + 2] = v[2]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stage_state(mi, mf, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us):
     """Configuration and speeds of stage s (rows 0..s-1 of Kq, Ku are known)."""
     nu = u.shape[0]
@@ -224,7 +224,7 @@ def stage_state(mi, mf, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us):
         us[i] = u[i] + h * a
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stage_rates(mi, mf, ws, lie, worldf, fmi, fmf, t, qs, us, phi, tau0, tau, kq, ku):
     """Rates of one stage: ku = udot, kq = q_dot (classic) or phi_dot (Munthe-Kaas).
     Returns False when the joint-space inertia is singular."""
@@ -240,7 +240,7 @@ def stage_rates(mi, mf, ws, lie, worldf, fmi, fmf, t, qs, us, phi, tau0, tau, kq
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def combine(mi, mf, tab, h, lie, adapt, q, u, Kq, Ku, phi, q1, u1, eq, eu):
     """q1, u1 = the propagated solution; eq, eu = the embedded error estimate (if adapt)."""
     S = tab.shape[1]
@@ -272,7 +272,7 @@ def combine(mi, mf, tab, h, lie, adapt, q, u, Kq, Ku, phi, q1, u1, eq, eu):
             eu[i] = h * e
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def error_norm(lie, smap, q, q1, eq, u, u1, eu, rtol, atol):
     """RMS of the error estimate scaled by atol + rtol |y| (rotation coordinates: |y| = 1)."""
     acc = 0.0
@@ -293,7 +293,7 @@ def error_norm(lie, smap, q, q1, eq, u, u1, eu, rtol, atol):
     return math.sqrt(acc / max(n, 1))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def after_step(mi, mf, lie, max_angles, q1, ctr):
     """Keep quaternions unit (classic mode) and re-centre charts; count re-centrings."""
     if not lie:
