@@ -74,6 +74,13 @@ def mul33_vec(A, x0, x1, x2):
 
 
 @njit(**_INL)
+def mul33T_vec(A, x0, x1, x2):
+    """A^T x for a row-major 9-tuple A."""
+    return (A[0] * x0 + A[3] * x1 + A[6] * x2, A[1] * x0 + A[4] * x1 + A[7] * x2,
+            A[2] * x0 + A[5] * x1 + A[8] * x2)
+
+
+@njit(**_INL)
 def load9(a, r, o):
     """The 9-tuple a[r, o:o+9]."""
     return (a[r, o], a[r, o + 1], a[r, o + 2], a[r, o + 3], a[r, o + 4], a[r, o + 5],

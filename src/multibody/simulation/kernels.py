@@ -28,6 +28,7 @@ from ..kernels.coordinates import _jr_inv_times, _quat_exp, _quat_log, _quat_mul
 from ..kernels.coordinates import sanitize_charts
 from ..kernels.forward_dynamics import aba_core
 from ..kernels.joint_transform import forward_kinematics_pass
+from ..kernels.spatial_inline import load9, mul33T_vec
 from ..kernels.layout import (
     CHART, FREE, FREE_QUAT, KIND, NU, QOFF, SPHERICAL, SPHERICAL_QUAT, UOFF, W_FEXT, W_RW,
 )
@@ -104,22 +105,24 @@ def apply_forces(mi, ws, fmi, fmf, q, u, t, tau0, tau):
                     ws[j, W_FEXT + k] += fmf[e, k] + fmf[e, 6 + k] * s
             else:
                 # world axes -> link axes (R_world_link^T), moment moved to the link origin
-                w = np.empty(6)
-                for k in range(6):
-                    w[k] = fmf[e, k] + fmf[e, 6 + k] * s
-                fl = np.empty(6)
-                for a in range(2):
-                    for r in range(3):
-                        fl[3 * a + r] = (ws[j, W_RW + r] * w[3 * a] + ws[j, W_RW + 3 + r] * w[3 * a + 1]
-                                         + ws[j, W_RW + 6 + r] * w[3 * a + 2])
+                m0 = fmf[e, 0] + fmf[e, 6] * s
+                m1 = fmf[e, 1] + fmf[e, 7] * s
+                m2 = fmf[e, 2] + fmf[e, 8] * s
+                f0 = fmf[e, 3] + fmf[e, 9] * s
+                f1 = fmf[e, 4] + fmf[e, 10] * s
+                f2 = fmf[e, 5] + fmf[e, 11] * s
+                R = load9(ws, j, W_RW)
+                n = mul33T_vec(R, m0, m1, m2)
+                f = mul33T_vec(R, f0, f1, f2)
                 px = fmf[e, 14]
                 py = fmf[e, 15]
                 pz = fmf[e, 16]
-                ws[j, W_FEXT] += fl[0] + py * fl[5] - pz * fl[4]
-                ws[j, W_FEXT + 1] += fl[1] + pz * fl[3] - px * fl[5]
-                ws[j, W_FEXT + 2] += fl[2] + px * fl[4] - py * fl[3]
-                for k in range(3):
-                    ws[j, W_FEXT + 3 + k] += fl[3 + k]
+                ws[j, W_FEXT] += n[0] + py * f[2] - pz * f[1]
+                ws[j, W_FEXT + 1] += n[1] + pz * f[0] - px * f[2]
+                ws[j, W_FEXT + 2] += n[2] + px * f[1] - py * f[0]
+                ws[j, W_FEXT + 3] += f[0]
+                ws[j, W_FEXT + 4] += f[1]
+                ws[j, W_FEXT + 5] += f[2]
     return use
 
 
