@@ -316,6 +316,19 @@ def first_bad(q, u):
     return -1
 
 
+@njit(cache=True, inline="always")
+def _failed(ctr, q, u, otherwise):
+    """Record why a run stops: NONFINITE (with the first bad entry of q, u) if the state
+    holds NaN/inf, else ``otherwise``; returns the status."""
+    status = otherwise
+    b = first_bad(q, u)
+    if b >= 0:
+        ctr[C_BAD] = b
+        status = NONFINITE
+    ctr[C_STATUS] = status
+    return status
+
+
 @njit(cache=True)
 def run(mi, mf, ws, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0,
         q, u, clk, ctr, T, Q, U):
@@ -372,13 +385,7 @@ def run(mi, mf, ws, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0,
             if not stage_rates(mi, mf, ws, lie, worldf, fmi, fmf, t + tab[S + 2, s] * h, qs, us, phi,
                                tau0, tau, Kq[s], Ku[s]):
                 clk[K_TBAD] = t + tab[S + 2, s] * h
-                b = first_bad(qs, us)
-                if b >= 0:
-                    ctr[C_BAD] = b
-                    ctr[C_STATUS] = NONFINITE
-                    return NONFINITE
-                ctr[C_STATUS] = SINGULAR
-                return SINGULAR
+                return _failed(ctr, qs, us, SINGULAR)
         combine(mi, mf, tab, h, lie, adapt, q, u, Kq, Ku, phi, q1, u1, eq, eu)
         if adapt:
             err = error_norm(lie, smap, q, q1, eq, u, u1, eu, fopt[F_RTOL], fopt[F_ATOL])
@@ -390,13 +397,7 @@ def run(mi, mf, ws, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0,
                 clk[K_H] = h * fac
                 if clk[K_H] < fopt[F_HMIN]:
                     clk[K_TBAD] = t
-                    b = first_bad(q1, u1)
-                    if b >= 0:
-                        ctr[C_BAD] = b
-                        ctr[C_STATUS] = NONFINITE
-                        return NONFINITE
-                    ctr[C_STATUS] = MIN_STEP
-                    return MIN_STEP
+                    return _failed(ctr, q1, u1, MIN_STEP)
                 continue
             fac = 5.0 if err == 0.0 else min(5.0, max(0.2, 0.9 * err ** (-fopt[F_EXPO])))
             if not hit:
