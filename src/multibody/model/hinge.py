@@ -121,10 +121,12 @@ class Hinge:
 
     @property
     def nq(self):
+        """Number of configuration coordinates of the hinge (sum over its subhinges)."""
         return sum(s.nq for s in self.subhinges)
 
     @property
     def nu(self):
+        """Number of generalized speeds of the hinge (sum over its subhinges)."""
         return sum(s.nu for s in self.subhinges)
 
     def neutral_q(self):

@@ -131,6 +131,7 @@ class SphericalSubhinge(Subhinge):
 
     @property
     def max_chart_angle(self):
+        """Angle |q| [rad], in (0, pi), past which ``Multibody.sanitize`` re-centres the chart."""
         return self._max_chart_angle
 
     @max_chart_angle.setter
