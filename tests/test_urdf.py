@@ -372,6 +372,30 @@ def test_unknown_mimic_target_warns_but_loads():
     assert m.hinge("j").mimic == {"joint": "ghost", "multiplier": 1.0, "offset": 0.5}
 
 
+def test_warnings_point_at_the_caller():
+    # the reader's warnings are raised deep inside multibody.io; they must name this file
+    with pytest.warns(UserWarning) as caught:
+        load_urdf_string(_robot(_ODD))
+        mb.load_urdf_string(_robot(_L.format("a") + _L.format("b") + '<joint name="j" type="fixed">'
+                                   '<parent link="a"/><child link="b"/><mimic joint="ghost"/></joint>'))
+    assert [w.filename for w in caught] == [__file__, __file__]
+
+
+def test_long_chain_loads_without_recursion(tmp_path):
+    # a 3000-link chain is deeper than Python's default recursion limit (1000)
+    n = 3000
+    links = "".join(f'<link name="l{i}"><inertial><mass value="1"/>'
+                    f'<inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+                    for i in range(n + 1))
+    joints = "".join(f'<joint name="j{i:05d}" type="revolute"><parent link="l{i}"/><child link="l{i + 1}"/>'
+                     f'<origin xyz="0 0 0.1"/><axis xyz="0 1 0"/></joint>' for i in range(n))
+    f = tmp_path / "chain.urdf"
+    f.write_text(f'<robot name="chain">{links}{joints}</robot>')
+    m = load_urdf(f)
+    assert m.nq == 3000 and m.nu == 3000
+    assert m.hinge_names == [f"j{i:05d}" for i in range(n)]
+
+
 # ---------------------------------------------------------------------- package:// and files
 def _mesh_robot(*filenames):
     visuals = "".join(f'<visual><geometry><mesh filename="{f}" scale="1 2 3"/></geometry></visual>'
