@@ -56,7 +56,7 @@ def to_pinocchio(m):
 
 
 def _chart_rotation(c, j, v):
-    x, y, z, w = c.mf[j, L.CHART:L.CHART + 4]
+    x, y, z, w = c.thread_data().chart_offsets[j]
     return Rotation.from_quat([x, y, z, w]) * Rotation.from_rotvec(v)
 
 

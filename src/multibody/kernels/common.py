@@ -4,16 +4,24 @@ import math
 import numpy as np
 from numba import njit
 
-from .layout import GRAVITY, NQ, NU, QOFF, S_COLS, UOFF, W_R
+from .layout import GRAVITY, H_NFRAMES, H_NLINKS, NQ, NU, QOFF, S_COLS, UOFF, W_R
+from .status import BAD_LENGTH_ARG0, BAD_LENGTH_ARG1, BAD_LENGTH_ARG2, NONFINITE_ARG0, NONFINITE_ARG1, NONFINITE_ARG2, OK
 
 _INL = dict(cache=True, inline="always")
 
 
 @njit(**_INL)
-def split_buffer(buf):
-    """(mi, mf, ws) views of the model buffer (see ``layout``)."""
-    n = (buf.shape[0] - 1) // 3
-    return buf[:n].view(np.int64), buf[n:2 * n + 1], buf[2 * n + 1:]
+def split_model(mbuf):
+    """(mi, mf, fr) views of the model buffer (see ``layout``)."""
+    n = int(mbuf[0, H_NLINKS])
+    nf = int(mbuf[0, H_NFRAMES])
+    return mbuf[1:1 + n].view(np.int64), mbuf[1 + n:2 + 2 * n], mbuf[2 + 2 * n:2 + 2 * n + nf]
+
+
+@njit(**_INL)
+def split_data(dbuf, n):
+    """(flags, ws, z) views of a data buffer of a model with n links (see ``layout``)."""
+    return dbuf[0], dbuf[1:1 + n], dbuf[1 + n:].reshape(-1)
 
 
 @njit(**_INL)
@@ -27,22 +35,22 @@ def coordinate_sizes(mi):
 
 @njit(**_INL)
 def check_state(mi, a, b, c, nb, nc):
-    """Status of a kernel's three state arguments: 0 ok; 5/6/7 wrong length of the
-    first/second/third (a has nq entries, b nb and c nc, each nq or nu); 1/2/3 non-finite."""
+    """Status (kernels/status.py) of a kernel's three state arguments: a has nq entries,
+    b and c have nq (nb/nc = 0) or nu (1) entries or are not used (-1)."""
     nq, nu = coordinate_sizes(mi)
     if a.shape[0] != nq:
-        return 5
+        return BAD_LENGTH_ARG0
     if nb >= 0 and b.shape[0] != (nq if nb == 0 else nu):
-        return 6
+        return BAD_LENGTH_ARG1
     if nc >= 0 and c.shape[0] != (nq if nc == 0 else nu):
-        return 7
+        return BAD_LENGTH_ARG2
     if first_nonfinite(a) >= 0:
-        return 1
+        return NONFINITE_ARG0
     if nb >= 0 and first_nonfinite(b) >= 0:
-        return 2
+        return NONFINITE_ARG1
     if nc >= 0 and first_nonfinite(c) >= 0:
-        return 3
-    return 0
+        return NONFINITE_ARG2
+    return OK
 
 
 @njit(**_INL)

@@ -12,7 +12,7 @@ import math
 from numba import njit
 
 from .joint_transform import chart_rotation
-from .layout import CHART, FREE, FREE_QUAT, KIND, NQ, QOFF, SPHERICAL, SPHERICAL_QUAT, UOFF
+from .layout import FREE, FREE_QUAT, KIND, NQ, QOFF, SPHERICAL, SPHERICAL_QUAT, UOFF, W_CHART
 from .spatial_inline import rot_quat
 
 
@@ -68,7 +68,7 @@ def _quat_log(x, y, z, w):
 
 
 @njit(cache=True)
-def qdot_from_u(mi, mf, q, u, qdot):
+def qdot_from_u(mi, ws, q, u, qdot):
     """qdot = N(q) u for every link."""
     for j in range(mi.shape[0]):
         kind = mi[j, KIND]
@@ -80,7 +80,7 @@ def qdot_from_u(mi, mf, q, u, qdot):
             qdot[i + 1] = d[1]
             qdot[i + 2] = d[2]
             if kind == FREE:
-                R = chart_rotation(mf, j, q[i], q[i + 1], q[i + 2])
+                R = chart_rotation(ws, j, q[i], q[i + 1], q[i + 2])
                 for r in range(3):
                     qdot[i + 3 + r] = R[3 * r] * u[k + 3] + R[3 * r + 1] * u[k + 4] + R[3 * r + 2] * u[k + 5]
         elif kind == SPHERICAL_QUAT or kind == FREE_QUAT:
@@ -127,7 +127,7 @@ def _translation_step(R, wx, wy, wz, vx, vy, vz, dt, q, i):
 
 
 @njit(cache=True)
-def integrate_q(mi, mf, q, u, dt, qout):
+def integrate_q(mi, ws, q, u, dt, qout):
     """qout = q (+) u dt on each subhinge's manifold (see module docstring). qout may alias q."""
     for j in range(mi.shape[0]):
         kind = mi[j, KIND]
@@ -137,7 +137,7 @@ def integrate_q(mi, mf, q, u, dt, qout):
         px = py = pz = 0.0
         if kind == SPHERICAL or kind == FREE:
             if kind == FREE:
-                R = chart_rotation(mf, j, q[i], q[i + 1], q[i + 2])
+                R = chart_rotation(ws, j, q[i], q[i + 1], q[i + 2])
                 px = q[i + 3]
                 py = q[i + 4]
                 pz = q[i + 5]
@@ -174,11 +174,11 @@ def integrate_q(mi, mf, q, u, dt, qout):
 
 
 @njit(cache=True)
-def sanitize_charts(mi, mf, q, max_angles):
+def sanitize_charts(mi, ws, q, max_angles):
     """Re-centre the chart of every SPHERICAL/FREE link whose |v| > max_angles[j].
 
     The chart offset becomes offset (x) exp(v) and v becomes 0, so the rotation is
-    unchanged. Writes mf's CHART columns and q in place; returns how many moved.
+    unchanged. Writes the chart offsets (ws W_CHART, data state) and q in place; returns how many moved.
     """
     moved = 0
     for j in range(mi.shape[0]):
@@ -190,10 +190,10 @@ def sanitize_charts(mi, mf, q, max_angles):
         if th <= max_angles[j]:
             continue
         e = _quat_exp(q[i], q[i + 1], q[i + 2])
-        c = _quat_mul(mf[j, CHART], mf[j, CHART + 1], mf[j, CHART + 2], mf[j, CHART + 3], e[0], e[1], e[2], e[3])
+        c = _quat_mul(ws[j, W_CHART], ws[j, W_CHART + 1], ws[j, W_CHART + 2], ws[j, W_CHART + 3], e[0], e[1], e[2], e[3])
         n = math.sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3])
         for r in range(4):
-            mf[j, CHART + r] = c[r] / n
+            ws[j, W_CHART + r] = c[r] / n
         q[i] = 0.0
         q[i + 1] = 0.0
         q[i + 2] = 0.0

@@ -1,9 +1,9 @@
 """Link velocities, kinetic and potential energy, centre of mass."""
 from numba import njit
 
-from .common import check_state, joint_motion_add, split_buffer
+from .common import check_state, joint_motion_add, split_data, split_model
 from .joint_transform import forward_kinematics_pass
-from .layout import INERTIA, PARENT, W_C, W_PW, W_RW, W_V
+from .layout import INERTIA, PARENT, RB_H, RB_MASS, W_C, W_PW, W_RW, W_V
 from .spatial_inline import mat66_vec, motion_to_child
 
 
@@ -22,9 +22,10 @@ def velocity_pass(mi, mf, ws, q, u):
 
 
 @njit(cache=True)
-def kinetic_energy(buf, q, u, out):
-    """out[0] = 1/2 sum_j v_j^T I_j v_j. Returns 0 or a ``check_state`` status."""
-    mi, mf, ws = split_buffer(buf)
+def kinetic_energy(mbuf, dbuf, q, u, out):
+    """out[0] = 1/2 sum_j v_j^T I_j v_j. Returns a ``check_state`` status."""
+    mi, mf, fr = split_model(mbuf)
+    flags, ws, z = split_data(dbuf, mi.shape[0])
     st = check_state(mi, q, u, u, 1, -1)
     if st:
         return st
@@ -39,9 +40,10 @@ def kinetic_energy(buf, q, u, out):
 
 
 @njit(cache=True)
-def mass_and_com(buf, q, out):
+def mass_and_com(mbuf, dbuf, q, out):
     """out = [total mass, centre of mass in the world (3)], after a kinematics pass."""
-    mi, mf, ws = split_buffer(buf)
+    mi, mf, fr = split_model(mbuf)
+    flags, ws, z = split_data(dbuf, mi.shape[0])
     st = check_state(mi, q, q, q, -1, -1)
     if st:
         return st
@@ -51,11 +53,10 @@ def mass_and_com(buf, q, out):
     c1 = 0.0
     c2 = 0.0
     for j in range(mi.shape[0]):
-        mj = mf[j, INERTIA + 35]
-        # m c in the link frame, read off the lower-left block -m[c]x of the inertia
-        h0 = mf[j, INERTIA + 6 * 4 + 2]
-        h1 = mf[j, INERTIA + 6 * 5 + 0]
-        h2 = mf[j, INERTIA + 6 * 3 + 1]
+        mj = mf[j, RB_MASS]
+        h0 = mf[j, RB_H]  # m c in the link frame
+        h1 = mf[j, RB_H + 1]
+        h2 = mf[j, RB_H + 2]
         c0 += mj * ws[j, W_PW] + ws[j, W_RW] * h0 + ws[j, W_RW + 1] * h1 + ws[j, W_RW + 2] * h2
         c1 += mj * ws[j, W_PW + 1] + ws[j, W_RW + 3] * h0 + ws[j, W_RW + 4] * h1 + ws[j, W_RW + 5] * h2
         c2 += mj * ws[j, W_PW + 2] + ws[j, W_RW + 6] * h0 + ws[j, W_RW + 7] * h1 + ws[j, W_RW + 8] * h2

@@ -1,176 +1,136 @@
-"""Articulated-body-inertia forward dynamics (ABA / ATBI), O(N).
+"""Articulated-body-inertia forward dynamics (ABA / ATBI), O(N), in three passes.
 
-Pass 1 (outward): v_j = X_j v_p + S_j u_j, c_j = v_j x (S_j u_j),
-    IA_j = I_j, pA_j = v_j x* I_j v_j - f_ext_j.
-Pass 2 (inward): U = IA S, D = S^T U, res = tau_j - S^T pA;
-    Ia = IA - U D^-1 U^T, pa = pA + Ia c + U D^-1 res,
-    IA_p += X^T Ia X, pA_p += X^T pa.
-Pass 3 (outward): a' = X_j a_p + c_j, udot_j = D^-1 (res - U^T a'),
-    a_j = a' + S_j udot_j; the base is accelerated by -g.
+Pass 1 (outward, velocities and bias forces): v_j = X_j v_p + S_j u_j,
+    c_j = v_j x (S_j u_j), pA_j = v_j x* I_j v_j - f_ext_j.
+Pass 2 (inward): the articulated-inertia step (articulated_inertia.py: U, D^-1, G,
+    P+) and the bias step: res_j = tau_j - S_j^T pA_j,
+    pa_j = pA_j + P+_j c_j + G_j res_j, pA_p += X_j^T pa_j.
+Pass 3 (outward, accelerations): a'_j = X_j a_p + c_j,
+    udot_j = D_j^-1 res_j - G_j^T a'_j, a_j = a'_j + S_j udot_j; the base is
+    accelerated by -g (gravity).
+Everything the passes compute stays in the data (ws rows and the ragged blocks of z).
 """
 from numba import njit
 
-from .common import check_state, split_buffer, joint_motion, world_acceleration_in_link
+from .articulated_inertia import articulated_inertia_step, init_articulated_inertia
+from .common import check_state, joint_motion, split_data, split_model, world_acceleration_in_link
 from .joint_transform import place_links
-from .layout import INERTIA, KIND, NU, PIN, USE_FEXT, PARENT, S_COLS, UOFF, W_A, W_C, W_DINV, W_F, W_FEXT, W_IA, W_RES, W_U, W_V
-from .spatial_inline import (
-    cross_force_add, cross_motion_add, force_to_parent, inertia_to_parent_add, mat66_vec, motion_to_child,
+from .layout import (
+    D_USE_FEXT, DINV_ADR, G_ADR, INERTIA, KIND, NU, PARENT, PIN, RES_ADR, S_COLS, UOFF, W_A, W_C,
+    W_F, W_FEXT, W_IA, W_PPLUS, W_V,
 )
+from .spatial_inline import cross_force_add, cross_motion_add, force_to_parent, inertia_to_parent_add, mat66_vec, motion_to_child
+from .status import OK, SINGULAR
+
+_INL = dict(cache=True, inline="always")
 
 
-@njit(cache=True, inline="always")
-def spd_inverse(A, row, off, n):
-    """Invert the n x n symmetric positive-definite row-major block A[row, off:] in place.
-
-    Gauss-Jordan without pivoting, which is stable for SPD matrices.
-    Returns False when a pivot is not positive (singular joint-space inertia).
-    """
-    for k in range(n):
-        piv = A[row, off + n * k + k]
-        if not piv > 0.0:
-            return False
-        inv = 1.0 / piv
-        A[row, off + n * k + k] = 1.0
-        for c in range(n):
-            A[row, off + n * k + c] *= inv
-        for r in range(n):
-            if r != k:
-                fac = A[row, off + n * r + k]
-                if fac != 0.0:
-                    A[row, off + n * r + k] = 0.0
-                    for c in range(n):
-                        A[row, off + n * r + c] -= fac * A[row, off + n * k + c]
-    return True
-
-
-@njit(cache=True)
-def aba_core(mi, mf, ws, q, u, tau, use_fext, udot):
-    """udot = M^-1 (tau - b + J^T f_ext), with f_ext in ws[:, W_FEXT] (link frames) when
-    use_fext is non-zero. Returns False when some D_j is singular."""
-    n = mi.shape[0]
-    place_links(mi, mf, ws, q)
-    for j in range(n):
-        p = mi[j, PARENT]
-        if p < 0:
-            for k in range(6):
-                ws[j, W_V + k] = 0.0
-        else:
-            motion_to_child(ws, j, ws, p, W_V, ws, j, W_V)
-        joint_motion(mi, mf, j, u, ws, j, W_A)  # vJ, in W_A until pass 3
+@njit(**_INL)
+def velocity_bias_step(mi, mf, ws, u, use_fext, j):
+    """Pass 1 for link j: v_j, c_j (W_C) and the rigid bias force pA_j (W_F)."""
+    p = mi[j, PARENT]
+    if p < 0:
         for k in range(6):
-            ws[j, W_V + k] += ws[j, W_A + k]
-            ws[j, W_C + k] = 0.0
-        cross_motion_add(ws, j, W_V, ws, j, W_A, ws, j, W_C)
-        for k in range(36):
-            ws[j, W_IA + k] = mf[j, INERTIA + k]
-        mat66_vec(mf, j, INERTIA, ws, j, W_V, ws, j, W_RES)  # I v, in W_RES until pass 2
-        for k in range(6):
-            ws[j, W_F + k] = -ws[j, W_FEXT + k] if use_fext else 0.0
-        cross_force_add(ws, j, W_V, ws, j, W_RES, ws, j, W_F)
+            ws[j, W_V + k] = 0.0
+    else:
+        motion_to_child(ws, j, ws, p, W_V, ws, j, W_V)
+    joint_motion(mi, mf, j, u, ws, j, W_A)  # vJ, in W_A until pass 3
+    for k in range(6):
+        ws[j, W_V + k] += ws[j, W_A + k]
+        ws[j, W_C + k] = 0.0
+    cross_motion_add(ws, j, W_V, ws, j, W_A, ws, j, W_C)
+    mat66_vec(mf, j, INERTIA, ws, j, W_V, ws, j, W_A)  # I v, in W_A until pass 3
+    for k in range(6):
+        ws[j, W_F + k] = -ws[j, W_FEXT + k] if use_fext else 0.0
+    cross_force_add(ws, j, W_V, ws, j, W_A, ws, j, W_F)
 
-    for j in range(n - 1, -1, -1):
-        nj = mi[j, NU]
-        uj = mi[j, UOFF]
-        if mi[j, KIND] == PIN:  # S = e_z: U is column 2 of IA, D = IA[2, 2]
+
+@njit(**_INL)
+def bias_step(mi, mf, ws, z, tau, j):
+    """Pass 2's bias part for link j: res_j, and pa_j added to the parent's pA."""
+    nj = mi[j, NU]
+    uj = mi[j, UOFF]
+    ra = mi[j, RES_ADR]
+    ga = mi[j, G_ADR]
+    if mi[j, KIND] == PIN:
+        z[ra] = tau[uj] - ws[j, W_F + 2]
+    else:
+        for k in range(nj):
+            s = 0.0
             for r in range(6):
-                ws[j, W_U + r] = ws[j, W_IA + 6 * r + 2]
-            ws[j, W_RES] = tau[uj] - ws[j, W_F + 2]
-            d = ws[j, W_U + 2]
-            if not d > 0.0:
-                return False
-            ws[j, W_DINV] = 1.0 / d
-        else:
-            for k in range(nj):
-                for r in range(6):
-                    s = 0.0
-                    for c in range(6):
-                        s += ws[j, W_IA + 6 * r + c] * mf[j, S_COLS + 6 * k + c]
-                    ws[j, W_U + 6 * k + r] = s
-                s = 0.0
-                for r in range(6):
-                    s += mf[j, S_COLS + 6 * k + r] * ws[j, W_F + r]
-                ws[j, W_RES + k] = tau[uj + k] - s
-            for a in range(nj):
-                for b in range(nj):
-                    s = 0.0
-                    for r in range(6):
-                        s += mf[j, S_COLS + 6 * a + r] * ws[j, W_U + 6 * b + r]
-                    ws[j, W_DINV + nj * a + b] = s
-            if not spd_inverse(ws, j, W_DINV, nj):
-                return False
-        p = mi[j, PARENT]
-        if p < 0:
-            continue
-        # Ia = IA - U Dinv U^T and pa = pA + Ia c + U Dinv res, in place
-        if nj == 1:
-            dinv = ws[j, W_DINV]
+                s += mf[j, S_COLS + 6 * k + r] * ws[j, W_F + r]
+            z[ra + k] = tau[uj + k] - s
+    p = mi[j, PARENT]
+    if p >= 0:
+        for k in range(nj):
+            g = z[ra + k]
             for r in range(6):
-                ur = ws[j, W_U + r] * dinv
-                for c in range(r, 6):
-                    ws[j, W_IA + 6 * r + c] -= ur * ws[j, W_U + c]
-                    ws[j, W_IA + 6 * c + r] = ws[j, W_IA + 6 * r + c]
-            g = dinv * ws[j, W_RES]
-            for r in range(6):
-                ws[j, W_F + r] += ws[j, W_U + r] * g
-        else:
-            for r in range(6):
-                for c in range(r, 6):
-                    s = 0.0
-                    for a in range(nj):
-                        ua = ws[j, W_U + 6 * a + r]
-                        for b in range(nj):
-                            s += ua * ws[j, W_DINV + nj * a + b] * ws[j, W_U + 6 * b + c]
-                    ws[j, W_IA + 6 * r + c] -= s
-                    ws[j, W_IA + 6 * c + r] = ws[j, W_IA + 6 * r + c]
-            for a in range(nj):
-                t = 0.0
-                for b in range(nj):
-                    t += ws[j, W_DINV + nj * a + b] * ws[j, W_RES + b]
-                for r in range(6):
-                    ws[j, W_F + r] += ws[j, W_U + 6 * a + r] * t
+                ws[j, W_F + r] += z[ga + 6 * k + r] * g
         for r in range(6):
             s = 0.0
             for c in range(6):
-                s += ws[j, W_IA + 6 * r + c] * ws[j, W_C + c]
+                s += ws[j, W_PPLUS + 6 * r + c] * ws[j, W_C + c]
             ws[j, W_F + r] += s
-        inertia_to_parent_add(ws, j, ws, j, W_IA, ws, p, W_IA)
         f = force_to_parent(ws, j, ws, j, W_F)
         for k in range(6):
             ws[p, W_F + k] += f[k]
 
+
+@njit(**_INL)
+def acceleration_step(mi, mf, ws, z, n, j, udot):
+    """Pass 3 for link j: udot_j and a_j."""
+    nj = mi[j, NU]
+    uj = mi[j, UOFF]
+    ra = mi[j, RES_ADR]
+    ga = mi[j, G_ADR]
+    da = mi[j, DINV_ADR]
+    p = mi[j, PARENT]
+    if p < 0:
+        world_acceleration_in_link(mf, n, ws, j, ws, j, W_A)
+    else:
+        motion_to_child(ws, j, ws, p, W_A, ws, j, W_A)
+    for k in range(6):
+        ws[j, W_A + k] += ws[j, W_C + k]
+    for k in range(nj):
+        s = 0.0
+        for b in range(nj):
+            s += z[da + nj * k + b] * z[ra + b]
+        for r in range(6):
+            s -= z[ga + 6 * k + r] * ws[j, W_A + r]
+        udot[uj + k] = s
+    for k in range(nj):
+        ud = udot[uj + k]
+        for r in range(6):
+            ws[j, W_A + r] += mf[j, S_COLS + 6 * k + r] * ud
+
+
+@njit(cache=True)
+def aba_core(mi, mf, ws, z, q, u, tau, use_fext, udot):
+    """udot = M^-1 (tau - b + J^T f_ext), with f_ext in ws[:, W_FEXT] (link frames) when
+    use_fext is true. Returns False when some D_j is singular."""
+    n = mi.shape[0]
+    place_links(mi, mf, ws, q)
     for j in range(n):
-        nj = mi[j, NU]
-        uj = mi[j, UOFF]
+        velocity_bias_step(mi, mf, ws, u, use_fext, j)
+        init_articulated_inertia(mf, ws, j)
+    for j in range(n - 1, -1, -1):
+        if not articulated_inertia_step(mi, mf, ws, z, j):
+            return False
+        bias_step(mi, mf, ws, z, tau, j)
         p = mi[j, PARENT]
-        if p < 0:
-            world_acceleration_in_link(mf, n, ws, j, ws, j, W_A)
-        else:
-            motion_to_child(ws, j, ws, p, W_A, ws, j, W_A)
-        for k in range(6):
-            ws[j, W_A + k] += ws[j, W_C + k]
-        for k in range(nj):
-            s = 0.0
-            for r in range(6):
-                s += ws[j, W_U + 6 * k + r] * ws[j, W_A + r]
-            ws[j, W_RES + k] -= s
-        for k in range(nj):
-            s = 0.0
-            for b in range(nj):
-                s += ws[j, W_DINV + nj * k + b] * ws[j, W_RES + b]
-            udot[uj + k] = s
-        for k in range(nj):
-            ud = udot[uj + k]
-            for r in range(6):
-                ws[j, W_A + r] += mf[j, S_COLS + 6 * k + r] * ud
+        if p >= 0:
+            inertia_to_parent_add(ws, j, ws, j, W_PPLUS, ws, p, W_IA)
+    for j in range(n):
+        acceleration_step(mi, mf, ws, z, n, j, udot)
     return True
 
 
 @njit(cache=True)
-def forward_dynamics(buf, q, u, tau, udot):
-    """Checked entry point on the model buffer: 0 ok, 4 singular joint inertia, else a
-    ``check_state`` status."""
-    mi, mf, ws = split_buffer(buf)
+def forward_dynamics(mbuf, dbuf, q, u, tau, udot):
+    """Checked entry point: a status (kernels/status.py) for (q, u, tau), or SINGULAR."""
+    mi, mf, fr = split_model(mbuf)
+    flags, ws, z = split_data(dbuf, mi.shape[0])
     st = check_state(mi, q, u, tau, 1, 1)
-    if st == 0 and not aba_core(mi, mf, ws, q, u, tau, mf[mi.shape[0], USE_FEXT] != 0.0, udot):
-        return 4
+    if st == OK and not aba_core(mi, mf, ws, z, q, u, tau, flags[D_USE_FEXT] != 0.0, udot):
+        return SINGULAR
     return st

@@ -7,31 +7,33 @@ The frame F at (R, p) on link L then has v_F = X_FL v_L and a_F = X_FL a_L
 """
 from numba import njit
 
-from .common import check_state, joint_motion, joint_motion_add, split_buffer
+from .common import check_state, joint_motion, joint_motion_add, split_data, split_model
 from .joint_transform import place_links
-from .layout import PARENT, W_A, W_C, W_V
+from .layout import FR_LINK, FR_P, FR_R, PARENT, W_A, W_C, W_V
 from .spatial_inline import cross_motion_add, motion_to_child
 
 
 @njit(cache=True, inline="always")
-def _to_frame(ws, link, off, T_lf, out, o):
-    """out[o:o+6] = X_FL ws[link, off:off+6] for the frame at T_lf on the link."""
+def _to_frame(ws, link, off, fr, f, out, o):
+    """out[o:o+6] = X_FL ws[link, off:off+6] for frame row f on the link."""
     wx = ws[link, off]
     wy = ws[link, off + 1]
     wz = ws[link, off + 2]
-    lx = ws[link, off + 3] + wy * T_lf[2, 3] - wz * T_lf[1, 3]
-    ly = ws[link, off + 4] + wz * T_lf[0, 3] - wx * T_lf[2, 3]
-    lz = ws[link, off + 5] + wx * T_lf[1, 3] - wy * T_lf[0, 3]
+    lx = ws[link, off + 3] + wy * fr[f, FR_P + 2] - wz * fr[f, FR_P + 1]
+    ly = ws[link, off + 4] + wz * fr[f, FR_P] - wx * fr[f, FR_P + 2]
+    lz = ws[link, off + 5] + wx * fr[f, FR_P + 1] - wy * fr[f, FR_P]
     for k in range(3):
-        out[o + k] = T_lf[0, k] * wx + T_lf[1, k] * wy + T_lf[2, k] * wz
-        out[o + 3 + k] = T_lf[0, k] * lx + T_lf[1, k] * ly + T_lf[2, k] * lz
+        out[o + k] = fr[f, FR_R + k] * wx + fr[f, FR_R + 3 + k] * wy + fr[f, FR_R + 6 + k] * wz
+        out[o + 3 + k] = fr[f, FR_R + k] * lx + fr[f, FR_R + 3 + k] * ly + fr[f, FR_R + 6 + k] * lz
 
 
 @njit(cache=True)
-def frame_velocity_acceleration(buf, q, u, udot, link, T_lf, out):
-    """out[0:6] = spatial velocity [w; v], out[6:12] = spatial acceleration of the frame,
-    both in the frame's axes. Returns 0 or a ``check_state`` status for (q, u, udot)."""
-    mi, mf, ws = split_buffer(buf)
+def frame_velocity_acceleration(mbuf, dbuf, q, u, udot, f, out):
+    """out[0:6] = spatial velocity [w; v], out[6:12] = spatial acceleration of frame row f,
+    both in the frame's axes. Returns a ``check_state`` status for (q, u, udot)."""
+    mi, mf, fr = split_model(mbuf)
+    flags, ws, z = split_data(dbuf, mi.shape[0])
+    link = int(fr[f, FR_LINK])
     st = check_state(mi, q, u, udot, 1, 1)
     if st:
         return st
@@ -54,6 +56,6 @@ def frame_velocity_acceleration(buf, q, u, udot, link, T_lf, out):
         for k in range(12):
             out[k] = 0.0
         return 0
-    _to_frame(ws, link, W_V, T_lf, out, 0)
-    _to_frame(ws, link, W_A, T_lf, out, 6)
+    _to_frame(ws, link, W_V, fr, f, out, 0)
+    _to_frame(ws, link, W_A, fr, f, out, 6)
     return 0

@@ -1,32 +1,33 @@
 """Frame Jacobians and frame kinematics.
 
-For a frame F fixed on link L at (R_LF, p_LF), the column of dof k of an
+For a frame F (a row of the model's frame table) fixed on link L at (R_LF, p_LF), the column of dof k of an
 ancestor link i (or L itself) is the motion vector S_i[:, k] carried from
 link i to F: with (R, p) the pose of link i in F,
     J[:, k] = [R w_k ; R v_k + p x (R w_k)].
 """
 from numba import njit
 
-from .common import check_state, split_buffer
+from .common import check_state, split_data, split_model
 from .joint_transform import forward_kinematics_pass
-from .layout import NU, PARENT, S_COLS, UOFF, W_PW, W_RW
+from .layout import FR_LINK, FR_P, FR_R, NU, PARENT, S_COLS, UOFF, W_PW, W_RW
 
 
 @njit(cache=True, inline="always")
-def _frame_world_pose(ws, link, T_lf, out):
-    """out (4x4) = T_world_link T_link_frame; link -1 is the world."""
+def frame_world_pose(ws, fr, f, out):
+    """out (4x4) = T_world_link T_link_frame for frame row f (its link -1 is the world)."""
+    link = int(fr[f, FR_LINK])
     for r in range(3):
         for c in range(3):
             if link < 0:
-                out[r, c] = T_lf[r, c]
+                out[r, c] = fr[f, FR_R + 3 * r + c]
             else:
-                out[r, c] = (ws[link, W_RW + 3 * r] * T_lf[0, c] + ws[link, W_RW + 3 * r + 1] * T_lf[1, c]
-                             + ws[link, W_RW + 3 * r + 2] * T_lf[2, c])
+                out[r, c] = (ws[link, W_RW + 3 * r] * fr[f, FR_R + c] + ws[link, W_RW + 3 * r + 1] * fr[f, FR_R + 3 + c]
+                             + ws[link, W_RW + 3 * r + 2] * fr[f, FR_R + 6 + c])
         if link < 0:
-            out[r, 3] = T_lf[r, 3]
+            out[r, 3] = fr[f, FR_P + r]
         else:
-            out[r, 3] = (ws[link, W_PW + r] + ws[link, W_RW + 3 * r] * T_lf[0, 3]
-                         + ws[link, W_RW + 3 * r + 1] * T_lf[1, 3] + ws[link, W_RW + 3 * r + 2] * T_lf[2, 3])
+            out[r, 3] = (ws[link, W_PW + r] + ws[link, W_RW + 3 * r] * fr[f, FR_P]
+                         + ws[link, W_RW + 3 * r + 1] * fr[f, FR_P + 1] + ws[link, W_RW + 3 * r + 2] * fr[f, FR_P + 2])
     out[3, 0] = 0.0
     out[3, 1] = 0.0
     out[3, 2] = 0.0
@@ -34,30 +35,32 @@ def _frame_world_pose(ws, link, T_lf, out):
 
 
 @njit(cache=True)
-def frame_pose(buf, q, link, T_lf, T_wf):
-    """T_wf (4x4) = pose in the world of the frame fixed at T_lf on ``link``. Returns 0 or a ``check_state`` status for q."""
-    mi, mf, ws = split_buffer(buf)
+def frame_pose(mbuf, dbuf, q, f, T_wf):
+    """T_wf (4x4) = pose in the world of frame row f. Returns a ``check_state`` status for q."""
+    mi, mf, fr = split_model(mbuf)
+    flags, ws, z = split_data(dbuf, mi.shape[0])
     st = check_state(mi, q, q, q, -1, -1)
     if st == 0:
         forward_kinematics_pass(mi, mf, ws, q)
-        _frame_world_pose(ws, link, T_lf, T_wf)
+        frame_world_pose(ws, fr, f, T_wf)
     return st
 
 
 @njit(cache=True)
-def frame_jacobian(buf, q, link, T_lf, T_wf, J):
-    """J (6, nu): u -> [w; v] of the frame (origin velocity), in the frame's axes.
+def frame_jacobian(mbuf, dbuf, q, f, T_wf, J):
+    """J (6, nu): u -> [w; v] of frame row f (origin velocity), in the frame's axes.
 
     Also writes the frame's world pose into T_wf. J must be zero on entry.
-    Returns 0 or a ``check_state`` status for q.
+    Returns a ``check_state`` status for q.
     """
-    mi, mf, ws = split_buffer(buf)
+    mi, mf, fr = split_model(mbuf)
+    flags, ws, z = split_data(dbuf, mi.shape[0])
     st = check_state(mi, q, q, q, -1, -1)
     if st:
         return st
     forward_kinematics_pass(mi, mf, ws, q)
-    _frame_world_pose(ws, link, T_lf, T_wf)
-    i = link
+    frame_world_pose(ws, fr, f, T_wf)
+    i = int(fr[f, FR_LINK])
     while i >= 0:
         # pose of link i in the frame: R = R_wf^T R_wi, p = R_wf^T (p_wi - p_wf)
         d0 = ws[i, W_PW] - T_wf[0, 3]

@@ -10,8 +10,8 @@ import math
 from numba import njit
 
 from .layout import (
-    AXIS, CHART, FREE, FREE_QUAT, KIND, P_TREE, PARENT, PIN, PITCH, QOFF, R_TREE, SCREW,
-    SLIDER, SPHERICAL, SPHERICAL_QUAT, W_P, W_PW, W_R, W_RW,
+    AXIS, FREE, FREE_QUAT, KIND, P_TREE, PARENT, PIN, PITCH, QOFF, R_TREE, SCREW,
+    SLIDER, SPHERICAL, SPHERICAL_QUAT, W_CHART, W_P, W_PW, W_R, W_RW,
 )
 from .spatial_inline import load9, mul33, mul33_vec, rot_axis_angle, rot_quat, rot_rotvec, store9
 
@@ -19,19 +19,19 @@ _IDENTITY = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
 
 
 @njit(cache=True, inline="always")
-def chart_rotation(mf, j, vx, vy, vz):
-    """R(chart offset of link j) exp([v]x) as a 9-tuple."""
+def chart_rotation(ws, j, vx, vy, vz):
+    """R(chart offset of link j, a data state) exp([v]x) as a 9-tuple."""
     E = rot_rotvec(vx, vy, vz)
-    x = mf[j, CHART]
-    y = mf[j, CHART + 1]
-    z = mf[j, CHART + 2]
+    x = ws[j, W_CHART]
+    y = ws[j, W_CHART + 1]
+    z = ws[j, W_CHART + 2]
     if x == 0.0 and y == 0.0 and z == 0.0:
         return E
-    return mul33(rot_quat(x, y, z, mf[j, CHART + 3]), E)
+    return mul33(rot_quat(x, y, z, ws[j, W_CHART + 3]), E)
 
 
 @njit(cache=True, inline="always")
-def joint_rotation_translation(mi, mf, q, j):
+def joint_rotation_translation(mi, mf, ws, q, j):
     """(R_J, p_J) of link j's subhinge at q: the link frame in the joint o-frame."""
     kind = mi[j, KIND]
     i = mi[j, QOFF]
@@ -45,9 +45,9 @@ def joint_rotation_translation(mi, mf, q, j):
         return (rot_axis_angle(mf[j, AXIS], mf[j, AXIS + 1], mf[j, AXIS + 2], q[i]),
                 (mf[j, AXIS] * d, mf[j, AXIS + 1] * d, mf[j, AXIS + 2] * d))
     if kind == SPHERICAL:
-        return chart_rotation(mf, j, q[i], q[i + 1], q[i + 2]), (0.0, 0.0, 0.0)
+        return chart_rotation(ws, j, q[i], q[i + 1], q[i + 2]), (0.0, 0.0, 0.0)
     if kind == FREE:
-        return chart_rotation(mf, j, q[i], q[i + 1], q[i + 2]), (q[i + 3], q[i + 4], q[i + 5])
+        return chart_rotation(ws, j, q[i], q[i + 1], q[i + 2]), (q[i + 3], q[i + 4], q[i + 5])
     if kind == SPHERICAL_QUAT:
         return rot_quat(q[i], q[i + 1], q[i + 2], q[i + 3]), (0.0, 0.0, 0.0)
     if kind == FREE_QUAT:
@@ -78,7 +78,7 @@ def _pin_link_placement(mi, mf, ws, q, j):
 def _general_link_placement(mi, mf, ws, q, j):
     """link_placement for every kind but PIN."""
     RT = load9(mf, j, R_TREE)
-    RJ, pJ = joint_rotation_translation(mi, mf, q, j)
+    RJ, pJ = joint_rotation_translation(mi, mf, ws, q, j)
     store9(ws, j, W_R, mul33(RT, RJ))
     t = mul33_vec(RT, pJ[0], pJ[1], pJ[2])
     ws[j, W_P] = mf[j, P_TREE] + t[0]

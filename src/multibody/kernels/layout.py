@@ -1,76 +1,123 @@
-"""Column layout of the compiled model arrays and of the kernel workspace.
+"""Layout of the compiled model buffer and of a data buffer (named rows and columns).
 
-The compiled model is two 2-D arrays with one row per *link* in topological order
-(parents before children). A link is the frame a non-locked subhinge moves: a
-hinge made of k moving subhinges becomes k links, the last of which carries the
-child body's inertia (the others are massless). The world is link -1.
+Two buffers, after Pinocchio's Model/Data and MuJoCo's mjModel/mjData:
 
-``mi`` (int64, shape (n_links, MI_COLS)) holds topology and coordinate offsets;
-``mf`` (float64, shape (n_links + 1, MF_COLS)) holds the numbers. Its extra last
-row holds model-wide parameters (gravity). ``ws`` (float64, (n_links, WS_COLS))
-is scratch space a kernel may overwrite.
+* the **model buffer** ``mbuf`` holds constants (topology, kinds, offsets, fixed
+  transforms, inertias, frames). Kernels never write it; only the model's parameter
+  setters (gravity) do.
+* a **data buffer** ``dbuf`` holds everything a call writes: per-call inputs that are
+  not arguments (external forces), state that goes with q (rotation-vector chart
+  offsets) and the results of the passes (placements, velocities, articulated
+  inertias, D^-1, G ...). One model serves any number of data buffers, one per thread
+  or per state, so concurrent calls on one model do not share memory.
 
-Names are module-level integers so Numba folds them into constants.
+Both are 2-D float64 arrays split into row blocks by ``split_model`` / ``split_data``
+(kernels/common.py). The entry kernels take the two buffers, because every array
+argument costs Numba dispatch time; the algorithm cores take the views.
 
-The three arrays are row blocks of one float64 buffer ``buf`` of shape
-(3 n_links + 1, BUF_COLS): rows [0, n) are ``mi`` (viewed as int64), rows [n, 2n+1)
-``mf`` and rows [2n+1, 3n+1) ``ws``. The facade's entry kernels take ``buf`` alone
-(``split_buffer`` recovers the three views), because every array argument costs
-Numba dispatch time; the algorithm cores take (mi, mf, ws).
+Model buffer rows (n links, nf frames; a *link* is the frame a moving subhinge moves,
+in topological depth-first order, so link j's subtree is the range [j, SUBTREE_END)):
+
+    row 0                 header (H_*)
+    rows [1, 1+n)         ``mi``: int64 view, one row per link (PARENT ... RES_ADR)
+    rows [1+n, 2+2n)      ``mf``: one row per link (R_TREE ... RB_I); row n is model-wide
+    rows [2+2n, 2+2n+nf)  ``fr``: one row per frame (bodies and nodes: FR_*)
+    rows after            ``co``: one row per constraint (CO_*; no constraint kind
+                          exists yet, so the block is empty: the place is reserved)
+
+Data buffer rows:
+
+    row 0                 flags (D_*)
+    rows [1, 1+n)         ``ws``: one row per link (W_*)
+    rows [1+n, ...)       ``z``: a flat (1-D) region for blocks whose size depends on the
+                          link's number of speeds, addressed by the mi columns U_ADR,
+                          G_ADR, DINV_ADR, RES_ADR (MuJoCo's *_adr style)
+
+Limits of this layout (stated, not hidden): a subhinge moves at most 6 dof, so the
+motion subspace S (6 x NU) fits in 36 columns of mf; the variable-size blocks (U, G,
+D^-1, residuals) are already ragged, so a link may own any number of speeds; a body's
+own coordinates (modal coordinates, BODY_NU) will be the tail of its link's u slice,
+and its (6 + n_modes) blocks go in the ragged regions. Kernels today assume
+BODY_NU = 0. Names are module-level integers so Numba folds them into constants.
 """
+from .kinds import FREE, FREE_QUAT, PIN, SCREW, SLIDER, SPHERICAL, SPHERICAL_QUAT, TRANSLATIONAL  # noqa: F401
 
-# --- subhinge kind codes (kernel level; compound hinges are several links) ---
-PIN = 0            # rotation by q about a unit axis
-SLIDER = 1         # translation by q along a unit axis
-SCREW = 2          # rotation q about the axis and translation pitch*q along it
-SPHERICAL = 3      # rotation vector in a re-centred chart: R = R(chart) exp(q)
-SPHERICAL_QUAT = 4  # unit quaternion (x, y, z, w)
-FREE = 5           # [rotation vector (chart as SPHERICAL); position]
-FREE_QUAT = 6      # [quaternion (x, y, z, w); position]
-TRANSLATIONAL = 7  # 3-dof translation, q = position, u = q_dot
+# ---------------------------------------------------------------- model buffer
+# header row (row 0)
+H_NLINKS = 0        # number of links n
+H_NFRAMES = 1       # number of frame rows nf
+H_NCONSTRAINTS = 2  # number of constraint rows
+H_NQ = 3
+H_NU = 4
+H_ZSIZE = 5         # size of a data buffer's flat region z
+H_COLS = 6
 
-# --- mi columns ---
-PARENT = 0   # parent link index, -1 for the world
-KIND = 1     # subhinge kind code
-QOFF = 2     # offset of the link's coordinates in q
-UOFF = 3     # offset of the link's speeds in u
-NQ = 4
-NU = 5
-MI_COLS = 6
+# mi columns (int64)
+PARENT = 0       # parent link index, -1 for the world
+KIND = 1         # subhinge kind code (kernels/kinds.py)
+QOFF = 2         # offset of the link's coordinates in q (its q address)
+UOFF = 3         # offset of the link's speeds in u (its u address)
+NQ = 4           # number of coordinates of the link
+NU = 5           # number of speeds of the link (hinge dof, then BODY_NU body-owned ones)
+DEPTH = 6        # number of ancestors
+SUBTREE_END = 7  # links j .. SUBTREE_END-1 form the subtree of j (depth-first order)
+U_ADR = 8        # z address of U = IA S (6 x NU, column-major)
+G_ADR = 9        # z address of G = U D^-1 (6 x NU, column-major)
+DINV_ADR = 10    # z address of D^-1 (NU x NU, row-major)
+RES_ADR = 11     # z address of the residual force tau - S^T p (NU)
+BODY_NU = 12     # speeds owned by the link's body itself (modal coordinates; 0 today)
+MI_COLS = 13
 
-# --- mf columns (rows 0..n_links-1) ---
+# mf columns (rows 0..n-1)
 R_TREE = 0     # 9, row-major rotation of the joint o-frame in the parent link frame
 P_TREE = 9     # 3, origin of the joint o-frame in the parent link frame
 AXIS = 12      # 3, unit axis of PIN / SLIDER / SCREW: always (0, 0, 1), since compile frames
                # those links (and their o-frames) with z along the joint axis
 PITCH = 15     # 1, screw pitch [m/rad]
-CHART = 16     # 4, chart offset quaternion (x, y, z, w) of SPHERICAL / FREE
-INERTIA = 20   # 36, row-major 6x6 spatial inertia about the link origin, link frame
-S_COLS = 56    # 36, motion subspace S (6 x nu) in the link frame, column k at S_COLS + 6k
-RB_MASS = 92   # 1, the link's rigid-body inertia as 10 numbers (same body as INERTIA):
-RB_H = 93      # 3, first moment of mass h = m c about the link origin (link frame)
-RB_I = 96      # 6, rotational inertia about the link origin: xx, xy, xz, yy, yz, zz
-MF_COLS = 102
-# --- mf last row (model-wide) ---
+INERTIA = 16   # 36, row-major 6x6 spatial inertia about the link origin, link frame
+S_COLS = 52    # 36, motion subspace S (6 x nu) in the link frame, column k at S_COLS + 6k
+RB_MASS = 88   # 1, the link's rigid-body inertia as 10 numbers (same body as INERTIA):
+RB_H = 89      # 3, first moment of mass h = m c about the link origin (link frame)
+RB_I = 92      # 6, rotational inertia about the link origin: xx, xy, xz, yy, yz, zz
+MF_COLS = 98
+# mf row n (model-wide)
 GRAVITY = 0    # 3, gravity in the world frame [m/s^2]
-USE_FEXT = 3   # 1, non-zero when ws[:, W_FEXT] holds external forces for the next call
-DENSE_M = 4    # 1, non-zero when every pair of links is related (one chain): no entry of M is 0
+DENSE_M = 3    # 1, non-zero when every pair of links is related (one chain): no entry of M is 0
 
-# --- ws columns ---
-W_R = 0        # 9, rotation of the link frame in the parent link frame (R_parent_link)
-W_P = 9        # 3, link origin in the parent link frame
-W_RW = 12      # 9, rotation of the link frame in the world
-W_PW = 21      # 3, link origin in the world
-W_V = 24       # 6, link spatial velocity (link frame)
-W_A = 30       # 6, link spatial acceleration (link frame)
-W_F = 36       # 6, spatial force / bias force (link frame)
-W_IA = 42      # 36, articulated or composite inertia (link frame)
-W_U = 78       # 36, U = IA S (6 x nu, column-major like S)
-W_DINV = 114   # 36, D^-1 (nu x nu, row-major)
-W_C = 150      # 6, velocity-product acceleration
-W_RES = 156    # 6, residual joint force u' = tau - S^T p
-W_FEXT = 162   # 6, external spatial force on the link (link frame), read when use_fext != 0
-W_Y = 168      # 10, a rigid-body inertia (m, h, I as RB_*), e.g. composite inertia in world axes
-WS_COLS = 178
+# fr columns (one row per frame: every body and node)
+FR_LINK = 0    # 1, the link the frame is fixed on (-1: the world), stored as a float
+FR_R = 1       # 9, row-major rotation of the frame in the link frame
+FR_P = 10      # 3, origin of the frame in the link frame
+FR_COLS = 13
 
-BUF_COLS = max(MI_COLS, MF_COLS, WS_COLS)
+# co columns (one row per constraint; reserved for the loop-constraint issue)
+CO_KIND = 0    # constraint kind code
+CO_FRAME_A = 1  # frame row of node a
+CO_FRAME_B = 2  # frame row of node b
+CO_NROWS = 3   # number of constraint rows
+CO_COLS = 4
+
+BUF_COLS = max(H_COLS, MI_COLS, MF_COLS, FR_COLS, CO_COLS)
+
+# ---------------------------------------------------------------- data buffer
+# flags row (row 0)
+D_USE_FEXT = 0  # non-zero when ws[:, W_FEXT] holds external forces for the next call
+D_COLS = 1
+
+# ws columns: state first (kept between calls), then scratch (written by each pass)
+W_CHART = 0    # 4, chart offset quaternion (x, y, z, w) of a SPHERICAL / FREE link (state)
+W_FEXT = 4     # 6, external spatial force on the link (link frame), read when D_USE_FEXT != 0
+W_R = 10       # 9, rotation of the link frame in the parent link frame (R_parent_link)
+W_P = 19       # 3, link origin in the parent link frame
+W_RW = 22      # 9, rotation of the link frame in the world
+W_PW = 31      # 3, link origin in the world
+W_V = 34       # 6, link spatial velocity (link frame)
+W_A = 40       # 6, link spatial acceleration (link frame)
+W_F = 46       # 6, spatial force / articulated bias force (link frame)
+W_C = 52       # 6, velocity-product acceleration
+W_IA = 58      # 36, articulated (or composite) inertia IA (link frame)
+W_PPLUS = 94   # 36, P+ = IA - U D^-1 U^T, what the link passes to its parent (link frame)
+W_Y = 130      # 10, a rigid-body inertia (m, h, I as RB_*), e.g. composite inertia in world axes
+WS_COLS = 140
+
+DATA_COLS = max(D_COLS, WS_COLS)

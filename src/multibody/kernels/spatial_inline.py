@@ -14,7 +14,7 @@ import math
 
 from numba import njit
 
-from .layout import W_P, W_R
+from .layout import W_P, W_PW, W_R, W_RW
 
 _INL = dict(cache=True, inline="always")
 
@@ -250,3 +250,31 @@ def inertia_to_parent_add(ws, j, src, rs, os, dst, rd, od):
             dst[rd, od + 6 * r + c + 3] += Bn[3 * r + c]
             dst[rd, od + 6 * (c + 3) + r] += Bn[3 * r + c]
             dst[rd, od + 6 * (r + 3) + c + 3] += C[3 * r + c]
+
+
+@njit(**_INL)
+def motion_to_world(ws, j, w0, w1, w2, v0, v1, v2):
+    """A motion vector [w; v] of link j's frame (v at its origin) in world coordinates
+    (v of the point at the world origin), from the link's world placement W_RW, W_PW."""
+    R = load9(ws, j, W_RW)
+    a = mul33_vec(R, w0, w1, w2)
+    b = mul33_vec(R, v0, v1, v2)
+    px = ws[j, W_PW]
+    py = ws[j, W_PW + 1]
+    pz = ws[j, W_PW + 2]
+    return (a[0], a[1], a[2], b[0] + py * a[2] - pz * a[1], b[1] + pz * a[0] - px * a[2],
+            b[2] + px * a[1] - py * a[0])
+
+
+@njit(**_INL)
+def force_to_world(ws, j, n0, n1, n2, f0, f1, f2):
+    """A force vector [n; f] of link j's frame (moment about its origin) in world
+    coordinates (moment about the world origin)."""
+    R = load9(ws, j, W_RW)
+    a = mul33_vec(R, n0, n1, n2)
+    b = mul33_vec(R, f0, f1, f2)
+    px = ws[j, W_PW]
+    py = ws[j, W_PW + 1]
+    pz = ws[j, W_PW + 2]
+    return (a[0] + py * b[2] - pz * b[1], a[1] + pz * b[0] - px * b[2], a[2] + px * b[1] - py * b[0],
+            b[0], b[1], b[2])

@@ -36,6 +36,7 @@ class RigidBody:
         self.parent_hinge = None
         self.child_hinges = []
         self.multibody = None
+        self.rod_length = None  # length of the uniform rod a generator made of it [m], else None
 
     def set_mass_properties(self, mass, com=(0.0, 0.0, 0.0), inertia=None):
         """Set mass [kg], centre of mass (3,) [m] and inertia about it (3, 3) [kg m^2]."""
@@ -64,7 +65,7 @@ class RigidBody:
         self.inertia = 0.5 * (inertia + inertia.T)
         mb = getattr(self, "multibody", None)
         if mb is not None:
-            mb._invalidate()
+            mb.invalidate()
 
     def spatial_inertia(self):
         """6x6 spatial inertia about the body-frame origin, in body-frame coordinates."""

@@ -10,18 +10,7 @@ import numpy as np
 
 from ..kernels import layout as L
 from ..spatial import motion_transform, transform_inverse
-
-
-class CompiledModel:
-    """Immutable-by-convention bundle of model arrays (see ``kernels.layout``).
-
-    Attributes: ``buf`` (the model buffer) and its views ``mi``, ``mf``, ``ws`` (kernel
-    arrays and workspace), ``n_links``, ``nq``, ``nu``,
-    ``link_subhinges`` (the subhinge object of each link), ``body_link`` and
-    ``T_link_body`` (per body name: link index, -1 for the world, and the fixed
-    4x4 pose of the body frame in that link frame), ``hinge_order``, ``q_slices``,
-    ``u_slices`` (per hinge name).
-    """
+from .compiled import CompiledModel
 
 
 def _z_frame(axis):
@@ -51,7 +40,7 @@ def _frame_axes_along_z(links, inertia, T_link_body, body_link):
     children, its inertia, its motion subspace and the poses of the bodies on it.
     Returns the new (links, inertia, T_link_body, axes, frames).
     """
-    frames = [(_z_frame(s.axis) if s.kind in ("pin", "slider", "screw") else np.eye(3))
+    frames = [(_z_frame(s.axis) if s.kind_info.axis else np.eye(3))
               for (_, s, _, _, _) in links]
     new_links = []
     new_inertia = []
@@ -69,10 +58,14 @@ def _frame_axes_along_z(links, inertia, T_link_body, body_link):
     return new_links, new_inertia, new_T, axes, frames
 
 
-def compile_model(mb):
-    """Build the ``CompiledModel`` of Multibody ``mb`` (validates the topology)."""
-    order = mb._topological_hinges()
-    links = []  # (parent link, subhinge, T_tree)
+def _links_and_bodies(mb):
+    """Walk the hinges in topological order: the links, their inertias, and where each body sits.
+
+    Returns (links, inertia, body_link, T_link_body, hinge_order, q_slices, u_slices, nq, nu)
+    with links as (parent link, subhinge, T_tree, q offset, u offset).
+    """
+    order = mb.topological_hinges()
+    links = []
     body_link = {mb.world.name: -1}
     T_link_body = {mb.world.name: np.eye(4)}
     inertia = []
@@ -105,12 +98,52 @@ def compile_model(mb):
         if lk >= 0:
             X = motion_transform(transform_inverse(T_link_body[h.child.name]))
             inertia[lk] += X.T @ h.child.spatial_inertia() @ X
+    return links, inertia, body_link, T_link_body, hinge_order, q_slices, u_slices, qoff, uoff
+
+
+def _topology_columns(parents, nus):
+    """DEPTH, SUBTREE_END and the ragged addresses (U, G, D^-1, residual) of every link."""
+    n = len(parents)
+    depth = np.zeros(n, dtype=np.int64)
+    end = np.arange(1, n + 1, dtype=np.int64)
+    for j, p in enumerate(parents):
+        if p >= 0:
+            if p >= j:
+                raise AssertionError("links are not in topological order")
+            depth[j] = depth[p] + 1
+    for j in range(n - 1, -1, -1):  # depth-first order: a subtree is a contiguous range
+        p = parents[j]
+        if p >= 0:
+            end[p] = max(end[p], end[j])
+    adr = np.zeros((n, 4), dtype=np.int64)
+    z = 0
+    for j, nu in enumerate(nus):
+        adr[j] = (z, z + 6 * nu, z + 12 * nu, z + 12 * nu + nu * nu)
+        z += 13 * nu + nu * nu
+    return depth, end, adr, z
+
+
+def compile_model(mb):
+    """Build the ``CompiledModel`` of Multibody ``mb`` (validates the topology)."""
+    links, inertia, body_link, T_link_body, hinge_order, q_slices, u_slices, nq, nu = _links_and_bodies(mb)
     n = len(links)
     links, inertia, T_link_body, axes, frames = _frame_axes_along_z(links, inertia, T_link_body, body_link)
-    # one buffer holds mi (as int64), mf and the workspace ws: see kernels.layout
-    buf = np.zeros((3 * n + 1, L.BUF_COLS))
-    mi = buf[:n].view(np.int64)
-    mf = buf[n:2 * n + 1]
+    parents = [lk[0] for lk in links]
+    depth, end, adr, zsize = _topology_columns(parents, [lk[1].nu for lk in links])
+    frame_rows = {name: (body_link[name], T_link_body[name]) for name in body_link}
+    for name, node in mb.nodes.items():
+        link = body_link[node.body.name]
+        frame_rows[name] = (link, T_link_body[node.body.name] @ node.T_body_node)
+    nf = len(frame_rows)
+    mbuf = np.zeros((2 + 2 * n + nf, L.BUF_COLS))
+    mbuf[0, L.H_NLINKS] = n
+    mbuf[0, L.H_NFRAMES] = nf
+    mbuf[0, L.H_NQ] = nq
+    mbuf[0, L.H_NU] = nu
+    mbuf[0, L.H_ZSIZE] = zsize
+    mi = mbuf[1:1 + n].view(np.int64)
+    mf = mbuf[1 + n:2 + 2 * n]
+    fr = mbuf[2 + 2 * n:]
     for j, (parent, s, T_tree, qo, uo) in enumerate(links):
         mi[j, L.PARENT] = parent
         mi[j, L.KIND] = s.code
@@ -118,11 +151,14 @@ def compile_model(mb):
         mi[j, L.UOFF] = uo
         mi[j, L.NQ] = s.nq
         mi[j, L.NU] = s.nu
+        mi[j, L.DEPTH] = depth[j]
+        mi[j, L.SUBTREE_END] = end[j]
+        mi[j, L.U_ADR], mi[j, L.G_ADR], mi[j, L.DINV_ADR], mi[j, L.RES_ADR] = adr[j]
+        mi[j, L.BODY_NU] = 0
         mf[j, L.R_TREE:L.R_TREE + 9] = T_tree[:3, :3].ravel()
         mf[j, L.P_TREE:L.P_TREE + 3] = T_tree[:3, 3]
         mf[j, L.AXIS:L.AXIS + 3] = axes[j]
         mf[j, L.PITCH] = getattr(s, "pitch", 0.0)
-        mf[j, L.CHART:L.CHART + 4] = getattr(s, "chart_offset", (0.0, 0.0, 0.0, 1.0))
         I6 = inertia[j]
         mf[j, L.INERTIA:L.INERTIA + 36] = I6.ravel()
         mf[j, L.RB_MASS] = I6[5, 5]
@@ -135,18 +171,11 @@ def compile_model(mb):
         mf[j, L.S_COLS:L.S_COLS + 6 * s.nu] = S.T.ravel()
     mf[n, L.GRAVITY:L.GRAVITY + 3] = mb.gravity
     mf[n, L.DENSE_M] = float(all(mi[j, L.PARENT] == j - 1 for j in range(n)))
-    c = CompiledModel()
-    c.buf = buf
-    c.mi = mi
-    c.mf = mf
-    c.ws = buf[2 * n + 1:]
-    c.n_links = n
-    c.nq = qoff
-    c.nu = uoff
-    c.link_subhinges = [lk[1] for lk in links]
-    c.body_link = body_link
-    c.T_link_body = T_link_body
-    c.hinge_order = hinge_order
-    c.q_slices = q_slices
-    c.u_slices = u_slices
-    return c
+    frame_index = {}
+    for f, (name, (link, T)) in enumerate(frame_rows.items()):
+        fr[f, L.FR_LINK] = link
+        fr[f, L.FR_R:L.FR_R + 9] = T[:3, :3].ravel()
+        fr[f, L.FR_P:L.FR_P + 3] = T[:3, 3]
+        frame_index[name] = f
+    subhinges = [lk[1] for lk in links]
+    return CompiledModel(mbuf, subhinges, body_link, T_link_body, frame_index, hinge_order, q_slices, u_slices)

@@ -1,4 +1,4 @@
-"""Readable dumps of a Multibody's tree."""
+"""Readable dumps of a Multibody's tree (iterative: any depth)."""
 import numpy as np
 
 
@@ -9,25 +9,26 @@ def _fmt(v):
 def dump_tree(mb):
     """Tree of bodies with their hinges, subhinges, coordinate slices and masses."""
     c = mb.compiled
-    lines = [f"Multibody {mb.name!r}: {len(mb._bodies) - 1} bodies, {len(mb._hinges)} hinges, "
+    lines = [f"Multibody {mb.name!r}: {len(mb.body_names)} bodies, {len(mb.hinges)} hinges, "
              f"nq={c.nq}, nu={c.nu}, mass={mb.total_mass:.6g} kg, gravity={_fmt(mb.gravity)}",
              "world"]
-
-    def walk(body, prefix):
-        kids = body.child_hinges
-        for n, h in enumerate(kids):
-            last = n == len(kids) - 1
-            b = h.child
-            qs, us = c.q_slices[h.name], c.u_slices[h.name]
-            subs = ", ".join(s.kind + (f" axis={_fmt(s.axis)}" if hasattr(s, "axis") else "")
-                             for s in h.subhinges)
-            coords = f"q[{qs.start}:{qs.stop}] u[{us.start}:{us.stop}]" if h.nq or h.nu else "no coordinates"
-            lines.append(f"{prefix}{'└─' if last else '├─'} {b.name}  mass={b.mass:.6g} "
-                         f"com={_fmt(b.com)}  <- {h.name} [{subs}] {coords}")
-            nodes = [n_ for n_ in mb._nodes.values() if n_.body is b]
-            for nd in nodes:
-                lines.append(f"{prefix}{'   ' if last else '│  '}  · node {nd.name} at {_fmt(nd.T_body_node[:3, 3])}")
-            walk(b, prefix + ("   " if last else "│  "))
-
-    walk(mb.world, "")
+    nodes_of = {}
+    for nd in mb.nodes.values():
+        nodes_of.setdefault(nd.body.name, []).append(nd)
+    stack = [(h, "", i == len(mb.world.child_hinges) - 1)
+             for i, h in reversed(list(enumerate(mb.world.child_hinges)))]
+    while stack:
+        h, prefix, last = stack.pop()
+        b = h.child
+        qs, us = c.q_slices[h.name], c.u_slices[h.name]
+        subs = ", ".join(s.kind + (f" axis={_fmt(s.axis)}" if hasattr(s, "axis") else "")
+                         for s in h.subhinges)
+        coords = f"q[{qs.start}:{qs.stop}] u[{us.start}:{us.stop}]" if h.nq or h.nu else "no coordinates"
+        lines.append(f"{prefix}{'└─' if last else '├─'} {b.name}  mass={b.mass:.6g} "
+                     f"com={_fmt(b.com)}  <- {h.name} [{subs}] {coords}")
+        inner = prefix + ("   " if last else "│  ")
+        for nd in nodes_of.get(b.name, ()):
+            lines.append(f"{inner}  · node {nd.name} at {_fmt(nd.T_body_node[:3, 3])}")
+        kids = b.child_hinges
+        stack.extend((k, inner, i == len(kids) - 1) for i, k in reversed(list(enumerate(kids))))
     return "\n".join(lines)

@@ -15,15 +15,15 @@ def serial_chain(mb, name, n_bodies, parent, kind, axis, mass, length, inertia):
         raise ValueError(f"length must be positive, got {length!r}")
     inertia = _rod_inertia(mass, length) if inertia is None else inertia
     bodies = []
-    prev = mb._as_body(parent, "parent")
+    prev = mb.as_body(parent, "parent")
     # the first hinge sits at the parent's body frame origin, unless the parent is
     # itself a generated rod (then at its tip)
     T_first = np.eye(4)
-    if getattr(prev, "_rod_length", None):
-        T_first[0, 3] = prev._rod_length
+    if prev.rod_length:
+        T_first[0, 3] = prev.rod_length
     for k in range(int(n_bodies)):
         b = mb.add_body(f"{name}{k}", mass=mass, com=(length / 2.0, 0.0, 0.0), inertia=inertia)
-        b._rod_length = length
+        b.rod_length = length
         T = T_first if k == 0 else np.eye(4)
         if k > 0:
             T[0, 3] = length

@@ -7,14 +7,7 @@ one dof they are quasi-velocities (angular velocity), so q_dot = N(q) u.
 """
 import numpy as np
 
-from ..kernels import layout as L
-
-_KIND_CODES = {
-    "pin": L.PIN, "slider": L.SLIDER, "screw": L.SCREW, "spherical": L.SPHERICAL,
-    "spherical_quat": L.SPHERICAL_QUAT, "free": L.FREE, "free_quat": L.FREE_QUAT,
-    "translational": L.TRANSLATIONAL,
-}
-
+from ..kernels.kinds import KIND_BY_NAME
 
 def _unit_axis(axis, what):
     a = np.asarray(axis, dtype=float)
@@ -39,8 +32,13 @@ class Subhinge:
 
     @property
     def code(self):
-        """Kernel kind code (see ``multibody.kernels.layout``)."""
-        return _KIND_CODES[self.kind]
+        """Kernel kind code (see ``multibody.kernels.kinds``)."""
+        return KIND_BY_NAME[self.kind].code
+
+    @property
+    def kind_info(self):
+        """This subhinge's row of the kind table (``multibody.kernels.kinds.Kind``)."""
+        return KIND_BY_NAME[self.kind]
 
     def neutral_q(self):
         """Coordinates of the zero displacement, shape (nq,)."""

@@ -10,6 +10,7 @@
 """
 import numpy as np
 
+from ..algorithms.checks import frame_row
 from . import kernels as K
 
 __all__ = ["JointSpringDamper", "ExternalForce", "pack_force_models"]
@@ -60,7 +61,7 @@ class ExternalForce:
         self.axes = axes
 
     def _entries(self, m):
-        link, T = m._frame(self.frame)
+        link, T = m.compiled.frame_in_link(frame_row(m.compiled, self.frame))
         if link < 0:
             return []
         R, p = T[:3, :3], T[:3, 3]

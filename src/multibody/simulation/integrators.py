@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 
+from ..algorithms.checks import check_vector, coordinate_owner
 from ..kernels import layout as L
 from . import kernels as K
 from .forces import pack_force_models
@@ -90,17 +91,18 @@ class RungeKuttaIntegrator:
         self.tableau = get_tableau(tableau)
         if lie_group is not None:
             self.lie_group = bool(lie_group)
-        q0 = m._q(q0).copy()
-        u0 = m._u(u0).copy()
+        q0 = check_vector(q0, c.nq, "q").copy()
+        u0 = check_vector(u0, c.nu, "u").copy()
         self._q = q0
         self._u = u0
-        self.mf = c.mf.copy()
-        self.ws = np.zeros_like(c.ws)
-        self.chart0 = np.ascontiguousarray(c.mf[:c.n_links, L.CHART:L.CHART + 4]).copy()
+        # the run's own data; q0 is read in the charts of the calling thread's data
+        self.data = c.create_data()
+        self.data.chart_offsets[:] = c.thread_data().chart_offsets
+        self.chart0 = np.ascontiguousarray(self.data.chart_offsets).copy()
         if control is not None and not callable(control):
             raise TypeError(f"control must be callable as control(t, q, u, tau_out), got {type(control).__name__}")
         self.control = control
-        self.tau0 = np.zeros(c.nu) if tau is None else m._u(tau, "tau").copy()
+        self.tau0 = np.zeros(c.nu) if tau is None else check_vector(tau, c.nu, "tau").copy()
         self.fmi, self.fmf, world = pack_force_models(m, forces)
         self.stabilization_gains = stabilization_gains
         if adaptive is None:
@@ -156,7 +158,7 @@ class RungeKuttaIntegrator:
     def q(self):
         """Current configuration (nq,), in the charts the run started with."""
         out = np.empty_like(self._q)
-        K.to_start_charts(self._c.mi, self.mf, self.chart0, self._q, out)
+        K.to_start_charts(self._c.mi, self.data.ws, self.chart0, self._q, out)
         return out
 
     @property
@@ -212,7 +214,7 @@ class RungeKuttaIntegrator:
         self.ctr[K.C_WRITTEN] = 0
         c = self._c
         if self.control is None:
-            st = K.run(c.mi, self.mf, self.ws, self.tab, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
+            st = K.run(c.mi, c.mf, self.data.buf, self.tab, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
                        self.smap, self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr, T, Q, U)
         else:
             st = self._run_python(T, Q, U)
@@ -225,20 +227,20 @@ class RungeKuttaIntegrator:
         if st == K.NONFINITE:
             b = int(self.ctr[K.C_BAD])
             name, idx = ("q", b) if b < c.nq else ("u", b - c.nq)
-            owner = self.model._coordinate_owner(name, idx)
+            owner = coordinate_owner(self._c, name, idx)
             return SimulationError(f"the state became non-finite at t = {t:.6g} s: {name}[{idx}] "
                                    f"({owner}); last finite state kept at t = {self.t:.6g} s", t)
         if st == _CONTROL_NONFINITE:
             i, val = self._control_bad
             return SimulationError(f"the control returned a non-finite joint force at t = {t:.6g} s: "
-                                   f"tau[{i}] = {val} ({self.model._coordinate_owner('u', i)}); last "
+                                   f"tau[{i}] = {val} ({coordinate_owner(self._c, 'u', i)}); last "
                                    f"finite state kept at t = {self.t:.6g} s", t)
         return SimulationError(f"simulation stopped at t = {t:.6g} s: {_STATUS_TEXT.get(st, st)}", t)
 
     def _run_python(self, T, Q, U):
         """The stepping loop with a Python control callback (same logic as ``kernels.run``)."""
         c = self._c
-        mi, mf, ws, tab = c.mi, self.mf, self.ws, self.tab
+        mi, mf, ws, z, tab = c.mi, c.mf, self.data.ws, self.data.z, self.tab
         S = tab.shape[1]
         lie, adapt, worldf = int(self.iopt[K.O_LIE]), int(self.iopt[K.O_ADAPT]), int(self.iopt[K.O_WORLDF])
         nq, nu = c.nq, c.nu
@@ -271,17 +273,17 @@ class RungeKuttaIntegrator:
                 t_out = min(t0 + (ctr[K.C_STEP] + 1) * dt, tend)
                 h, hit = t_out - t, True
             for s in range(S):
-                K.stage_state(mi, mf, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us)
+                K.stage_state(mi, ws, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us)
                 ts = t + tab[S + 2, s] * h
                 tauc[:] = self.tau0
-                K.to_start_charts(mi, mf, self.chart0, qs, qview)
+                K.to_start_charts(mi, ws, self.chart0, qs, qview)
                 control(ts, qview, us.copy(), tauc)
                 bad = np.flatnonzero(~np.isfinite(tauc))
                 if bad.size:
                     clk[K.K_TBAD] = ts
                     self._control_bad = (int(bad[0]), float(tauc[bad[0]]))
                     return _CONTROL_NONFINITE
-                if not K.stage_rates(mi, mf, ws, lie, worldf, self.fmi, self.fmf, ts, qs, us, phi, tauc, tau,
+                if not K.stage_rates(mi, mf, ws, z, lie, worldf, self.fmi, self.fmf, ts, qs, us, phi, tauc, tau,
                                      Kq[s], Ku[s]):
                     clk[K.K_TBAD] = ts
                     b = K.first_bad(qs, us)
@@ -289,7 +291,7 @@ class RungeKuttaIntegrator:
                         ctr[K.C_BAD] = b
                         return K.NONFINITE
                     return K.SINGULAR
-            K.combine(mi, mf, tab, h, lie, adapt, q, u, Kq, Ku, phi, q1, u1, eq, eu)
+            K.combine(mi, ws, tab, h, lie, adapt, q, u, Kq, Ku, phi, q1, u1, eq, eu)
             if adapt:
                 err = K.error_norm(lie, self.smap, q, q1, eq, u, u1, eu, fopt[K.F_RTOL], fopt[K.F_ATOL])
                 if not err <= 1.0:
@@ -311,7 +313,7 @@ class RungeKuttaIntegrator:
                 ctr[K.C_BAD] = b
                 clk[K.K_TBAD] = t_out if hit else t + h
                 return K.NONFINITE
-            K.after_step(mi, mf, lie, self.max_angles, q1, ctr)
+            K.after_step(mi, ws, lie, self.max_angles, q1, ctr)
             q[:] = q1
             u[:] = u1
             clk[K.K_T] = t_out if hit else t + h
@@ -321,7 +323,7 @@ class RungeKuttaIntegrator:
                 ctr[K.C_OUT] += 1
                 w = ctr[K.C_WRITTEN]
                 T[w] = clk[K.K_T]
-                K.to_start_charts(mi, mf, self.chart0, q, Q[w])
+                K.to_start_charts(mi, ws, self.chart0, q, Q[w])
                 U[w] = u
                 ctr[K.C_WRITTEN] = w + 1
 

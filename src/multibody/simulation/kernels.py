@@ -23,18 +23,20 @@ import math
 import numpy as np
 from numba import njit
 
-from ..kernels.common import first_nonfinite
+from ..kernels.common import first_nonfinite, split_data
+from ..kernels.status import BUFFER_FULL, FINISHED, MIN_STEP, NONFINITE_STATE, RUNNING, SINGULAR  # noqa: F401
 from ..kernels.coordinates import _jr_inv_times, _quat_exp, _quat_log, _quat_mul, integrate_q, qdot_from_u
 from ..kernels.coordinates import sanitize_charts
 from ..kernels.forward_dynamics import aba_core
 from ..kernels.joint_transform import forward_kinematics_pass
 from ..kernels.spatial_inline import load9, mul33T_vec
 from ..kernels.layout import (
-    CHART, FREE, FREE_QUAT, KIND, NU, QOFF, SPHERICAL, SPHERICAL_QUAT, UOFF, W_FEXT, W_RW,
+    FREE, FREE_QUAT, KIND, NU, QOFF, SPHERICAL, SPHERICAL_QUAT, UOFF, W_CHART, W_FEXT, W_RW,
 )
 
 # --- status codes
-RUNNING, FINISHED, BUFFER_FULL, NONFINITE, SINGULAR, MIN_STEP = 0, 1, 2, 3, 4, 5
+# one numbering with the kernels and the facade: multibody.kernels.status
+NONFINITE = NONFINITE_STATE
 
 # --- counters (int64 array ctr)
 C_STEP = 0       # accepted steps so far (fixed step: also the step index)
@@ -179,7 +181,7 @@ def normalize_quaternions(mi, q):
 
 
 @njit(cache=True)
-def to_start_charts(mi, mf, chart0, q, out):
+def to_start_charts(mi, ws, chart0, q, out):
     """out = q re-expressed in the charts ``chart0`` (n_links, 4) of the start of the run."""
     for i in range(q.shape[0]):
         out[i] = q[i]
@@ -189,13 +191,13 @@ def to_start_charts(mi, mf, chart0, q, out):
             continue
         same = True
         for r in range(4):
-            if mf[j, CHART + r] != chart0[j, r]:
+            if ws[j, W_CHART + r] != chart0[j, r]:
                 same = False
         if same:
             continue
         i = mi[j, QOFF]
         e = _quat_exp(q[i], q[i + 1], q[i + 2])
-        c = _quat_mul(mf[j, CHART], mf[j, CHART + 1], mf[j, CHART + 2], mf[j, CHART + 3], e[0], e[1], e[2], e[3])
+        c = _quat_mul(ws[j, W_CHART], ws[j, W_CHART + 1], ws[j, W_CHART + 2], ws[j, W_CHART + 3], e[0], e[1], e[2], e[3])
         d = _quat_mul(-chart0[j, 0], -chart0[j, 1], -chart0[j, 2], chart0[j, 3], c[0], c[1], c[2], c[3])
         v = _quat_log(d[0], d[1], d[2], d[3])
         out[i] = v[0]
@@ -204,7 +206,7 @@ def to_start_charts(mi, mf, chart0, q, out):
 
 
 @njit(cache=True, inline="always")
-def stage_state(mi, mf, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us):
+def stage_state(mi, ws, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us):
     """Configuration and speeds of stage s (rows 0..s-1 of Kq, Ku are known)."""
     nu = u.shape[0]
     if lie:
@@ -213,7 +215,7 @@ def stage_state(mi, mf, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us):
             for r in range(s):
                 a += tab[s, r] * Kq[r, i]
             phi[i] = h * a
-        integrate_q(mi, mf, q, phi, 1.0, qs)
+        integrate_q(mi, ws, q, phi, 1.0, qs)
     else:
         for i in range(q.shape[0]):
             a = 0.0
@@ -228,23 +230,23 @@ def stage_state(mi, mf, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us):
 
 
 @njit(cache=True, inline="always")
-def stage_rates(mi, mf, ws, lie, worldf, fmi, fmf, t, qs, us, phi, tau0, tau, kq, ku):
+def stage_rates(mi, mf, ws, z, lie, worldf, fmi, fmf, t, qs, us, phi, tau0, tau, kq, ku):
     """Rates of one stage: ku = udot, kq = q_dot (classic) or phi_dot (Munthe-Kaas).
     Returns False when the joint-space inertia is singular."""
     if worldf:
         forward_kinematics_pass(mi, mf, ws, qs)
     use = apply_forces(mi, ws, fmi, fmf, qs, us, t, tau0, tau)
-    if not aba_core(mi, mf, ws, qs, us, tau, use, ku):
+    if not aba_core(mi, mf, ws, z, qs, us, tau, use, ku):
         return False
     if lie:
         dexp_inv(mi, phi, us, kq)
     else:
-        qdot_from_u(mi, mf, qs, us, kq)
+        qdot_from_u(mi, ws, qs, us, kq)
     return True
 
 
 @njit(cache=True, inline="always")
-def combine(mi, mf, tab, h, lie, adapt, q, u, Kq, Ku, phi, q1, u1, eq, eu):
+def combine(mi, ws, tab, h, lie, adapt, q, u, Kq, Ku, phi, q1, u1, eq, eu):
     """q1, u1 = the propagated solution; eq, eu = the embedded error estimate (if adapt)."""
     S = tab.shape[1]
     nq = q.shape[0]
@@ -263,7 +265,7 @@ def combine(mi, mf, tab, h, lie, adapt, q, u, Kq, Ku, phi, q1, u1, eq, eu):
         if adapt:
             eq[i] = h * e
     if lie:
-        integrate_q(mi, mf, q, phi, 1.0, q1)
+        integrate_q(mi, ws, q, phi, 1.0, q1)
     for i in range(nu):
         a = 0.0
         e = 0.0
@@ -297,11 +299,11 @@ def error_norm(lie, smap, q, q1, eq, u, u1, eu, rtol, atol):
 
 
 @njit(cache=True, inline="always")
-def after_step(mi, mf, lie, max_angles, q1, ctr):
+def after_step(mi, ws, lie, max_angles, q1, ctr):
     """Keep quaternions unit (classic mode) and re-centre charts; count re-centrings."""
     if not lie:
         normalize_quaternions(mi, q1)
-    ctr[C_CHARTS] += sanitize_charts(mi, mf, q1, max_angles)
+    ctr[C_CHARTS] += sanitize_charts(mi, ws, q1, max_angles)
 
 
 @njit(cache=True)
@@ -330,13 +332,14 @@ def _failed(ctr, q, u, otherwise):
 
 
 @njit(cache=True)
-def run(mi, mf, ws, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0,
+def run(mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0,
         q, u, clk, ctr, T, Q, U):
     """Advance (q, u, clk[K_T]) until the end time, a failure, or a full output buffer.
 
     Writes output samples (times T, configurations Q in the charts chart0, speeds U)
     from row ctr[C_WRITTEN]; updates q, u, clk and ctr in place. Returns the status.
     """
+    flags, ws, z = split_data(dbuf, mi.shape[0])
     nq = q.shape[0]
     nu = u.shape[0]
     S = tab.shape[1]
@@ -381,12 +384,12 @@ def run(mi, mf, ws, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0,
             h = t_out - t
             hit = True
         for s in range(S):
-            stage_state(mi, mf, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us)
-            if not stage_rates(mi, mf, ws, lie, worldf, fmi, fmf, t + tab[S + 2, s] * h, qs, us, phi,
+            stage_state(mi, ws, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us)
+            if not stage_rates(mi, mf, ws, z, lie, worldf, fmi, fmf, t + tab[S + 2, s] * h, qs, us, phi,
                                tau0, tau, Kq[s], Ku[s]):
                 clk[K_TBAD] = t + tab[S + 2, s] * h
                 return _failed(ctr, qs, us, SINGULAR)
-        combine(mi, mf, tab, h, lie, adapt, q, u, Kq, Ku, phi, q1, u1, eq, eu)
+        combine(mi, ws, tab, h, lie, adapt, q, u, Kq, Ku, phi, q1, u1, eq, eu)
         if adapt:
             err = error_norm(lie, smap, q, q1, eq, u, u1, eu, fopt[F_RTOL], fopt[F_ATOL])
             if not err <= 1.0:
@@ -410,7 +413,7 @@ def run(mi, mf, ws, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0,
             clk[K_TBAD] = t_out if hit else t + h
             ctr[C_STATUS] = NONFINITE
             return NONFINITE
-        after_step(mi, mf, lie, max_angles, q1, ctr)
+        after_step(mi, ws, lie, max_angles, q1, ctr)
         for i in range(nq):
             q[i] = q1[i]
         for i in range(nu):
@@ -429,7 +432,7 @@ def run(mi, mf, ws, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0,
         if store:
             w = ctr[C_WRITTEN]
             T[w] = clk[K_T]
-            to_start_charts(mi, mf, chart0, q, Q[w])
+            to_start_charts(mi, ws, chart0, q, Q[w])
             for i in range(nu):
                 U[w, i] = u[i]
             ctr[C_WRITTEN] = w + 1

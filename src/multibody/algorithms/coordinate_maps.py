@@ -1,4 +1,6 @@
-"""Python-level coordinate maps (not hot paths): N+(q) and global chart coordinates."""
+"""Python-level coordinate maps (not hot paths): N+(q) and global chart coordinates.
+
+``c`` is a CompiledModel, ``d`` a Data of it (the chart offsets are data state)."""
 import numpy as np
 
 from ..kernels import layout as L
@@ -16,36 +18,37 @@ def _quat_u_map(qq):
     ])
 
 
-def _chart_quat_rotation(c, j, v):
-    return quat_to_matrix(c.mf[j, L.CHART:L.CHART + 4]) @ so3_exp(v)
+def _chart_quat_rotation(d, j, v):
+    return quat_to_matrix(d.ws[j, L.W_CHART:L.W_CHART + 4]) @ so3_exp(v)
 
 
-def u_from_qdot_matrix(c, q):
+def u_from_qdot_matrix(c, d, q):
     """(nu, nq) N+ with u = N+ q_dot, block-diagonal over links."""
     N = np.zeros((c.nu, c.nq))
     for j, s in enumerate(c.link_subhinges):
         i = c.mi[j, L.QOFF]
         k = c.mi[j, L.UOFF]
-        if s.kind in ("spherical", "free"):
+        kind = s.kind_info
+        if kind.chart:
             v = q[i:i + 3]
             N[k:k + 3, i:i + 3] = so3_right_jacobian(v)
-            if s.kind == "free":
-                N[k + 3:k + 6, i + 3:i + 6] = _chart_quat_rotation(c, j, v).T
-        elif s.kind in ("spherical_quat", "free_quat"):
+            if kind.translation == "vector":
+                N[k + 3:k + 6, i + 3:i + 6] = _chart_quat_rotation(d, j, v).T
+        elif kind.quaternion:
             qq = q[i:i + 4] / np.linalg.norm(q[i:i + 4])
             N[k:k + 3, i:i + 4] = _quat_u_map(qq)
-            if s.kind == "free_quat":
+            if kind.translation == "vector":
                 N[k + 3:k + 6, i + 4:i + 7] = quat_to_matrix(qq).T
         else:
             N[k:k + s.nu, i:i + s.nq] = np.eye(s.nu)
     return N
 
 
-def global_coordinates(c, q):
+def global_coordinates(c, d, q):
     """Copy of q with rotation vectors re-expressed about the identity chart."""
     out = np.array(q, dtype=float)
     for j, s in enumerate(c.link_subhinges):
-        if s.kind in ("spherical", "free"):
+        if s.kind_info.chart:
             i = c.mi[j, L.QOFF]
-            out[i:i + 3] = so3_log(_chart_quat_rotation(c, j, q[i:i + 3]))
+            out[i:i + 3] = so3_log(_chart_quat_rotation(d, j, q[i:i + 3]))
     return out

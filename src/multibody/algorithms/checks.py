@@ -1,0 +1,71 @@
+"""Argument checks and status decoding shared by the algorithm functions."""
+import difflib
+
+import numpy as np
+
+from ..kernels.status import Status
+from .entry import as_float_vector, check_vector  # noqa: F401  (re-exported for the algorithm modules)
+
+
+def check_out(out, shape):
+    """Raise ValueError unless ``out`` is a writeable C-contiguous float64 array of ``shape``.
+
+    (The dispatcher rejects a wrong dtype, layout or a read-only array with TypeError; the
+    shape is checked before the call, so a kernel never writes past ``out``.)
+    """
+    if not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.shape == shape
+            and out.flags.c_contiguous and out.flags.writeable):
+        raise ValueError(f"out must be a writeable C-contiguous float64 array of shape {shape}, "
+                         f"got {type(out).__name__} {getattr(out, 'shape', '')}")
+
+
+def missing(kind, name, options):
+    """KeyError for an unknown name, with close matches as a hint."""
+    close = difflib.get_close_matches(str(name), list(options), n=3)
+    hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+    return KeyError(f"unknown {kind} {name!r}{hint}")
+
+
+def coordinate_owner(c, name, idx):
+    """'it belongs to hinge ...' for entry idx of q (name 'q') or of a u-sized vector."""
+    slices = c.q_slices if name == "q" else c.u_slices
+    for h, s in slices.items():
+        if s.start <= idx < s.stop:
+            return f"it belongs to hinge {h!r}"
+    return "index out of range"
+
+
+def raise_status(c, status, names, arrays):
+    """Raise the error a kernel status means, naming the argument (and its hinge)."""
+    st = Status(status)
+    arg = st.argument
+    if st.name.startswith("NONFINITE_ARG"):
+        name, x = names[arg], arrays[arg]
+        idx = int(np.flatnonzero(~np.isfinite(x))[0])
+        raise ValueError(f"{name}[{idx}] is not finite ({x[idx]}); {coordinate_owner(c, name, idx)}")
+    if st.name.startswith("BAD_LENGTH_ARG"):
+        name = names[arg]
+        n = c.nq if name == "q" else c.nu
+        raise ValueError(f"{name} must have shape ({n},), got {np.shape(arrays[arg])}")
+    if st == Status.SINGULAR:
+        raise ValueError("the joint-space inertia of a subhinge is singular (a massless body "
+                         "at the end of a moving hinge?)")
+    raise RuntimeError(f"kernel failed with status {st.name}")
+
+
+def frame_row(c, name):
+    """Row of the frame table for a body or node name (KeyError naming it if unknown)."""
+    try:
+        return c.frame_rows[name]
+    except (KeyError, TypeError):
+        raise missing("body or node", name, c.frame_rows) from None
+
+
+def data_buffer(c, data):
+    """The data buffer to use: ``data``'s, or the calling thread's default one."""
+    if data is None:
+        return c.thread_data().buf
+    if getattr(data, "model", None) is not c:
+        raise ValueError("data was created for another (or an older) compiled model; "
+                         "make it with m.create_data() after the model's last change")
+    return data.buf

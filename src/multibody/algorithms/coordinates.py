@@ -1,0 +1,120 @@
+"""Coordinates: neutral and random configurations, q_dot = N(q) u, integration on the
+hinge manifolds, and the rotation-vector charts (a state held in the data).
+
+Free functions of a Multibody ``m`` (its methods of the same names are these
+functions); ``data`` as in ``dynamics``. Chart offsets go with q: ``sanitize`` moves
+them in the data it is given (default: the calling thread's), and for the thread's
+default data also in the subhinge objects, which new Data objects start from.
+"""
+import numpy as np
+
+from ..kernels import layout as L
+from .checks import check_vector, data_buffer
+from .entry import KERNELS
+
+
+def _data(c, data):
+    d = data if data is not None else c.thread_data()
+    data_buffer(c, d)
+    return d
+
+
+def neutral_q(m):
+    """The neutral configuration (nq,): zero angles/offsets, identity quaternions."""
+    c = m.compiled
+    q = np.zeros(c.nq)
+    for h in m.hinges:
+        q[c.q_slices[h.name]] = h.neutral_q()
+    return q
+
+
+def random_q(m, rng=None, scale=np.pi):
+    """A random configuration: uniform angles/offsets in [-scale, scale], random unit quaternions."""
+    rng = np.random.default_rng(rng)
+    c = m.compiled
+    q = rng.uniform(-scale, scale, c.nq)
+    for j, s in enumerate(c.link_subhinges):
+        i = c.mi[j, L.QOFF]
+        if s.kind_info.chart:
+            v = rng.normal(size=3)
+            q[i:i + 3] = v / np.linalg.norm(v) * rng.uniform(0, min(scale, s.max_chart_angle))
+        elif s.kind_info.quaternion:
+            v = rng.normal(size=4)
+            q[i:i + 4] = v / np.linalg.norm(v)
+    return q
+
+
+def qdot(m, q, u, data=None):
+    """q_dot (nq,) = N(q) u: coordinate rates of the generalized speeds."""
+    c = m.compiled
+    d = _data(c, data)
+    q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
+    out = np.empty(c.nq)
+    KERNELS.qdot_from_u(c.mi, d.ws, q, u, out)
+    return out
+
+
+def integrate(m, q, u, dt=1.0, data=None):
+    """q (+) u dt (nq,): move along the constant speeds u for dt seconds, on each
+    hinge's manifold (exact exponential for rotations and free hinges)."""
+    c = m.compiled
+    d = _data(c, data)
+    q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
+    if not np.isfinite(dt):
+        raise ValueError(f"dt must be finite, got {dt!r}")
+    out = np.empty(c.nq)
+    KERNELS.integrate_q(c.mi, d.ws, q, u, float(dt), out)
+    return out
+
+
+def _store_charts(c, d):
+    """Keep the default data's chart offsets in the subhinge objects (new data start there)."""
+    if d is getattr(c.thread_local, "data", None):
+        for j, s in enumerate(c.link_subhinges):
+            if s.kind_info.chart:
+                s.chart_offset = d.ws[j, L.W_CHART:L.W_CHART + 4].copy()
+
+
+def sanitize(m, q, data=None):
+    """Re-centre rotation-vector charts whose angle exceeds their max_chart_angle.
+
+    Modifies q (a float64 (nq,) array) and the chart offsets (of ``data``, default the
+    calling thread's) in place; the poses are unchanged. Returns True if any chart moved.
+    """
+    c = m.compiled
+    d = _data(c, data)
+    if not (isinstance(q, np.ndarray) and q.dtype == np.float64 and q.shape == (c.nq,)
+            and q.flags.c_contiguous and q.flags.writeable):
+        raise ValueError(f"q must be a writeable C-contiguous float64 array of shape ({c.nq},)")
+    moved = KERNELS.sanitize_charts(c.mi, d.ws, q, c.max_chart_angles)
+    if moved:
+        _store_charts(c, d)
+    return bool(moved)
+
+
+def chart_offsets(m, data=None):
+    """{hinge name: chart offset quaternion (x, y, z, w)} for rotation-vector subhinges."""
+    c = m.compiled
+    d = _data(c, data)
+    return {s.hinge.name: d.ws[j, L.W_CHART:L.W_CHART + 4].copy()
+            for j, s in enumerate(c.link_subhinges) if s.kind_info.chart}
+
+
+def global_q(m, q, data=None):
+    """q with every rotation-vector chart re-expressed about the identity (global coordinates)."""
+    from .coordinate_maps import global_coordinates
+    c = m.compiled
+    return global_coordinates(c, _data(c, data), check_vector(q, c.nq, "q"))
+
+
+def reset_charts(m, q=None, data=None):
+    """Reset all chart offsets to the identity; if q is given, return it re-expressed so
+    the poses are unchanged."""
+    out = None if q is None else global_q(m, q, data)
+    c = m.compiled
+    d = _data(c, data)
+    for j, s in enumerate(c.link_subhinges):
+        if s.kind_info.chart:
+            d.ws[j, L.W_CHART:L.W_CHART + 4] = (0.0, 0.0, 0.0, 1.0)
+    _store_charts(c, d)
+    return out

@@ -1,0 +1,151 @@
+"""Dynamics: forward and inverse dynamics, the mass matrix and its inverse.
+
+Free functions ``f(m, ...)`` of a Multibody ``m``; the Multibody's methods of the same
+names are these functions. Each takes an optional ``data`` (from ``m.create_data()``);
+without it the calling thread's default data is used, so calls from several threads
+on one model are safe. The hot paths (forward/inverse dynamics, mass matrix) are
+written for speed: the dispatcher checks types in C (see ``entry``), kernels check
+lengths and finite values.
+"""
+import numpy as np
+
+from .checks import as_float_vector, check_out, data_buffer, raise_status
+from .entry import KERNELS
+from .external_forces import with_external_forces
+
+_empty = np.empty
+
+
+def forward_dynamics(m, q, u, tau, f_ext=None, out=None, data=None):
+    """udot (nu,) = M(q)^-1 (tau - b(q, u) + J^T f_ext), by the O(N) articulated-body algorithm.
+
+    q (nq,), u (nu,), tau (nu,); gravity included; f_ext is an optional dict
+    {body or node name: wrench [moment; force] (6,) about the frame origin, in the
+    frame's axes}. ``out``: an optional float64 (nu,) array to write the result into
+    (saves an allocation in hot loops); it is also returned. ``data``: a Data object
+    of ``m`` (default: the calling thread's).
+    """
+    c = m.compiled
+    if f_ext is not None or data is not None:
+        dbuf = data_buffer(c, data)
+        if f_ext is not None:
+            return with_external_forces(c, dbuf, f_ext, forward_dynamics, m, q, u, tau, None, out, data)
+    else:
+        try:
+            dbuf = c.thread_local.buf
+        except AttributeError:
+            dbuf = c.thread_data().buf
+    if out is None:
+        out = _empty(c.nu)
+    elif getattr(out, "shape", None) != (c.nu,):
+        check_out(out, (c.nu,))
+    try:
+        st = KERNELS.forward_dynamics(c.buf, dbuf, q, u, tau, out)
+    except TypeError:
+        q, u, tau = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(tau, "tau")
+        check_out(out, (c.nu,))
+        st = KERNELS.forward_dynamics(c.buf, dbuf, q, u, tau, out)
+    if st:
+        raise_status(c, st, ("q", "u", "tau"), (q, u, tau))
+    return out
+
+
+def inverse_dynamics(m, q, u, udot, f_ext=None, out=None, data=None):
+    """tau (nu,) = M(q) udot + b(q, u) - J^T f_ext, by recursive Newton-Euler (gravity included).
+
+    f_ext, ``out`` (an optional float64 (nu,) result array) and ``data`` as in
+    ``forward_dynamics``.
+    """
+    c = m.compiled
+    if f_ext is not None or data is not None:
+        dbuf = data_buffer(c, data)
+        if f_ext is not None:
+            return with_external_forces(c, dbuf, f_ext, inverse_dynamics, m, q, u, udot, None, out, data)
+    else:
+        try:
+            dbuf = c.thread_local.buf
+        except AttributeError:
+            dbuf = c.thread_data().buf
+    if out is None:
+        out = _empty(c.nu)
+    elif getattr(out, "shape", None) != (c.nu,):
+        check_out(out, (c.nu,))
+    try:
+        st = KERNELS.inverse_dynamics(c.buf, dbuf, q, u, udot, out)
+    except TypeError:
+        q, u, udot = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(udot, "udot")
+        check_out(out, (c.nu,))
+        st = KERNELS.inverse_dynamics(c.buf, dbuf, q, u, udot, out)
+    if st:
+        raise_status(c, st, ("q", "u", "udot"), (q, u, udot))
+    return out
+
+
+def mass_matrix(m, q, out=None, data=None):
+    """The symmetric joint-space mass matrix M(q) (nu, nu), composite-rigid-body algorithm.
+
+    ``out``: an optional float64 C-contiguous (nu, nu) array to write M into (saves an
+    allocation in hot loops); it is also returned. ``data`` as in ``forward_dynamics``.
+    """
+    c = m.compiled
+    if data is not None:
+        dbuf = data_buffer(c, data)
+    else:
+        try:
+            dbuf = c.thread_local.buf
+        except AttributeError:
+            dbuf = c.thread_data().buf
+    if out is None:
+        out = _empty(c.shape_M)
+    elif getattr(out, "shape", None) != c.shape_M:
+        check_out(out, c.shape_M)
+    try:
+        st = KERNELS.mass_matrix(c.buf, dbuf, q, out)
+    except TypeError:
+        q = as_float_vector(q, "q")
+        check_out(out, c.shape_M)
+        st = KERNELS.mass_matrix(c.buf, dbuf, q, out)
+    if st:
+        raise_status(c, st, ("q",), (q,))
+    return out
+
+
+def inverse_mass_matrix(m, q, out=None, data=None):
+    """M(q)^-1 (nu, nu), by an O(N nu) articulated-body recursion: no M, no factorisation.
+
+    It reuses the articulated inertias of forward dynamics (D^-1, U, G) and runs the
+    ABA's passes on all unit forces at once (see ``kernels/inverse_mass_matrix.py``).
+    ``out`` (an optional float64 C-contiguous (nu, nu) array) and ``data`` as in
+    ``mass_matrix``.
+    """
+    c = m.compiled
+    dbuf = data_buffer(c, data)
+    d = data if data is not None else c.thread_data()
+    if out is None:
+        out = _empty(c.shape_M)
+    else:
+        check_out(out, c.shape_M)
+    W = d.dense_scratch("inverse_mass_matrix", (6 * c.n_links + 18, c.nu))
+    try:
+        st = KERNELS.inverse_mass_matrix(c.buf, dbuf, q, W, out)
+    except TypeError:
+        q = as_float_vector(q, "q")
+        st = KERNELS.inverse_mass_matrix(c.buf, dbuf, q, W, out)
+    if st:
+        raise_status(c, st, ("q",), (q,))
+    return out
+
+
+def bias_forces(m, q, u, data=None):
+    """b(q, u) (nu,): Coriolis, centrifugal and gravity forces, so M udot + b = tau."""
+    return inverse_dynamics(m, q, u, np.zeros(m.compiled.nu), data=data)
+
+
+def gravity_forces(m, q, data=None):
+    """g(q) (nu,): the generalized gravity forces (tau that holds the system still)."""
+    z = np.zeros(m.compiled.nu)
+    return inverse_dynamics(m, q, z, z, data=data)
+
+
+__all__ = ["forward_dynamics", "inverse_dynamics", "mass_matrix", "inverse_mass_matrix",
+           "bias_forces", "gravity_forces"]

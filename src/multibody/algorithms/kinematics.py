@@ -1,0 +1,102 @@
+"""Kinematics of frames (bodies and nodes): poses, Jacobians, velocities, accelerations.
+
+Free functions of a Multibody ``m`` (its methods of the same names are these
+functions); ``data`` as in ``dynamics``.
+"""
+import numpy as np
+
+from .checks import check_vector, data_buffer, frame_row, raise_status
+from .entry import KERNELS
+
+
+def body_pose(m, q, body, data=None):
+    """T_world_body (4, 4): the pose of a body (or node) frame in the world."""
+    c = m.compiled
+    dbuf = data_buffer(c, data)
+    q = check_vector(q, c.nq, "q")
+    out = np.empty((4, 4))
+    st = KERNELS.frame_pose(c.buf, dbuf, q, frame_row(c, body), out)
+    if st:
+        raise_status(c, st, ("q",), (q,))
+    return out
+
+
+def body_jacobian(m, q, body, frame="body", data=None):
+    """J (6, nu) mapping u to the spatial velocity [w; v] of a body (or node) frame.
+
+    frame="body": w and v (velocity of the frame origin) in the frame's own axes;
+    "world_aligned": the same vectors in world axes; "world": the spatial velocity
+    in world coordinates (v is the velocity of the world-origin point moving with the body).
+    """
+    c = m.compiled
+    dbuf = data_buffer(c, data)
+    q = check_vector(q, c.nq, "q")
+    f = frame_row(c, body)
+    if frame not in ("body", "world_aligned", "world"):
+        raise ValueError(f"frame must be 'body', 'world_aligned' or 'world', got {frame!r}")
+    J = np.zeros((6, c.nu))
+    T_wf = np.empty((4, 4))
+    st = KERNELS.frame_jacobian(c.buf, dbuf, q, f, T_wf, J)
+    if st:
+        raise_status(c, st, ("q",), (q,))
+    if frame == "body":
+        return J
+    R = T_wf[:3, :3]
+    Jw = np.vstack([R @ J[:3], R @ J[3:]])
+    if frame == "world":
+        Jw[3:] += np.cross(T_wf[:3, 3], Jw[:3], axis=0)
+    return Jw
+
+
+def _velocity_acceleration(m, q, u, udot, body, data):
+    c = m.compiled
+    dbuf = data_buffer(c, data)
+    q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
+    udot = np.zeros(c.nu) if udot is None else check_vector(udot, c.nu, "udot")
+    out = np.empty(12)
+    st = KERNELS.frame_velocity_acceleration(c.buf, dbuf, q, u, udot, frame_row(c, body), out)
+    if st:
+        raise_status(c, st, ("q", "u", "udot"), (q, u, udot))
+    return out
+
+
+def body_velocity(m, q, u, body, data=None):
+    """[w; v] (6,) of a body (or node) frame, in its own axes (v: its origin's velocity)."""
+    return _velocity_acceleration(m, q, u, None, body, data)[:6].copy()
+
+
+def body_acceleration(m, q, u, udot, body, kind="spatial", data=None):
+    """Acceleration (6,) of a body (or node) frame, in its own axes (gravity not included).
+
+    kind="spatial": [dw/dt; dv/dt], the rate of change of the frame's spatial velocity
+    [w; v] (v: velocity of the point at the frame origin); kind="classical": [dw/dt; a]
+    with a = dv/dt + w x v the acceleration of the frame origin itself.
+    """
+    if kind not in ("spatial", "classical"):
+        raise ValueError(f"kind must be 'spatial' or 'classical', got {kind!r}")
+    out = _velocity_acceleration(m, q, u, udot, body, data)
+    acc = out[6:].copy()
+    if kind == "classical":
+        acc[3:] += np.cross(out[:3], out[3:6])
+    return acc
+
+
+def u_from_qdot_matrix(m, q, data=None):
+    """The (nu, nq) matrix N+ with u = N+(q) q_dot (exact for q_dot tangent to the
+    quaternion constraint). Identity for scalar and translational coordinates."""
+    from .coordinate_maps import u_from_qdot_matrix as n_plus
+    c = m.compiled
+    d = data if data is not None else c.thread_data()
+    data_buffer(c, d)
+    return n_plus(c, d, check_vector(q, c.nq, "q"))
+
+
+def pose_gradient(m, q, body, data=None):
+    """G (6, nq): derivative of the frame pose with respect to the coordinates q.
+
+    For a small change dq, G dq = [d_theta; d_p] where d_theta (3,) is the rotation
+    vector of R(q + dq) R(q)^T (world axes) and d_p (3,) the change of the frame
+    origin in the world. It is the coordinate-space counterpart of the Jacobian:
+    G = J_world_aligned(q) N+(q).
+    """
+    return body_jacobian(m, q, body, "world_aligned", data) @ u_from_qdot_matrix(m, q, data)

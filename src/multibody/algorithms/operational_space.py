@@ -1,0 +1,38 @@
+"""Operational-space compliance Upsilon = J M^-1 J^T at a set of frames, O(N) by recursion."""
+import numpy as np
+
+from ..kernels.operational_space import Y_COLS
+from .checks import as_float_vector, data_buffer, frame_row, raise_status
+from .entry import KERNELS
+
+
+def operational_space_compliance(m, q, frames, data=None):
+    """Upsilon (6k, 6k) = J M(q)^-1 J^T for k named bodies or nodes, without forming M^-1.
+
+    J stacks the frames' body Jacobians (``body_jacobian(q, f, "body")``: [w; v] of each
+    frame in its own axes), so block (a, b) maps a wrench [moment; force] applied at frame
+    b (its axes) to the spatial acceleration it causes at frame a (its axes). It is the
+    building block of tree-augmented constrained dynamics. Computed by the
+    operational-space recursion of the spatial-operator literature on the articulated
+    inertias of forward dynamics (see ``kernels/operational_space.py``).
+    ``frames``: a name or a sequence of names; ``data`` as in ``forward_dynamics``.
+    """
+    c = m.compiled
+    dbuf = data_buffer(c, data)
+    d = data if data is not None else c.thread_data()
+    if isinstance(frames, str):
+        frames = [frames]
+    rows = np.array([frame_row(c, f) for f in frames], dtype=np.int64)
+    if rows.size == 0:
+        raise ValueError("frames must name at least one body or node")
+    k = rows.size
+    W = d.dense_scratch(("operational_space", k), (18 + c.n_links + k + 6, max(c.nu, Y_COLS)))
+    out = np.empty((6 * k, 6 * k))
+    try:
+        st = KERNELS.operational_space_compliance(c.buf, dbuf, q, rows, W, out)
+    except TypeError:
+        q = as_float_vector(q, "q")
+        st = KERNELS.operational_space_compliance(c.buf, dbuf, q, rows, W, out)
+    if st:
+        raise_status(c, st, ("q",), (q,))
+    return out

@@ -1,0 +1,124 @@
+"""Inward pass of articulated-body inertias (ATBI), kept in the data for later passes.
+
+For each link j from the tips inward, with IA_j = I_j + sum over children c of
+X_cj^T P+_c X_cj:
+    U_j = IA_j S_j,   D_j = S_j^T U_j,   G_j = U_j D_j^-1,
+    P+_j = IA_j - G_j U_j^T   (the articulated inertia link j passes to its parent).
+Kept in the data: IA (ws W_IA), P+ (ws W_PPLUS; root links pass nothing and keep
+none), U, G and D^-1 (ragged blocks of z at U_ADR, G_ADR, DINV_ADR).
+Forward dynamics runs these steps inside its own inward loop (adding the bias
+forces); the inverse mass matrix and the operational-space compliance run the pass
+as it is. PIN links (S = e_z after compile's re-framing) take a short path.
+"""
+from numba import njit
+
+from .layout import DINV_ADR, G_ADR, INERTIA, KIND, NU, PARENT, PIN, S_COLS, U_ADR, W_IA, W_PPLUS
+from .spatial_inline import inertia_to_parent_add
+
+_INL = dict(cache=True, inline="always")
+
+
+@njit(**_INL)
+def spd_inverse(A, off, n):
+    """Invert the n x n symmetric positive-definite row-major block A[off:off+n*n] in place.
+
+    Gauss-Jordan without pivoting, which is stable for SPD matrices.
+    Returns False when a pivot is not positive (singular joint-space inertia).
+    """
+    ok = True
+    for k in range(n):
+        piv = A[off + n * k + k]
+        if not piv > 0.0:
+            ok = False
+            piv = 1.0
+        inv = 1.0 / piv
+        A[off + n * k + k] = 1.0
+        for c in range(n):
+            A[off + n * k + c] *= inv
+        for r in range(n):
+            if r != k:
+                fac = A[off + n * r + k]
+                if fac != 0.0:
+                    A[off + n * r + k] = 0.0
+                    for c in range(n):
+                        A[off + n * r + c] -= fac * A[off + n * k + c]
+    return ok
+
+
+@njit(**_INL)
+def init_articulated_inertia(mf, ws, j):
+    """IA_j = I_j (the children add their P+ later)."""
+    for k in range(36):
+        ws[j, W_IA + k] = mf[j, INERTIA + k]
+
+
+@njit(**_INL)
+def articulated_inertia_step(mi, mf, ws, z, j):
+    """U_j, D_j^-1, G_j and (for non-root links) P+_j from a complete IA_j.
+
+    Returns False when D_j is not positive definite.
+    """
+    nj = mi[j, NU]
+    ua = mi[j, U_ADR]
+    ga = mi[j, G_ADR]
+    da = mi[j, DINV_ADR]
+    ok = True
+    if mi[j, KIND] == PIN:  # S = e_z: U is column 2 of IA, D = IA[2, 2]
+        for r in range(6):
+            z[ua + r] = ws[j, W_IA + 6 * r + 2]
+        d = z[ua + 2]
+        if not d > 0.0:
+            ok = False
+            d = 1.0
+        dinv = 1.0 / d
+        z[da] = dinv
+        for r in range(6):
+            z[ga + r] = z[ua + r] * dinv
+    else:
+        for k in range(nj):
+            for r in range(6):
+                s = 0.0
+                for c in range(6):
+                    s += ws[j, W_IA + 6 * r + c] * mf[j, S_COLS + 6 * k + c]
+                z[ua + 6 * k + r] = s
+        for a in range(nj):
+            for b in range(nj):
+                s = 0.0
+                for r in range(6):
+                    s += mf[j, S_COLS + 6 * a + r] * z[ua + 6 * b + r]
+                z[da + nj * a + b] = s
+        ok = spd_inverse(z, da, nj)
+        for k in range(nj):
+            for r in range(6):
+                s = 0.0
+                for b in range(nj):
+                    s += z[ua + 6 * b + r] * z[da + nj * b + k]
+                z[ga + 6 * k + r] = s
+    if mi[j, PARENT] >= 0:
+        for r in range(6):
+            for c in range(r, 6):
+                s = ws[j, W_IA + 6 * r + c]
+                for k in range(nj):
+                    s -= z[ga + 6 * k + r] * z[ua + 6 * k + c]
+                ws[j, W_PPLUS + 6 * r + c] = s
+                ws[j, W_PPLUS + 6 * c + r] = s
+    return ok
+
+
+@njit(cache=True)
+def articulated_inertia_pass(mi, mf, ws, z):
+    """IA, U, D^-1, G and P+ of every link (placements W_R/W_P must be current).
+
+    Returns False when some D_j is singular.
+    """
+    n = mi.shape[0]
+    for j in range(n):
+        init_articulated_inertia(mf, ws, j)
+    ok = True
+    for j in range(n - 1, -1, -1):
+        if not articulated_inertia_step(mi, mf, ws, z, j):
+            ok = False
+        p = mi[j, PARENT]
+        if p >= 0:
+            inertia_to_parent_add(ws, j, ws, j, W_PPLUS, ws, p, W_IA)
+    return ok

@@ -1,0 +1,182 @@
+"""Operational-space compliance Upsilon = J M^-1 J^T at k frames, by recursion, O(N + k^2 d).
+
+From the articulated-inertia pass (articulated_inertia.py: S, G = U D^-1, D^-1),
+in world coordinates (no per-link transforms), with Psi_j = I - S_j G_j^T the map
+that carries a link's parent acceleration to the link when no force acts in its
+subtree (Jain's spatial-operator form of the ABA's outward pass):
+
+1. Outward over the links that support a frame: the compliance at link j,
+       Upsilon_j = Psi_j Upsilon_p Psi_j^T + S_j D_j^-1 S_j^T   (Upsilon of the world = 0).
+2. For frames a, b on links la, lb with deepest common ancestor c:
+       Upsilon_ab = P_a Upsilon_c P_b^T,  P_a = Psi_la Psi_parent(la) ... (down to c, excluded),
+   found by walking la and lb up to c (d: the tree depth).
+3. Into each frame's coordinates: Upsilon_FaFb = X_a Upsilon_ab X_b^T, with X_a the
+   motion transform from world coordinates to frame a's.
+No mass matrix, no inverse of it, no factorisation.
+"""
+from numba import njit
+
+from .articulated_inertia import articulated_inertia_pass
+from .common import check_state, split_data, split_model
+from .inverse_mass_matrix import world_columns
+from .jacobian import frame_world_pose
+from .joint_transform import place_links, world_placement
+from .layout import DEPTH, DINV_ADR, FR_LINK, NU, PARENT, UOFF
+from .status import OK, SINGULAR
+
+# scratch columns (rows 0..n-1 per link, then one row per frame, then temporaries)
+Y_UPS = 0      # 36, Upsilon_j (world coordinates, row-major)
+Y_MARK = 36    # 1, 1.0 when link j supports a frame
+Y_T = 37       # 36, temporary 6 x nj block (column-major) / 6x6 product
+Y_COLS = 73
+
+
+@njit(cache=True, inline="always")
+def _mul66(A, ra, oa, B, rb, ob, tb, C, rc, oc):
+    """C[rc, oc:oc+36] = A B (tb = False) or A B^T (tb = True), row-major 6x6 blocks."""
+    for r in range(6):
+        for c in range(6):
+            s = 0.0
+            for k in range(6):
+                s += A[ra, oa + 6 * r + k] * (B[rb, ob + 6 * c + k] if tb else B[rb, ob + 6 * k + c])
+            C[rc, oc + 6 * r + c] = s
+
+
+@njit(cache=True, inline="always")
+def _apply_psi(P, rp, W, r0, Y, ry, u0, nj):
+    """P[rp, :36] = P (I - S G^T) for the link's world S, G columns W[r0.., u0..u0+nj)."""
+    for k in range(nj):  # T = P S (6 x nj), from the unchanged P
+        for r in range(6):
+            s = 0.0
+            for c in range(6):
+                s += P[rp, 6 * r + c] * W[r0 + c, u0 + k]
+            Y[ry, Y_T + 6 * k + r] = s
+    for k in range(nj):
+        for r in range(6):
+            t = Y[ry, Y_T + 6 * k + r]
+            for c in range(6):
+                P[rp, 6 * r + c] -= t * W[r0 + 12 + c, u0 + k]
+
+
+@njit(cache=True, inline="always")
+def _link_compliance(mi, z, W, r0, Y, j):
+    """Upsilon_j = Psi_j Upsilon_p Psi_j^T + S D^-1 S^T, as
+    Upsilon_p - S T^T - T S^T + S (G^T T + D^-1) S^T with T = Upsilon_p G."""
+    p = mi[j, PARENT]
+    u0 = mi[j, UOFF]
+    nj = mi[j, NU]
+    da = mi[j, DINV_ADR]
+    for k in range(36):
+        Y[j, Y_UPS + k] = Y[p, Y_UPS + k] if p >= 0 else 0.0
+    for k in range(nj):
+        for r in range(6):
+            s = 0.0
+            for c in range(6):
+                s += Y[j, Y_UPS + 6 * r + c] * W[r0 + 12 + c, u0 + k]
+            Y[j, Y_T + 6 * k + r] = s
+    for a in range(nj):
+        for b in range(nj):
+            kab = z[da + nj * a + b]
+            for r in range(6):
+                kab += W[r0 + 12 + r, u0 + a] * Y[j, Y_T + 6 * b + r]
+            for r in range(6):
+                sa = W[r0 + r, u0 + a] * kab
+                for c in range(6):
+                    Y[j, Y_UPS + 6 * r + c] += sa * W[r0 + c, u0 + b]
+    for k in range(nj):
+        for r in range(6):
+            s_r = W[r0 + r, u0 + k]
+            t_r = Y[j, Y_T + 6 * k + r]
+            for c in range(6):
+                Y[j, Y_UPS + 6 * r + c] -= s_r * Y[j, Y_T + 6 * k + c] + t_r * W[r0 + c, u0 + k]
+
+
+@njit(cache=True, inline="always")
+def _frame_transform(ws, fr, f, T, Y, ry):
+    """Y[ry, :36] = X_F (world coordinates -> frame f's) = [[R^T, 0], [-R^T [p]x, R^T]]."""
+    frame_world_pose(ws, fr, f, T)
+    for k in range(36):
+        Y[ry, k] = 0.0
+    for r in range(3):
+        for c in range(3):
+            Y[ry, 6 * r + c] = T[c, r]
+            Y[ry, 6 * (r + 3) + c + 3] = T[c, r]
+    p0 = T[0, 3]
+    p1 = T[1, 3]
+    p2 = T[2, 3]
+    for r in range(3):  # row r of -R^T [p]x is -(a x p)^T = (p x a)^T with a = R[:, r]
+        a0 = T[0, r]
+        a1 = T[1, r]
+        a2 = T[2, r]
+        Y[ry, 6 * (r + 3)] = p1 * a2 - p2 * a1
+        Y[ry, 6 * (r + 3) + 1] = p2 * a0 - p0 * a2
+        Y[ry, 6 * (r + 3) + 2] = p0 * a1 - p1 * a0
+
+
+@njit(cache=True)
+def osc_core(mi, mf, fr, ws, z, q, frames, W, Y, out):
+    """out (6k, 6k) = Upsilon at the k frame rows ``frames``. W: scratch (18, nu) for the
+    world S, U, G columns; Y: scratch (n + k + 6, Y_COLS). Returns False if D_j is singular."""
+    n = mi.shape[0]
+    k = frames.shape[0]
+    place_links(mi, mf, ws, q)
+    if not articulated_inertia_pass(mi, mf, ws, z):
+        return False
+    for j in range(n):
+        world_placement(mi, ws, j)
+        Y[j, Y_MARK] = 0.0
+    for a in range(k):
+        i = int(fr[frames[a], FR_LINK])
+        while i >= 0 and Y[i, Y_MARK] == 0.0:
+            Y[i, Y_MARK] = 1.0
+            i = mi[i, PARENT]
+    for j in range(n):
+        if Y[j, Y_MARK] != 0.0:
+            world_columns(mi, mf, ws, z, j, W, 0)
+            _link_compliance(mi, z, W, 0, Y, j)
+    T = Y[n + k + 2:n + k + 6, :4]  # a 4x4 work matrix
+    for a in range(k):
+        _frame_transform(ws, fr, frames[a], T, Y, n + a)
+    pa = n + k
+    pb = n + k + 1
+    for a in range(k):
+        for b in range(a, k):
+            ia = int(fr[frames[a], FR_LINK])
+            ib = int(fr[frames[b], FR_LINK])
+            for e in range(36):
+                Y[pa, e] = 1.0 if e % 7 == 0 else 0.0
+                Y[pb, e] = Y[pa, e]
+            while ia != ib and ia >= 0 and ib >= 0:
+                if mi[ia, DEPTH] >= mi[ib, DEPTH]:
+                    _apply_psi(Y, pa, W, 0, Y, pa, mi[ia, UOFF], mi[ia, NU])
+                    ia = mi[ia, PARENT]
+                else:
+                    _apply_psi(Y, pb, W, 0, Y, pb, mi[ib, UOFF], mi[ib, NU])
+                    ib = mi[ib, PARENT]
+            if ia != ib or ia < 0:
+                for r in range(6):
+                    for c in range(6):
+                        out[6 * a + r, 6 * b + c] = 0.0
+                        out[6 * b + c, 6 * a + r] = 0.0
+                continue
+            _mul66(Y, ia, Y_UPS, Y, pb, 0, True, Y, pb, Y_T)    # Upsilon_c P_b^T
+            _mul66(Y, pa, 0, Y, pb, Y_T, False, Y, pa, Y_T)     # P_a Upsilon_c P_b^T
+            _mul66(Y, pa, Y_T, Y, n + b, 0, True, Y, pb, Y_T)   # ... X_b^T
+            _mul66(Y, n + a, 0, Y, pb, Y_T, False, Y, pa, Y_T)  # X_a ...
+            for r in range(6):
+                for c in range(6):
+                    out[6 * a + r, 6 * b + c] = Y[pa, Y_T + 6 * r + c]
+                    out[6 * b + c, 6 * a + r] = Y[pa, Y_T + 6 * r + c]
+    return True
+
+
+@njit(cache=True)
+def operational_space_compliance(mbuf, dbuf, q, frames, W, out):
+    """Checked entry point: a status for q, or SINGULAR. W: scratch (18 + n + k + 6, max(nu, Y_COLS))."""
+    mi, mf, fr = split_model(mbuf)
+    flags, ws, z = split_data(dbuf, mi.shape[0])
+    st = check_state(mi, q, q, q, -1, -1)
+    if st == OK:
+        if not osc_core(mi, mf, fr, ws, z, q, frames, W[:18], W[18:, :Y_COLS], out):
+            return SINGULAR
+    return st

@@ -1,0 +1,112 @@
+"""The compiled model (immutable constants) and its data objects (per-call state).
+
+``CompiledModel`` wraps the model buffer built by ``compile_model`` (see
+``kernels.layout``) with the Python-side tables that name its rows. ``Data`` holds a
+data buffer: chart offsets, external forces and everything the kernels write. One
+compiled model serves any number of Data objects; the facade keeps one per thread
+(``thread_data``), so calls from several threads on one model never share memory.
+"""
+import threading
+
+import numpy as np
+
+from ..kernels import layout as L
+
+
+class Data:
+    """Per-call state of one compiled model: create with ``m.create_data()``.
+
+    ``buf`` is the data buffer (``kernels.layout``): flags, one row per link (chart
+    offsets, external forces, placements, velocities, articulated inertias ...) and the
+    ragged blocks (U, G, D^-1, residuals). ``dense_scratch(shape)`` lends a reusable
+    work array to the algorithms that need more than O(N) memory (the inverse mass
+    matrix, the operational-space compliance). A Data object must not be used by two
+    threads at once; the model it belongs to is ``model``.
+    """
+
+    def __init__(self, model):
+        self.model = model
+        n = model.n_links
+        zrows = -(-model.zsize // L.DATA_COLS)
+        self.buf = np.zeros((1 + n + zrows, L.DATA_COLS))
+        self.ws = self.buf[1:1 + n]
+        self.z = self.buf[1 + n:].reshape(-1)
+        for j, s in enumerate(model.link_subhinges):
+            self.ws[j, L.W_CHART:L.W_CHART + 4] = getattr(s, "chart_offset", (0.0, 0.0, 0.0, 1.0))
+        self._scratch = {}
+
+    @property
+    def chart_offsets(self):
+        """(n_links, 4) view of the chart offset quaternions (x, y, z, w), one row per link."""
+        return self.ws[:, L.W_CHART:L.W_CHART + 4]
+
+    def dense_scratch(self, key, shape):
+        """A float64 C-contiguous work array of ``shape``, kept for the next call with ``key``."""
+        a = self._scratch.get(key)
+        if a is None or a.shape != shape:
+            a = self._scratch[key] = np.zeros(shape)
+        return a
+
+    def __repr__(self):
+        return f"Data(links={self.model.n_links}, nq={self.model.nq}, nu={self.model.nu})"
+
+
+class CompiledModel:
+    """Constants of a compiled Multibody (built by ``compile_model``; treat as read-only).
+
+    ``buf`` is the model buffer and ``mi``, ``mf``, ``fr`` its views (``kernels.layout``);
+    ``n_links``, ``nq``, ``nu``, ``zsize``; ``link_subhinges`` (the subhinge object of
+    each link); ``body_link`` and ``T_link_body`` (per body name: link index, -1 for the
+    world, and the fixed 4x4 pose of the body frame in that link frame); ``frames``
+    (body or node name -> row of the frame table); ``hinge_order``, ``q_slices``,
+    ``u_slices`` (per hinge name); ``max_chart_angles`` (per link).
+    ``thread_local.data`` / ``thread_local.buf`` are the calling thread's default Data
+    and its buffer, once ``thread_data()`` has made them.
+    """
+
+    def __init__(self, buf, link_subhinges, body_link, T_link_body, frame_rows, hinge_order, q_slices, u_slices):
+        self.buf = buf
+        n = self.n_links = int(buf[0, L.H_NLINKS])
+        self.nq = int(buf[0, L.H_NQ])
+        self.nu = int(buf[0, L.H_NU])
+        self.zsize = int(buf[0, L.H_ZSIZE])
+        self.mi = buf[1:1 + n].view(np.int64)
+        self.mf = buf[1 + n:2 + 2 * n]
+        self.fr = buf[2 + 2 * n:]
+        self.shape_M = (self.nu, self.nu)
+        self.link_subhinges = link_subhinges
+        self.body_link = body_link
+        self.T_link_body = T_link_body
+        self.frame_rows = frame_rows
+        self.frames = {name: self.frame_in_link(f) for name, f in frame_rows.items()}
+        self.hinge_order = hinge_order
+        self.q_slices = q_slices
+        self.u_slices = u_slices
+        self.max_chart_angles = np.array(
+            [getattr(s, "max_chart_angle", np.inf) for s in link_subhinges], dtype=float)
+        self.thread_local = threading.local()
+
+    def create_data(self):
+        """A new Data object for this model."""
+        return Data(self)
+
+    def thread_data(self):
+        """The calling thread's default Data (made on first use)."""
+        local = self.thread_local
+        try:
+            return local.data
+        except AttributeError:
+            local.data = self.create_data()
+            local.buf = local.data.buf
+            return local.data
+
+    def frame_link(self, f):
+        """Link index of frame row f (-1: the world)."""
+        return int(self.fr[f, L.FR_LINK])
+
+    def frame_in_link(self, f):
+        """(link, T_link_frame (4, 4)) of frame row f: the link it is fixed on and its pose there."""
+        T = np.eye(4)
+        T[:3, :3] = self.fr[f, L.FR_R:L.FR_R + 9].reshape(3, 3)
+        T[:3, 3] = self.fr[f, L.FR_P:L.FR_P + 3]
+        return self.frame_link(f), T
