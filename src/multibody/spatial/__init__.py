@@ -11,9 +11,20 @@ Numba scalar helpers). Conventions, binding for the whole library:
 * Jacobians: ``exp(x + dx) ≈ exp(x) exp(Jr(x) dx) ≈ exp(Jl(x) dx) exp(x)``.
 
 Every function validates its inputs and raises ``ValueError`` naming the argument and
-the expected shape for a wrong shape or non-finite values. SI units throughout.
+the expected shape for a wrong shape or non-finite values, then runs the same formula
+as its namesake in :mod:`multibody.spatial.fast`. SI units throughout.
+
+:mod:`multibody.spatial.fast` (``from multibody.spatial import fast``): the unchecked
+helpers, for hot loops; inputs must be valid float64 arrays of the right shape.
+Same names and conventions (``fast.so3_exp``, ``fast.so3_log``, the SO(3) and SE(3)
+Jacobians and their inverses, ``fast.se3_exp`` / ``se3_log`` / ``se3_integrate``,
+quaternion operations, motion / force transforms) plus ``quat_canonical`` and the
+planar group SE(2) (``se2_exp``, ``se2_log``, ``se2_adjoint``, ``se2_right_jacobian``,
+``se2_right_jacobian_inv``). Each formula and its small-angle series cut-offs live
+only there.
 """
 
+from . import fast
 from .charts import rotvec_change_chart, rotvec_recenter
 from .inertia import inertia_from_spatial, spatial_inertia, transform_spatial_inertia
 from .quaternion import (
@@ -71,6 +82,8 @@ from .spatial_vectors import (
 )
 
 __all__ = [
+    # unchecked helpers (module)
+    "fast",
     # so3
     "skew", "unskew", "so3_exp", "so3_log", "rotvec_to_matrix", "matrix_to_rotvec",
     "so3_right_jacobian", "so3_right_jacobian_inv", "so3_left_jacobian",

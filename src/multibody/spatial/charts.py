@@ -12,14 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _fast_rot as F
 from ._checks import as_array, as_quaternion
-from .quaternion import _canonical_unit, _from_rotvec, _mul, _to_rotvec
 
 __all__ = ["rotvec_change_chart", "rotvec_recenter"]
-
-
-def _unit(q: np.ndarray) -> np.ndarray:
-    return q / np.linalg.norm(q)
 
 
 def rotvec_change_chart(v, offset_old, offset_new) -> np.ndarray:
@@ -40,10 +36,10 @@ def rotvec_change_chart(v, offset_old, offset_new) -> np.ndarray:
         ``v' = log(conj(offset_new) ⊗ offset_old ⊗ quat(v))``.
     """
     v = as_array(v, (3,), "v")
-    q_old = _unit(as_quaternion(offset_old, "offset_old"))
-    q_new = _unit(as_quaternion(offset_new, "offset_new"))
-    q_new_conj = np.array([-q_new[0], -q_new[1], -q_new[2], q_new[3]])
-    return _to_rotvec(_mul(q_new_conj, _mul(q_old, _from_rotvec(v))))
+    q_old = F.quat_normalize(as_quaternion(offset_old, "offset_old"))
+    q_new = F.quat_normalize(as_quaternion(offset_new, "offset_new"))
+    return F.quat_to_rotvec(F.quat_multiply(F.quat_conjugate(q_new),
+                                            F.quat_multiply(q_old, F.quat_from_rotvec(v))))
 
 
 def rotvec_recenter(v, offset):
@@ -65,5 +61,5 @@ def rotvec_recenter(v, offset):
         same rotation: ``quat_to_matrix(offset_new) == quat_to_matrix(offset) @ so3_exp(v)``.
     """
     v = as_array(v, (3,), "v")
-    q = _unit(as_quaternion(offset, "offset"))
-    return np.zeros(3), _canonical_unit(_mul(q, _from_rotvec(v)))
+    q = F.quat_normalize(as_quaternion(offset, "offset"))
+    return np.zeros(3), F.quat_canonical(F.quat_multiply(q, F.quat_from_rotvec(v)))

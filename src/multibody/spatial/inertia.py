@@ -16,8 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import as_array, as_scalar, as_transform
-from .so3 import _skew
-from .spatial_vectors import _force, _motion
+from ._fast_rigid import force_transform, motion_transform_inverse
+from ._fast_rot import skew as _skew
+from ._fast_rot import unskew as _unskew
 
 __all__ = ["spatial_inertia", "inertia_from_spatial", "transform_spatial_inertia"]
 
@@ -88,8 +89,7 @@ def inertia_from_spatial(I6):
         raise ValueError(f"I6 must have a nonnegative mass block I6[3:, 3:], got mass {m}")
     if m == 0.0:
         return 0.0, np.zeros(3), I6[:3, :3].copy()
-    H = I6[:3, 3:]  # m [c]x
-    c = 0.5 * np.array([H[2, 1] - H[1, 2], H[0, 2] - H[2, 0], H[1, 0] - H[0, 1]]) / m
+    c = _unskew(I6[:3, 3:]) / m  # I6[:3, 3:] = m [c]x
     C = _skew(c)
     Ic = I6[:3, :3] + m * (C @ C)
     return m, c, 0.5 * (Ic + Ic.T)
@@ -115,8 +115,5 @@ def transform_spatial_inertia(T_AB, I_B) -> np.ndarray:
     """
     T = as_transform(T_AB, "T_AB")
     I_B = as_array(I_B, (6, 6), "I_B")
-    R, p = T[:3, :3], T[:3, 3]
-    F = _force(R, p)
-    Xinv = _motion(R.T, -R.T @ p)
-    I_A = F @ I_B @ Xinv
+    I_A = force_transform(T) @ I_B @ motion_transform_inverse(T)
     return 0.5 * (I_A + I_A.T)

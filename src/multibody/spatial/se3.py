@@ -18,24 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _fast_rigid as F
 from ._checks import as_array, as_rotation, as_transform
-from .so3 import (
-    _CANCEL_ANGLE,
-    _coef_c,
-    _exp,
-    _left_jacobian,
-    _left_jacobian_inv,
-    _log,
-    _series,
-    _skew,
-)
-
-# Taylor coefficients (powers of t^2) of (t^2/2 + cos t - 1)/t^4 and
-# (2t - 3 sin t + t cos t)/(2 t^5), the Q-block coefficients that cancel near t = 0.
-_C2_SERIES = (1 / 24, -1 / 720, 1 / 40320, -1 / 3628800, 1 / 479001600, -1 / 87178291200,
-              1 / 20922789888000, -1 / 6402373705728000)
-_C3_SERIES = (1 / 120, -1 / 2520, 1 / 120960, -1 / 9979200, 1 / 1245404160,
-              -1 / 217945728000, 1 / 50812489728000, -1 / 15205637551104000)
+from ._fast_rot import skew as _skew
+from ._fast_rot import so3_exp as _so3_exp
+from ._fast_rot import unskew as _unskew
 
 __all__ = [
     "transform",
@@ -55,68 +42,6 @@ __all__ = [
 ]
 
 
-def _make(R: np.ndarray, p: np.ndarray) -> np.ndarray:
-    T = np.eye(4)
-    T[:3, :3] = R
-    T[:3, 3] = p
-    return T
-
-
-def _inverse(T: np.ndarray) -> np.ndarray:
-    Rt = T[:3, :3].T
-    return _make(Rt, -Rt @ T[:3, 3])
-
-
-def _se3_exp(xi: np.ndarray) -> np.ndarray:
-    w, v = xi[:3], xi[3:]
-    return _make(_exp(w), _left_jacobian(w) @ v)
-
-
-def _se3_log(T: np.ndarray) -> np.ndarray:
-    w = _log(T[:3, :3])
-    return np.concatenate((w, _left_jacobian_inv(w) @ T[:3, 3]))
-
-
-def _q_block(xi: np.ndarray) -> np.ndarray:
-    """Lower-left block Q(v, ω) of the SE(3) left Jacobian (Barfoot's closed form)."""
-    w, v = xi[:3], xi[3:]
-    t2 = float(w @ w)
-    t = np.sqrt(t2)
-    c1 = _coef_c(t, t2)  # (t - sin t)/t^3
-    if t < _CANCEL_ANGLE:
-        c2 = _series(t2, _C2_SERIES)
-        c3 = _series(t2, _C3_SERIES)
-    else:
-        c2 = (0.5 * t2 + np.cos(t) - 1.0) / (t2 * t2)
-        c3 = (2.0 * t - 3.0 * np.sin(t) + t * np.cos(t)) / (2.0 * t2 * t2 * t)
-    W = _skew(w)
-    V = _skew(v)
-    WV = W @ V
-    VW = V @ W
-    WVW = WV @ W
-    WW = W @ W
-    return (0.5 * V + c1 * (WV + VW + WVW) + c2 * (WW @ V + VW @ W - 3.0 * WVW)
-            + c3 * (WVW @ W + W @ WVW))
-
-
-def _se3_left_jacobian(xi: np.ndarray) -> np.ndarray:
-    J = np.zeros((6, 6))
-    Jl = _left_jacobian(xi[:3])
-    J[:3, :3] = Jl
-    J[3:, 3:] = Jl
-    J[3:, :3] = _q_block(xi)
-    return J
-
-
-def _se3_left_jacobian_inv(xi: np.ndarray) -> np.ndarray:
-    J = np.zeros((6, 6))
-    Jli = _left_jacobian_inv(xi[:3])
-    J[:3, :3] = Jli
-    J[3:, 3:] = Jli
-    J[3:, :3] = -Jli @ _q_block(xi) @ Jli
-    return J
-
-
 def transform(R, p) -> np.ndarray:
     """Homogeneous transform ``T_AB`` from a rotation and a translation.
 
@@ -132,7 +57,7 @@ def transform(R, p) -> np.ndarray:
     ndarray, shape (4, 4)
         ``[[R, p], [0, 0, 0, 1]]``, so that ``p_A = R p_B + p``.
     """
-    return _make(as_rotation(R, "R"), as_array(p, (3,), "p"))
+    return F.transform(as_rotation(R, "R"), as_array(p, (3,), "p"))
 
 
 def transform_inverse(T) -> np.ndarray:
@@ -148,7 +73,7 @@ def transform_inverse(T) -> np.ndarray:
     ndarray, shape (4, 4)
         ``[[R^T, -R^T p], [0, 1]]``.
     """
-    return _inverse(as_transform(T, "T"))
+    return F.transform_inverse(as_transform(T, "T"))
 
 
 def transform_from_rotvec(v, p) -> np.ndarray:
@@ -167,9 +92,7 @@ def transform_from_rotvec(v, p) -> np.ndarray:
         ``T_AB = [[exp([v]x), p], [0, 1]]``. (Not the same as ``se3_exp([v; p])``,
         whose translation is ``Jl(v) p``.)
     """
-    v = as_array(v, (3,), "v")
-    p = as_array(p, (3,), "p")
-    return _make(_exp(v), p)
+    return F.transform(_so3_exp(as_array(v, (3,), "v")), as_array(p, (3,), "p"))
 
 
 def transform_point(T, p) -> np.ndarray:
@@ -214,9 +137,7 @@ def se3_vee(M) -> np.ndarray:
     Only the skew part of the upper-left block and the upper-right column are used.
     """
     M = as_array(M, (4, 4), "M")
-    S = M[:3, :3]
-    return np.array([0.5 * (S[2, 1] - S[1, 2]), 0.5 * (S[0, 2] - S[2, 0]),
-                     0.5 * (S[1, 0] - S[0, 1]), M[0, 3], M[1, 3], M[2, 3]])
+    return np.concatenate((_unskew(M[:3, :3]), M[:3, 3]))
 
 
 def se3_exp(xi) -> np.ndarray:
@@ -233,7 +154,7 @@ def se3_exp(xi) -> np.ndarray:
     ndarray, shape (4, 4)
         ``T_AB = [[exp([ω]x), Jl(ω) v], [0, 1]]``.
     """
-    return _se3_exp(as_array(xi, (6,), "xi"))
+    return F.se3_exp(as_array(xi, (6,), "xi"))
 
 
 def se3_log(T) -> np.ndarray:
@@ -250,7 +171,7 @@ def se3_log(T) -> np.ndarray:
         Twist ``xi = [ω; v]`` (rad; m) with ``se3_exp(xi) == T`` and ``|ω| <= pi``:
         ``ω = so3_log(R)``, ``v = Jl(ω)^{-1} p``.
     """
-    return _se3_log(as_transform(T, "T"))
+    return F.se3_log(as_transform(T, "T"))
 
 
 def se3_left_jacobian(xi) -> np.ndarray:
@@ -269,7 +190,7 @@ def se3_left_jacobian(xi) -> np.ndarray:
         Robotics*, eq. 7.86, evaluated by Taylor series near ``ω = 0``).
         Equal to ``sum_n ad(xi)^n / (n+1)!``.
     """
-    return _se3_left_jacobian(as_array(xi, (6,), "xi"))
+    return F.se3_left_jacobian(as_array(xi, (6,), "xi"))
 
 
 def se3_left_jacobian_inv(xi) -> np.ndarray:
@@ -285,7 +206,7 @@ def se3_left_jacobian_inv(xi) -> np.ndarray:
     ndarray, shape (6, 6)
         ``[[Jl^{-1}, 0], [-Jl^{-1} Q Jl^{-1}, Jl^{-1}]]``.
     """
-    return _se3_left_jacobian_inv(as_array(xi, (6,), "xi"))
+    return F.se3_left_jacobian_inv(as_array(xi, (6,), "xi"))
 
 
 def se3_right_jacobian(xi) -> np.ndarray:
@@ -302,7 +223,7 @@ def se3_right_jacobian(xi) -> np.ndarray:
         ``Jr(xi) = Jl(-xi)`` in ``[ω; v]`` ordering. For ``T(t) = exp(xi(t))`` the body
         twist (in the moving frame) is ``Jr(xi) ẋi``.
     """
-    return _se3_left_jacobian(-as_array(xi, (6,), "xi"))
+    return F.se3_right_jacobian(as_array(xi, (6,), "xi"))
 
 
 def se3_right_jacobian_inv(xi) -> np.ndarray:
@@ -313,7 +234,7 @@ def se3_right_jacobian_inv(xi) -> np.ndarray:
     xi : array_like, shape (6,)
         Twist ``[ω; v]``; singular at ``|ω| = 2 pi k``, ``k >= 1``.
     """
-    return _se3_left_jacobian_inv(-as_array(xi, (6,), "xi"))
+    return F.se3_right_jacobian_inv(as_array(xi, (6,), "xi"))
 
 
 def se3_integrate(T, xi) -> np.ndarray:
@@ -331,9 +252,7 @@ def se3_integrate(T, xi) -> np.ndarray:
     ndarray, shape (4, 4)
         ``T_AB exp(hat(xi))``.
     """
-    T = as_transform(T, "T")
-    xi = as_array(xi, (6,), "xi")
-    return T @ _se3_exp(xi)
+    return F.se3_integrate(as_transform(T, "T"), as_array(xi, (6,), "xi"))
 
 
 def se3_difference(T0, T1) -> np.ndarray:
@@ -350,6 +269,4 @@ def se3_difference(T0, T1) -> np.ndarray:
         ``xi = [ω; v]`` (rad; m, T0's frame) with ``T1 = T0 exp(hat(xi))``,
         inverse of :func:`se3_integrate`.
     """
-    T0 = as_transform(T0, "T0")
-    T1 = as_transform(T1, "T1")
-    return _se3_log(_inverse(T0) @ T1)
+    return F.se3_difference(as_transform(T0, "T0"), as_transform(T1, "T1"))

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _fast_rigid as F
 from ._checks import as_array, as_transform
-from .so3 import _skew
 
 __all__ = [
     "motion_transform",
@@ -30,22 +30,6 @@ __all__ = [
     "crm",
     "crf",
 ]
-
-
-def _motion(R: np.ndarray, p: np.ndarray) -> np.ndarray:
-    X = np.zeros((6, 6))
-    X[:3, :3] = R
-    X[3:, 3:] = R
-    X[3:, :3] = _skew(p) @ R
-    return X
-
-
-def _force(R: np.ndarray, p: np.ndarray) -> np.ndarray:
-    X = np.zeros((6, 6))
-    X[:3, :3] = R
-    X[3:, 3:] = R
-    X[:3, 3:] = _skew(p) @ R
-    return X
 
 
 def motion_transform(T_AB) -> np.ndarray:
@@ -63,8 +47,7 @@ def motion_transform(T_AB) -> np.ndarray:
         expressed in B coordinates about B's origin, giving A coordinates about A's
         origin.
     """
-    T = as_transform(T_AB, "T_AB")
-    return _motion(T[:3, :3], T[:3, 3])
+    return F.motion_transform(as_transform(T_AB, "T_AB"))
 
 
 def motion_transform_inverse(T_AB) -> np.ndarray:
@@ -81,9 +64,7 @@ def motion_transform_inverse(T_AB) -> np.ndarray:
         ``[[R^T, 0], [-R^T [p]x, R^T]]``: maps a motion vector in A (about A's origin)
         to B (about B's origin).
     """
-    T = as_transform(T_AB, "T_AB")
-    R, p = T[:3, :3], T[:3, 3]
-    return _motion(R.T, -R.T @ p)
+    return F.motion_transform_inverse(as_transform(T_AB, "T_AB"))
 
 
 def force_transform(T_AB) -> np.ndarray:
@@ -102,8 +83,7 @@ def force_transform(T_AB) -> np.ndarray:
         origin). ``f_A·m_A == f_B·m_B`` for motion vectors mapped by
         :func:`motion_transform`.
     """
-    T = as_transform(T_AB, "T_AB")
-    return _force(T[:3, :3], T[:3, 3])
+    return F.force_transform(as_transform(T_AB, "T_AB"))
 
 
 def force_transform_inverse(T_AB) -> np.ndarray:
@@ -119,9 +99,7 @@ def force_transform_inverse(T_AB) -> np.ndarray:
     ndarray, shape (6, 6)
         ``[[R^T, -R^T [p]x], [0, R^T]]``.
     """
-    T = as_transform(T_AB, "T_AB")
-    R, p = T[:3, :3], T[:3, 3]
-    return _force(R.T, -R.T @ p)
+    return F.force_transform_inverse(as_transform(T_AB, "T_AB"))
 
 
 def spatial_cross_motion(v) -> np.ndarray:
@@ -138,13 +116,7 @@ def spatial_cross_motion(v) -> np.ndarray:
         ``[[[ω]x, 0], [[u]x, [ω]x]]`` so that ``crm(v) @ m == v × m`` for a motion
         vector ``m`` (same frame).
     """
-    v = as_array(v, (6,), "v")
-    W = _skew(v[:3])
-    X = np.zeros((6, 6))
-    X[:3, :3] = W
-    X[3:, 3:] = W
-    X[3:, :3] = _skew(v[3:])
-    return X
+    return F.spatial_cross_motion(as_array(v, (6,), "v"))
 
 
 def spatial_cross_force(v) -> np.ndarray:
@@ -161,13 +133,7 @@ def spatial_cross_force(v) -> np.ndarray:
         ``[[[ω]x, [u]x], [0, [ω]x]]`` so that ``crf(v) @ f == v ×* f`` for a force
         vector ``f`` (same frame), e.g. the gyroscopic term ``v ×* (I v)``.
     """
-    v = as_array(v, (6,), "v")
-    W = _skew(v[:3])
-    X = np.zeros((6, 6))
-    X[:3, :3] = W
-    X[3:, 3:] = W
-    X[:3, 3:] = _skew(v[3:])
-    return X
+    return F.spatial_cross_force(as_array(v, (6,), "v"))
 
 
 crm = spatial_cross_motion
