@@ -160,6 +160,22 @@ def test_bad_inputs_name_the_argument():
         SO3("euler")
     with pytest.raises(ValueError, match="factors"):
         LiegroupSpace([3])
+    with pytest.raises(ValueError, match="non-zero"):
+        s.integrate(np.zeros(7), np.zeros(6))          # zero quaternion
+    with pytest.raises(ValueError, match="chart_offset"):
+        SO3("rotvec", chart_offset=[0.0, 0.0, 1.0])    # not a quaternion
+    with pytest.raises(ValueError, match=r"x must have shape \(7,\)"):
+        s.check_q(np.zeros(3), "x")
+    assert s.check_v([0.0] * 6).dtype == np.float64
+
+
+def test_public_import_paths():
+    from multibody.planning import liegroup
+    from multibody.planning.liegroup import (Factor, LiegroupSpace, as_index_array,  # noqa: F401
+                                             configuration_space)
+    assert set(liegroup.__all__) >= {"LiegroupSpace", "VectorSpace", "SO2", "SO3", "SE2", "SE3",
+                                     "R3xSO3", "as_index_array", "configuration_space"}
+    assert all(isinstance(f, Factor) for f in FACTORS)
 
 
 @settings(max_examples=40, deadline=None)
@@ -172,33 +188,3 @@ def test_se3_rotvec_roundtrip_property(a, b):
     if np.linalg.norm(v[:3]) >= math.pi - 1e-3:   # log is the inverse only inside the ball
         v[:3] *= (math.pi - 0.1) / np.linalg.norm(v[:3])
     np.testing.assert_allclose(s.difference(q0, s.integrate(q0, v)), v, atol=1e-9)
-
-
-def test_private_fast_math_agrees_with_spatial():
-    """The planning layer's unvalidated helpers are the spatial layer's math."""
-    import multibody.spatial as sp
-    from multibody.planning import _lie_math as lm
-    rng = np.random.default_rng(9)
-    for scale in (1e-9, 1e-3, 0.05, 0.5, 3.0):
-        w = rng.normal(size=3)
-        w *= scale / np.linalg.norm(w)
-        xi = np.concatenate([w, rng.normal(size=3)])
-        for name in ("so3_exp", "so3_left_jacobian", "so3_right_jacobian",
-                     "so3_left_jacobian_inv", "so3_right_jacobian_inv", "quat_from_rotvec"):
-            np.testing.assert_allclose(getattr(lm, name)(w), getattr(sp, name)(w),
-                                       rtol=1e-12, atol=1e-14, err_msg=name)
-        for name in ("se3_exp", "se3_left_jacobian", "se3_right_jacobian",
-                     "se3_left_jacobian_inv", "se3_right_jacobian_inv"):
-            np.testing.assert_allclose(getattr(lm, name)(xi), getattr(sp, name)(xi),
-                                       rtol=1e-12, atol=1e-13, err_msg=name)
-        r = sp.so3_exp(w)
-        t = sp.se3_exp(xi)
-        np.testing.assert_allclose(lm.so3_log(r), sp.so3_log(r), atol=1e-14)
-        np.testing.assert_allclose(lm.se3_log(t), sp.se3_log(t), atol=1e-12)
-        q = sp.quat_from_rotvec(w)
-        np.testing.assert_allclose(lm.matrix_to_quat(r), sp.matrix_to_quat(r), atol=1e-15)
-        np.testing.assert_allclose(lm.quat_to_rotvec(q), sp.quat_to_rotvec(q), atol=1e-15)
-        np.testing.assert_allclose(lm.quat_to_matrix(q), sp.quat_to_matrix(q), atol=1e-15)
-        np.testing.assert_allclose(lm.se3_adjoint(t), sp.motion_transform(t), atol=1e-15)
-        np.testing.assert_allclose(lm.transform_inverse(t), sp.transform_inverse(t), atol=1e-15)
-    np.testing.assert_allclose(lm.quat_multiply(q, q), sp.quat_multiply(q, q), atol=1e-15)

@@ -24,15 +24,15 @@ differentiable function of the whole configuration.
 from __future__ import annotations
 
 import enum
-from typing import Sequence
 
 import numpy as np
 
 from .functions import DifferentiableFunction
-from .liegroup import LiegroupSpace
+from .indices import as_index_array, format_segments, index_segments
+from .space import LiegroupSpace
 
 __all__ = ["ComparisonType", "Equality", "EqualToZero", "ExplicitConstraint",
-           "ImplicitFunction"]
+           "ImplicitFunction", "index_segments"]
 
 
 class ComparisonType(str, enum.Enum):
@@ -100,10 +100,10 @@ class ExplicitConstraint:
             raise ValueError(f"function must be a DifferentiableFunction, got {function!r}")
         self.space = space
         self.function = function
-        in_idx = _raw_indices(input_q, space.nq, "input_q")
-        out_idx = _raw_indices(output_q, space.nq, "output_q")
+        in_idx = as_index_array(input_q, space.nq, "input_q")
+        out_idx = as_index_array(output_q, space.nq, "output_q")
         self.name = str(name) if name is not None else (
-            f"{function.name}: q{_segments_str(in_idx)} -> q{_segments_str(out_idx)}")
+            f"{function.name}: q{format_segments(in_idx)} -> q{format_segments(out_idx)}")
         shared = np.intersect1d(in_idx, out_idx)
         if shared.size:
             raise ValueError(
@@ -144,8 +144,8 @@ class ExplicitConstraint:
 
     # --------------------------------------------------------------- basics
     def __repr__(self) -> str:
-        return (f"ExplicitConstraint({self.name!r}: q{_segments_str(self.input_q)} -> "
-                f"q{_segments_str(self.output_q)}, {self.output_space})")
+        return (f"ExplicitConstraint({self.name!r}: q{format_segments(self.input_q)} -> "
+                f"q{format_segments(self.output_q)}, {self.output_space})")
 
     @property
     def parameter_size(self) -> int:
@@ -190,7 +190,7 @@ class ExplicitConstraint:
 
     def apply(self, q, rhs=None) -> np.ndarray:
         """Copy of ``q`` (nq,) whose output variables are computed from its input variables."""
-        q = np.array(self.space._check_q(q), dtype=float)
+        q = np.array(self.space.check_q(q), dtype=float)
         q[self.output_q] = self.output_value(q[self.input_q], rhs)
         return q
 
@@ -199,14 +199,14 @@ class ExplicitConstraint:
 
     def error(self, q, rhs=None) -> np.ndarray:
         """``g(q_out) ⊖ (f(q_in) ⊕ rhs)``, (len(output_v),): zero iff q satisfies the constraint."""
-        q = self.space._check_q(q)
+        q = self.space.check_q(q)
         rhs = self.rhs if rhs is None else rhs
         expected = self.output_space.integrate(self.function.value(q[self.input_q]), rhs)
         return self.output_space.difference(expected, self._g(q[self.output_q]))
 
     def implicit_value(self, q) -> np.ndarray:
         """The implicit form ``h(q) = g(q_out) ⊖ f(q_in)``, (len(output_v),)."""
-        q = self.space._check_q(q)
+        q = self.space.check_q(q)
         return self.output_space.difference(self.function.value(q[self.input_q]),
                                             self._g(q[self.output_q]))
 
@@ -251,26 +251,3 @@ class ImplicitFunction(DifferentiableFunction):
             jg = jg @ c.g.jacobian(q_out)
         jac[:, c.output_v] = jg
         return jac
-
-
-# ------------------------------------------------------------------ helpers
-
-def _raw_indices(spec, size, argname) -> np.ndarray:
-    from .liegroup import as_index_array
-    return as_index_array(spec, size, argname)
-
-
-def index_segments(indices: Sequence[int]) -> list[tuple[int, int]]:
-    """Sorted indices as a list of ``(start, length)`` segments: [0,1,2,5] -> [(0,3),(5,1)]."""
-    out: list[tuple[int, int]] = []
-    for i in sorted(int(k) for k in indices):
-        if out and out[-1][0] + out[-1][1] == i:
-            out[-1] = (out[-1][0], out[-1][1] + 1)
-        else:
-            out.append((i, 1))
-    return out
-
-
-def _segments_str(indices) -> str:
-    segs = index_segments(indices)
-    return "[" + ", ".join(f"{a}" if n == 1 else f"{a}:{a + n}" for a, n in segs) + "]"

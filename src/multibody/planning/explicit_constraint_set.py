@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .explicit_constraint import ExplicitConstraint, _segments_str
-from .liegroup import LiegroupSpace
+from .explicit_constraint import ExplicitConstraint
+from .indices import format_segments
+from .space import LiegroupSpace
 
 __all__ = ["ExplicitConstraintSet"]
 
@@ -92,7 +93,7 @@ class ExplicitConstraintSet:
 
     def __repr__(self) -> str:
         return (f"ExplicitConstraintSet({self.space}, {len(self)} constraints, "
-                f"in_q={_segments_str(self.in_q)}, out_q={_segments_str(self.out_q)})")
+                f"in_q={format_segments(self.in_q)}, out_q={format_segments(self.out_q)})")
 
     def describe(self) -> str:
         """Multi-line summary: constraints in computation order, ``[index] name: q[in] -> q[out]``
@@ -100,8 +101,9 @@ class ExplicitConstraintSet:
         lines = [repr(self)]
         for i in self._order:
             c = self._constraints[i]
-            lines.append(f"  [{i}] {c.name}: q{_segments_str(c.input_q)} -> "
-                         f"q{_segments_str(c.output_q)}  rhs={np.round(self._rhs[i], 6).tolist()}")
+            rhs = np.round(self._rhs[i], 6).tolist()
+            lines.append(f"  [{i}] {c.name}: q{format_segments(c.input_q)} -> "
+                         f"q{format_segments(c.output_q)}  rhs={rhs}")
         return "\n".join(lines)
 
     def contains(self, constraint: ExplicitConstraint) -> bool:
@@ -271,7 +273,7 @@ class ExplicitConstraintSet:
     def solve(self, q) -> np.ndarray:
         """Configuration (nq,) satisfying the constraints: ``q`` with every output
         recomputed, ``q_out = g^-1(f(q_in) ⊕ rhs)``, in dependency order."""
-        q = np.array(self.space._check_q(q), dtype=float)
+        q = np.array(self.space.check_q(q), dtype=float)
         for i in self._order:
             c = self._constraints[i]
             q[c.output_q] = c.output_value(q[c.input_q], self._rhs[i])
@@ -280,7 +282,7 @@ class ExplicitConstraintSet:
     def error(self, q) -> np.ndarray:
         """Stacked errors ``g(q_out) ⊖ (f(q_in) ⊕ rhs)`` of all constraints in index order,
         shape (sum of the constraints' output nv,)."""
-        q = self.space._check_q(q)
+        q = self.space.check_q(q)
         if not self._constraints:
             return np.zeros(0)
         return np.concatenate([c.error(q, self._rhs[i])
@@ -386,7 +388,7 @@ class ExplicitConstraintSet:
         the set afterwards only if they already held). Returns what
         :meth:`right_hand_side` returns for the same argument.
         """
-        q = self.space._check_q(q)
+        q = self.space.check_q(q)
         targets = range(len(self._constraints)) if constraint is None else [self.index(constraint)]
         for i in targets:
             self._rhs[i] = self._constraints[i].right_hand_side_from_input(q)

@@ -19,7 +19,7 @@ from typing import Callable
 
 import numpy as np
 
-from .liegroup import LiegroupSpace
+from .space import LiegroupSpace
 
 __all__ = [
     "DifferentiableFunction", "FunctionFromCallables", "AffineFunction",
@@ -60,7 +60,7 @@ class DifferentiableFunction:
         return f"{type(self).__name__}({self.name!r}: {self.input_space} -> {self.output_space})"
 
     def _check_x(self, x) -> np.ndarray:
-        return self.input_space._check_q(x, "x")
+        return self.input_space.check_q(x, "x")
 
     def value(self, x) -> np.ndarray:
         """f(x): (input_space.nq,) -> (output_space.nq,)."""
@@ -146,7 +146,7 @@ class ConstantFunction(DifferentiableFunction):
     def __init__(self, input_space, output_space, constant=None, name: str | None = None):
         super().__init__(input_space, output_space, name)
         c = self.output_space.neutral() if constant is None else constant
-        self.constant = self.output_space._check_q(c, "constant").copy()
+        self.constant = self.output_space.check_q(c, "constant").copy()
 
     def _value(self, x):
         return self.constant.copy()
@@ -179,7 +179,7 @@ def finite_difference_jacobian(f, x, step: float = 1e-6) -> np.ndarray:
     accurate. Returns (output_space.nv, input_space.nv).
     """
     xs, ys = f.input_space, f.output_space
-    x = xs._check_q(x, "x")
+    x = xs.check_q(x, "x")
     step = float(step)
     if not step > 0:
         raise ValueError(f"step must be > 0, got {step}")

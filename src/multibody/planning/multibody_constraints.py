@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _lie_math as lm
+from ..spatial import fast
 from .explicit_constraint import Equality, EqualToZero, ExplicitConstraint
 from .functions import AffineFunction, ConstantFunction, DifferentiableFunction
-from .liegroup import SE3, LiegroupSpace, configuration_space
+from .multibody_space import configuration_space
+from .rigid_factors import SE3
+from .space import LiegroupSpace
 
 __all__ = ["LockedHinge", "Mimic", "RelativePose", "RelativePoseError", "mimic_constraints"]
 
@@ -77,7 +79,7 @@ class LockedHinge(ExplicitConstraint):
         if value is None:
             rhs = np.zeros(out_space.nv)
         else:
-            value = out_space._check_q(np.atleast_1d(np.asarray(value, dtype=float)), "value")
+            value = out_space.check_q(np.atleast_1d(np.asarray(value, dtype=float)), "value")
             rhs = out_space.difference(neutral, value)
         self.hinge = hinge
         super().__init__(space, fn, [], out_q, comparison=comparison,
@@ -170,38 +172,47 @@ def _transform(t, argname: str) -> np.ndarray:
 
 
 class _RelativePoseFunction(DifferentiableFunction):
-    """f(q_in) = coordinates of ``T_o_p = (T_w_parent T_pj)^-1 T_w_ref T_ref_body T_cj``."""
+    """f(q_in) = coordinates of ``T_o_p = (T_w_parent T_pj)^-1 T_w_ref T_ref_body T_cj``.
 
-    def __init__(self, rp: "RelativePose", input_space, output_space):
+    Built from the public attributes of a :class:`RelativePose` (set before the
+    constraint's own ``__init__`` runs); ``space`` is the whole configuration space.
+    """
+
+    def __init__(self, rp: "RelativePose", space, input_space, output_space):
         super().__init__(input_space, output_space, name=rp.name)
         self.rp = rp
+        self._q_template = space.neutral()
+        self._t_rb_cj = rp.T_ref_body @ rp.T_child_joint
+        self._ad_rb_cj_inv = fast.motion_transform_inverse(self._t_rb_cj)
+        self._ad_pj_inv = fast.motion_transform_inverse(rp.T_parent_joint)
 
     def _full_q(self, x):
-        q = self.rp._q_template.copy()
+        q = self._q_template.copy()
         q[self.rp.input_q] = x
         return q
 
     def _poses(self, q):
         rp = self.rp
         m = rp.multibody
-        a = rp._t_pj if rp._parent is None else m.body_pose(q, rp._parent) @ rp._t_pj
-        b = m.body_pose(q, rp.reference) @ rp._t_rb_cj
+        a = rp.T_parent_joint if rp.parent_body is None else \
+            m.body_pose(q, rp.parent_body) @ rp.T_parent_joint
+        b = m.body_pose(q, rp.reference) @ self._t_rb_cj
         return a, b
 
     def _value(self, x):
         a, b = self._poses(self._full_q(x))
-        return self.rp._factor.from_matrix(lm.transform_inverse(a) @ b)
+        return self.output_space.factors[0].from_matrix(fast.transform_inverse(a) @ b)
 
     def _jacobian(self, x):
         rp = self.rp
         m = rp.multibody
         q = self._full_q(x)
         a, b = self._poses(q)
-        t_op = lm.transform_inverse(a) @ b
-        xi = rp._ad_rb_cj_inv @ m.body_jacobian(q, rp.reference)
-        if rp._parent is not None:
-            xi_a = rp._ad_pj_inv @ m.body_jacobian(q, rp._parent)
-            xi = xi - lm.se3_adjoint(lm.transform_inverse(t_op)) @ xi_a
+        t_op = fast.transform_inverse(a) @ b
+        xi = self._ad_rb_cj_inv @ m.body_jacobian(q, rp.reference)
+        if rp.parent_body is not None:
+            xi_a = self._ad_pj_inv @ m.body_jacobian(q, rp.parent_body)
+            xi = xi - fast.motion_transform_inverse(t_op) @ xi_a
         return xi[:, rp.input_v]
 
 
@@ -231,6 +242,12 @@ class RelativePose(ExplicitConstraint):
         Per component ([omega; v], 6) or one for all; default ``Equality``.
     space
         The multibody's configuration space, if already built.
+
+    Attributes (besides those of :class:`ExplicitConstraint`): ``multibody``, ``body``,
+    ``reference``, ``T_ref_body`` (4, 4), ``hinge`` (the body's hinge name),
+    ``parent_body`` (name of the body the hinge hangs from, ``None`` for the world),
+    ``T_parent_joint`` / ``T_child_joint`` (4, 4): the hinge's o-frame in the parent
+    body and p-frame in the child body.
     """
 
     def __init__(self, multibody, body: str, reference: str, T_ref_body=None,
@@ -257,33 +274,23 @@ class RelativePose(ExplicitConstraint):
         if any(h is hinge for h in ref_chain) or ref_body is body_obj:
             raise ValueError(f"reference {reference!r} moves with body {body!r} (the body's "
                              f"hinge {hinge.name!r} is one of its ancestors): not explicit")
-        self._parent = None if _is_world(hinge.parent) else hinge.parent.name
-        chain = ref_chain + ([] if self._parent is None else _ancestor_hinges(hinge.parent))
+        self.parent_body = None if _is_world(hinge.parent) else hinge.parent.name
+        chain = ref_chain + ([] if self.parent_body is None else _ancestor_hinges(hinge.parent))
         in_hinges = sorted({h.name for h in chain},
                            key=lambda n: multibody.q_slice(n).start)
         in_q = np.concatenate([np.arange(multibody.q_slice(n).start, multibody.q_slice(n).stop)
                                for n in in_hinges]) if in_hinges else np.zeros(0, np.int64)
         out_q = _hinge_q(multibody, hinge.name, "body")
         self.hinge = hinge.name
-        t_pj = np.asarray(getattr(hinge, "T_parent_joint", np.eye(4)), dtype=float)
-        t_cj = np.asarray(getattr(hinge, "T_child_joint", np.eye(4)), dtype=float)
-        self._t_pj = t_pj
-        self._t_cj = t_cj
-        self._t_rb_cj = self.T_ref_body @ t_cj
-        self._ad_rb_cj_inv = lm.se3_adjoint(lm.transform_inverse(self._t_rb_cj))
-        self._ad_pj_inv = lm.se3_adjoint(lm.transform_inverse(t_pj))
-        self._ad_cj_inv = lm.se3_adjoint(lm.transform_inverse(t_cj))
-        self._q_template = space.neutral()
-        in_space, _, _ = space.select(in_q, "input")
+        self.T_parent_joint = np.asarray(getattr(hinge, "T_parent_joint", np.eye(4)), dtype=float)
+        self.T_child_joint = np.asarray(getattr(hinge, "T_child_joint", np.eye(4)), dtype=float)
+        in_space, self.input_q, self.input_v = space.select(in_q, "input")
         out_space, _, _ = space.select(out_q, "body")
-        self._factor = out_space.factors[0]
-        if not isinstance(self._factor, SE3):
+        if not isinstance(out_space.factors[0], SE3):
             raise ValueError(f"body {body!r}: hinge space is {out_space}, expected SE(3)")
-        # input_q / input_v are needed by the function: set them before super().__init__
-        self.input_q = space.select(in_q)[1]
-        self.input_v = space.select(in_q)[2]
+        # the function reads input_q / input_v / name: set before super().__init__
         self.name = f"relative_pose({body}|{reference})"
-        fn = _RelativePoseFunction(self, in_space, out_space)
+        fn = _RelativePoseFunction(self, space, in_space, out_space)
         super().__init__(space, fn, in_q, out_q, comparison=comparison, name=self.name)
 
     def implicit_function(self) -> "RelativePoseError":
@@ -304,22 +311,22 @@ class RelativePoseError(DifferentiableFunction):
     def __init__(self, rp: RelativePose):
         super().__init__(rp.space, LiegroupSpace.Rn(6), name=f"error({rp.name})")
         self.rp = rp
+        self._ad_cj_inv = fast.motion_transform_inverse(rp.T_child_joint)
+        self._ad_rb_inv = fast.motion_transform_inverse(rp.T_ref_body)
 
     def _x(self, q):
         rp = self.rp
         m = rp.multibody
         target = m.body_pose(q, rp.reference) @ rp.T_ref_body
-        return lm.transform_inverse(target) @ m.body_pose(q, rp.body)
+        return fast.transform_inverse(target) @ m.body_pose(q, rp.body)
 
     def _value(self, q):
-        return self.rp._ad_cj_inv @ lm.se3_log(self._x(q))
+        return self._ad_cj_inv @ fast.se3_log(self._x(q))
 
     def _jacobian(self, q):
         rp = self.rp
         m = rp.multibody
         x = self._x(q)
-        e = lm.se3_log(x)
-        ad_rb_inv = lm.se3_adjoint(lm.transform_inverse(rp.T_ref_body))
-        j_ref = ad_rb_inv @ m.body_jacobian(q, rp.reference)
-        j = m.body_jacobian(q, rp.body) - lm.se3_adjoint(lm.transform_inverse(x)) @ j_ref
-        return rp._ad_cj_inv @ lm.se3_right_jacobian_inv(e) @ j
+        j_ref = self._ad_rb_inv @ m.body_jacobian(q, rp.reference)
+        j = m.body_jacobian(q, rp.body) - fast.motion_transform_inverse(x) @ j_ref
+        return self._ad_cj_inv @ fast.se3_right_jacobian_inv(fast.se3_log(x)) @ j

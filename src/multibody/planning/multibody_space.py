@@ -1,0 +1,91 @@
+"""The configuration space of a ``Multibody`` as a :class:`LiegroupSpace`.
+
+Uses only the multibody's public API: ``hinges`` (in coordinate order, each with
+``name`` and ``subhinges`` having ``kind`` and, for rotation-vector subhinges,
+``chart_offset``), ``q_slice`` / ``u_slice``, ``nq`` / ``nu`` and ``chart_offsets()``.
+"""
+
+from __future__ import annotations
+
+from .factors import SO3, Factor, VectorSpace
+from .rigid_factors import SE3
+from .space import LiegroupSpace
+
+__all__ = ["configuration_space"]
+
+
+def _subhinge_factor(kind: str, chart_offset) -> Factor | None:
+    if kind in ("pin", "slider", "screw"):
+        return VectorSpace(1)
+    if kind == "translational":
+        return VectorSpace(3)
+    if kind == "spherical":
+        return SO3("rotvec", chart_offset)
+    if kind == "spherical_quat":
+        return SO3("quaternion")
+    if kind == "free":
+        return SE3("rotvec", chart_offset)
+    if kind == "free_quat":
+        return SE3("quaternion")
+    if kind == "locked":
+        return None
+    raise ValueError(f"subhinge kind {kind!r} has no Lie-group factor; expected one of pin, "
+                     f"slider, screw, translational, spherical, spherical_quat, free, "
+                     f"free_quat, locked")
+
+
+def configuration_space(multibody) -> LiegroupSpace:
+    """The :class:`LiegroupSpace` of a multibody's coordinates ``q``, tangent ``u``.
+
+    One factor per hinge in coordinate order (named after the hinge; a hinge whose
+    subhinges give several factors has them named ``"hinge[k]"``): consecutive
+    pin / slider / screw / translational subhinges of a hinge form one ``R^n``;
+    ``spherical`` is ``SO(3)`` in the rotation-vector chart (with the subhinge's
+    current chart offset), ``spherical_quat`` ``SO(3)`` with a quaternion,
+    ``free`` / ``free_quat`` ``SE(3)`` (exact: ``T' = T exp([omega; v])``, ``u`` in the
+    child frame); locked subhinges have no factor. Then ``space.nq == m.nq``,
+    ``space.nv == m.nu`` and ``space.integrate(q, u)`` moves like ``m.integrate(q, u)``.
+
+    Chart offsets are read when the space is built: rebuild it after
+    ``Multibody.sanitize`` moved a chart.
+    """
+    offsets = multibody.chart_offsets() if hasattr(multibody, "chart_offsets") else {}
+    factors: list[Factor] = []
+    names: list[str] = []
+    q_at = 0
+    v_at = 0
+    for hinge in multibody.hinges:
+        qs = multibody.q_slice(hinge.name)
+        us = multibody.u_slice(hinge.name)
+        if qs.start != q_at or us.start != v_at:
+            raise ValueError(f"hinge {hinge.name!r}: coordinates are not contiguous in hinge "
+                             f"order (q starts at {qs.start}, expected {q_at})")
+        rot_subhinges = [s for s in hinge.subhinges if s.kind in ("spherical", "free")]
+        hinge_factors: list[Factor] = []
+        for s in hinge.subhinges:
+            off = None
+            if s.kind in ("spherical", "free"):
+                if len(rot_subhinges) == 1 and hinge.name in offsets:
+                    off = offsets[hinge.name]
+                else:
+                    off = getattr(s, "chart_offset", None)
+            f = _subhinge_factor(s.kind, off)
+            if f is None:
+                continue
+            if f.is_vector_space and hinge_factors and hinge_factors[-1].is_vector_space:
+                hinge_factors[-1] = VectorSpace(hinge_factors[-1].nq + f.nq)
+            else:
+                hinge_factors.append(f)
+        nq = sum(f.nq for f in hinge_factors)
+        nv = sum(f.nv for f in hinge_factors)
+        if nq != qs.stop - qs.start or nv != us.stop - us.start:
+            raise ValueError(f"hinge {hinge.name!r}: factors give nq={nq}, nv={nv} but the "
+                             f"multibody has nq={qs.stop - qs.start}, nu={us.stop - us.start}")
+        for k, f in enumerate(hinge_factors):
+            factors.append(f)
+            names.append(hinge.name if len(hinge_factors) == 1 else f"{hinge.name}[{k}]")
+        q_at, v_at = qs.stop, us.stop
+    if q_at != multibody.nq or v_at != multibody.nu:
+        raise ValueError(f"hinges cover nq={q_at}, nu={v_at} of the multibody's nq="
+                         f"{multibody.nq}, nu={multibody.nu}")
+    return LiegroupSpace(factors, names)
