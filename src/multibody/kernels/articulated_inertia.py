@@ -8,7 +8,9 @@ Kept in the data: IA (ws W_IA), P+ (ws W_PPLUS; root links pass nothing and keep
 none), U, G and D^-1 (ragged blocks of z at U_ADR, G_ADR, DINV_ADR).
 Forward dynamics runs these steps inside its own inward loop (adding the bias
 forces); the inverse mass matrix and the operational-space compliance run the pass
-as it is. PIN links (S = e_z after compile's re-framing) take a short path.
+as it is. PIN links (S = e_z after compile's re-framing) take a short path. Both steps
+return False when D_j is not positive definite; loops dispatch on the kind themselves
+(an inlined helper that dispatches made the inward loop 4x slower: measured).
 """
 from numba import njit
 
@@ -53,47 +55,61 @@ def init_articulated_inertia(mf, ws, j):
 
 
 @njit(**_INL)
-def articulated_inertia_step(mi, mf, ws, z, j):
-    """U_j, D_j^-1, G_j and (for non-root links) P+_j from a complete IA_j.
+def pin_inertia_step(mi, ws, z, j):
+    """The articulated-inertia step of a PIN link: S = e_z (compile's re-framing), so U is
+    column 2 of IA and D = IA[2, 2]. U stays in registers."""
+    ua = mi[j, U_ADR]
+    ga = mi[j, G_ADR]
+    U = (ws[j, W_IA + 2], ws[j, W_IA + 8], ws[j, W_IA + 14], ws[j, W_IA + 20], ws[j, W_IA + 26],
+         ws[j, W_IA + 32])
+    d = U[2]
+    ok = d > 0.0
+    dinv = 1.0 / d if ok else 0.0
+    z[mi[j, DINV_ADR]] = dinv
+    for r in range(6):
+        z[ua + r] = U[r]
+        z[ga + r] = U[r] * dinv
+    if mi[j, PARENT] >= 0:
+        for r in range(6):
+            gr = U[r] * dinv
+            for c in range(r, 6):
+                s = ws[j, W_IA + 6 * r + c] - gr * U[c]
+                ws[j, W_PPLUS + 6 * r + c] = s
+                ws[j, W_PPLUS + 6 * c + r] = s
+    return ok
 
-    Returns False when D_j is not positive definite.
+
+@njit(cache=True)
+def general_inertia_step(mi, mf, ws, z, j):
+    """The articulated-inertia step of a link of any kind: U = IA S, D = S^T U, G = U D^-1, P+.
+
+    Not inlined on purpose: inlined, its loops made the whole inward loop 3-4x slower
+    even for chains of PIN links that never take this path (measured); a call that is
+    never taken costs nothing there.
     """
     nj = mi[j, NU]
     ua = mi[j, U_ADR]
     ga = mi[j, G_ADR]
     da = mi[j, DINV_ADR]
-    ok = True
-    if mi[j, KIND] == PIN:  # S = e_z: U is column 2 of IA, D = IA[2, 2]
+    for k in range(nj):
         for r in range(6):
-            z[ua + r] = ws[j, W_IA + 6 * r + 2]
-        d = z[ua + 2]
-        if not d > 0.0:
-            ok = False
-            d = 1.0
-        dinv = 1.0 / d
-        z[da] = dinv
-        for r in range(6):
-            z[ga + r] = z[ua + r] * dinv
-    else:
-        for k in range(nj):
+            s = 0.0
+            for c in range(6):
+                s += ws[j, W_IA + 6 * r + c] * mf[j, S_COLS + 6 * k + c]
+            z[ua + 6 * k + r] = s
+    for a in range(nj):
+        for b in range(nj):
+            s = 0.0
             for r in range(6):
-                s = 0.0
-                for c in range(6):
-                    s += ws[j, W_IA + 6 * r + c] * mf[j, S_COLS + 6 * k + c]
-                z[ua + 6 * k + r] = s
-        for a in range(nj):
+                s += mf[j, S_COLS + 6 * a + r] * z[ua + 6 * b + r]
+            z[da + nj * a + b] = s
+    ok = spd_inverse(z, da, nj)
+    for k in range(nj):
+        for r in range(6):
+            s = 0.0
             for b in range(nj):
-                s = 0.0
-                for r in range(6):
-                    s += mf[j, S_COLS + 6 * a + r] * z[ua + 6 * b + r]
-                z[da + nj * a + b] = s
-        ok = spd_inverse(z, da, nj)
-        for k in range(nj):
-            for r in range(6):
-                s = 0.0
-                for b in range(nj):
-                    s += z[ua + 6 * b + r] * z[da + nj * b + k]
-                z[ga + 6 * k + r] = s
+                s += z[ua + 6 * b + r] * z[da + nj * b + k]
+            z[ga + 6 * k + r] = s
     if mi[j, PARENT] >= 0:
         for r in range(6):
             for c in range(r, 6):
@@ -114,11 +130,15 @@ def articulated_inertia_pass(mi, mf, ws, z):
     n = mi.shape[0]
     for j in range(n):
         init_articulated_inertia(mf, ws, j)
-    ok = True
+    good = True
     for j in range(n - 1, -1, -1):
-        if not articulated_inertia_step(mi, mf, ws, z, j):
-            ok = False
+        if mi[j, KIND] == PIN:
+            ok = pin_inertia_step(mi, ws, z, j)
+        else:
+            ok = general_inertia_step(mi, mf, ws, z, j)
+        if not ok:
+            good = False
         p = mi[j, PARENT]
         if p >= 0:
             inertia_to_parent_add(ws, j, ws, j, W_PPLUS, ws, p, W_IA)
-    return ok
+    return good

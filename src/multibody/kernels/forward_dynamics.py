@@ -8,60 +8,69 @@ Pass 2 (inward): the articulated-inertia step (articulated_inertia.py: U, D^-1, 
 Pass 3 (outward, accelerations): a'_j = X_j a_p + c_j,
     udot_j = D_j^-1 res_j - G_j^T a'_j, a_j = a'_j + S_j udot_j; the base is
     accelerated by -g (gravity).
-Everything the passes compute stays in the data (ws rows and the ragged blocks of z).
+Everything the passes compute stays in the data (ws rows and the ragged blocks of z)
+for later passes (the inverse mass matrix and the operational-space compliance reuse
+the articulated-inertia step). The passes are three loops written out in one function:
+helpers that held a whole pass step made the loops 2x slower (measured).
 """
 from numba import njit
 
-from .articulated_inertia import articulated_inertia_step, init_articulated_inertia
+from .articulated_inertia import general_inertia_step, init_articulated_inertia, pin_inertia_step
 from .common import check_state, joint_motion, split_data, split_model, world_acceleration_in_link
 from .joint_transform import place_links
 from .layout import (
     D_USE_FEXT, DINV_ADR, G_ADR, INERTIA, KIND, NU, PARENT, PIN, RES_ADR, S_COLS, UOFF, W_A, W_C,
-    W_F, W_FEXT, W_IA, W_PPLUS, W_V,
+    W_F, W_FEXT, W_PPLUS, W_V, W_IA,
 )
 from .spatial_inline import cross_force_add, cross_motion_add, force_to_parent, inertia_to_parent_add, mat66_vec, motion_to_child
 from .status import OK, SINGULAR
 
-_INL = dict(cache=True, inline="always")
 
-
-@njit(**_INL)
-def velocity_bias_step(mi, mf, ws, u, use_fext, j):
-    """Pass 1 for link j: v_j, c_j (W_C) and the rigid bias force pA_j (W_F)."""
-    p = mi[j, PARENT]
-    if p < 0:
+@njit(cache=True)
+def aba_core(mi, mf, ws, z, q, u, tau, use_fext, udot):
+    """udot = M^-1 (tau - b + J^T f_ext), with f_ext in ws[:, W_FEXT] (link frames) when
+    use_fext is true. Returns False when some D_j is singular."""
+    n = mi.shape[0]
+    place_links(mi, mf, ws, q)
+    # pass 1 (outward): v, c and the rigid bias force pA
+    for j in range(n):
+        p = mi[j, PARENT]
+        if p < 0:
+            for k in range(6):
+                ws[j, W_V + k] = 0.0
+        else:
+            motion_to_child(ws, j, ws, p, W_V, ws, j, W_V)
+        joint_motion(mi, mf, j, u, ws, j, W_A)  # vJ, in W_A until pass 3
         for k in range(6):
-            ws[j, W_V + k] = 0.0
-    else:
-        motion_to_child(ws, j, ws, p, W_V, ws, j, W_V)
-    joint_motion(mi, mf, j, u, ws, j, W_A)  # vJ, in W_A until pass 3
-    for k in range(6):
-        ws[j, W_V + k] += ws[j, W_A + k]
-        ws[j, W_C + k] = 0.0
-    cross_motion_add(ws, j, W_V, ws, j, W_A, ws, j, W_C)
-    mat66_vec(mf, j, INERTIA, ws, j, W_V, ws, j, W_A)  # I v, in W_A until pass 3
-    for k in range(6):
-        ws[j, W_F + k] = -ws[j, W_FEXT + k] if use_fext else 0.0
-    cross_force_add(ws, j, W_V, ws, j, W_A, ws, j, W_F)
-
-
-@njit(**_INL)
-def bias_step(mi, mf, ws, z, tau, j):
-    """Pass 2's bias part for link j: res_j, and pa_j added to the parent's pA."""
-    nj = mi[j, NU]
-    uj = mi[j, UOFF]
-    ra = mi[j, RES_ADR]
-    ga = mi[j, G_ADR]
-    if mi[j, KIND] == PIN:
-        z[ra] = tau[uj] - ws[j, W_F + 2]
-    else:
-        for k in range(nj):
-            s = 0.0
-            for r in range(6):
-                s += mf[j, S_COLS + 6 * k + r] * ws[j, W_F + r]
-            z[ra + k] = tau[uj + k] - s
-    p = mi[j, PARENT]
-    if p >= 0:
+            ws[j, W_V + k] += ws[j, W_A + k]
+            ws[j, W_C + k] = 0.0
+        cross_motion_add(ws, j, W_V, ws, j, W_A, ws, j, W_C)
+        init_articulated_inertia(mf, ws, j)
+        mat66_vec(mf, j, INERTIA, ws, j, W_V, ws, j, W_A)  # I v, in W_A until pass 3
+        for k in range(6):
+            ws[j, W_F + k] = -ws[j, W_FEXT + k] if use_fext else 0.0
+        cross_force_add(ws, j, W_V, ws, j, W_A, ws, j, W_F)
+    # pass 2 (inward): articulated inertias; res = tau - S^T pA; pa to the parent
+    for j in range(n - 1, -1, -1):
+        nj = mi[j, NU]
+        uj = mi[j, UOFF]
+        ra = mi[j, RES_ADR]
+        ga = mi[j, G_ADR]
+        if mi[j, KIND] == PIN:
+            ok = pin_inertia_step(mi, ws, z, j)
+            z[ra] = tau[uj] - ws[j, W_F + 2]
+        else:
+            ok = general_inertia_step(mi, mf, ws, z, j)
+            for k in range(nj):
+                s = 0.0
+                for r in range(6):
+                    s += mf[j, S_COLS + 6 * k + r] * ws[j, W_F + r]
+                z[ra + k] = tau[uj + k] - s
+        if not ok:
+            return False
+        p = mi[j, PARENT]
+        if p < 0:
+            continue
         for k in range(nj):
             g = z[ra + k]
             for r in range(6):
@@ -71,57 +80,35 @@ def bias_step(mi, mf, ws, z, tau, j):
             for c in range(6):
                 s += ws[j, W_PPLUS + 6 * r + c] * ws[j, W_C + c]
             ws[j, W_F + r] += s
+        inertia_to_parent_add(ws, j, ws, j, W_PPLUS, ws, p, W_IA)
         f = force_to_parent(ws, j, ws, j, W_F)
         for k in range(6):
             ws[p, W_F + k] += f[k]
-
-
-@njit(**_INL)
-def acceleration_step(mi, mf, ws, z, n, j, udot):
-    """Pass 3 for link j: udot_j and a_j."""
-    nj = mi[j, NU]
-    uj = mi[j, UOFF]
-    ra = mi[j, RES_ADR]
-    ga = mi[j, G_ADR]
-    da = mi[j, DINV_ADR]
-    p = mi[j, PARENT]
-    if p < 0:
-        world_acceleration_in_link(mf, n, ws, j, ws, j, W_A)
-    else:
-        motion_to_child(ws, j, ws, p, W_A, ws, j, W_A)
-    for k in range(6):
-        ws[j, W_A + k] += ws[j, W_C + k]
-    for k in range(nj):
-        s = 0.0
-        for b in range(nj):
-            s += z[da + nj * k + b] * z[ra + b]
-        for r in range(6):
-            s -= z[ga + 6 * k + r] * ws[j, W_A + r]
-        udot[uj + k] = s
-    for k in range(nj):
-        ud = udot[uj + k]
-        for r in range(6):
-            ws[j, W_A + r] += mf[j, S_COLS + 6 * k + r] * ud
-
-
-@njit(cache=True)
-def aba_core(mi, mf, ws, z, q, u, tau, use_fext, udot):
-    """udot = M^-1 (tau - b + J^T f_ext), with f_ext in ws[:, W_FEXT] (link frames) when
-    use_fext is true. Returns False when some D_j is singular."""
-    n = mi.shape[0]
-    place_links(mi, mf, ws, q)
+    # pass 3 (outward): a' = X a_p + c, udot = D^-1 res - G^T a', a = a' + S udot
     for j in range(n):
-        velocity_bias_step(mi, mf, ws, u, use_fext, j)
-        init_articulated_inertia(mf, ws, j)
-    for j in range(n - 1, -1, -1):
-        if not articulated_inertia_step(mi, mf, ws, z, j):
-            return False
-        bias_step(mi, mf, ws, z, tau, j)
+        nj = mi[j, NU]
+        uj = mi[j, UOFF]
+        ra = mi[j, RES_ADR]
+        ga = mi[j, G_ADR]
+        da = mi[j, DINV_ADR]
         p = mi[j, PARENT]
-        if p >= 0:
-            inertia_to_parent_add(ws, j, ws, j, W_PPLUS, ws, p, W_IA)
-    for j in range(n):
-        acceleration_step(mi, mf, ws, z, n, j, udot)
+        if p < 0:
+            world_acceleration_in_link(mf, n, ws, j, ws, j, W_A)
+        else:
+            motion_to_child(ws, j, ws, p, W_A, ws, j, W_A)
+        for k in range(6):
+            ws[j, W_A + k] += ws[j, W_C + k]
+        for k in range(nj):
+            s = 0.0
+            for b in range(nj):
+                s += z[da + nj * k + b] * z[ra + b]
+            for r in range(6):
+                s -= z[ga + 6 * k + r] * ws[j, W_A + r]
+            udot[uj + k] = s
+        for k in range(nj):
+            ud = udot[uj + k]
+            for r in range(6):
+                ws[j, W_A + r] += mf[j, S_COLS + 6 * k + r] * ud
     return True
 
 
