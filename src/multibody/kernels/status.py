@@ -21,6 +21,8 @@ FINISHED = 9         # the end time is reached
 BUFFER_FULL = 10     # the output buffer is full: store it and call again
 NONFINITE_STATE = 11  # q or u became NaN/inf during a run
 MIN_STEP = 12        # the adaptive step fell below its minimum
+NEED_CONTROL = 13    # paused at a stage: call the control with the stage state, then resume
+CONTROL_NONFINITE = 14  # the control returned a non-finite joint force
 
 
 class Status(IntEnum):
@@ -39,6 +41,8 @@ class Status(IntEnum):
     BUFFER_FULL = BUFFER_FULL
     NONFINITE_STATE = NONFINITE_STATE
     MIN_STEP = MIN_STEP
+    NEED_CONTROL = NEED_CONTROL
+    CONTROL_NONFINITE = CONTROL_NONFINITE
 
     @property
     def argument(self):
