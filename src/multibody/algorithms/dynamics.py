@@ -125,7 +125,7 @@ def inverse_mass_matrix(m, q, out=None, data=None):
         out = _empty(c.shape_M)
     else:
         check_out(out, c.shape_M)
-    W = d.dense_scratch("inverse_mass_matrix", (6 * c.n_links + 18, c.nu))
+    W = d.dense_scratch("inverse_mass_matrix", (c.nu, 6 * c.n_links + 18))
     try:
         st = KERNELS.inverse_mass_matrix(c.buf, dbuf, q, W, out)
     except TypeError:

@@ -8,6 +8,8 @@ ndim, read-only arrays). The facade catches that, coerces the arguments with
 ``as_float_vector`` (which names the argument in its errors) and calls again.
 Lengths and finite values are checked inside the kernels, which return a status.
 """
+import threading
+
 import numpy as np
 from numba import types as nt
 
@@ -46,16 +48,21 @@ _SIGNATURES = {
 
 class _Kernels:
     """``KERNELS.<name>`` is the dispatcher of a facade kernel, compiled for its one
-    signature with further compilation disabled (see the module docstring)."""
+    signature with further compilation disabled (see the module docstring). The first
+    access compiles under a lock, so threads that start together do not race."""
+
+    _lock = threading.Lock()
 
     def __getattr__(self, name):
         try:
             dispatcher, sig = _SIGNATURES[name]
         except KeyError:
             raise AttributeError(name) from None
-        dispatcher.compile(sig)
-        dispatcher.disable_compile()
-        setattr(self, name, dispatcher)
+        with self._lock:
+            if name not in self.__dict__:
+                dispatcher.compile(sig)
+                dispatcher.disable_compile()
+                setattr(self, name, dispatcher)
         return dispatcher
 
 

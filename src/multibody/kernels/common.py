@@ -10,18 +10,31 @@ from .status import BAD_LENGTH_ARG0, BAD_LENGTH_ARG1, BAD_LENGTH_ARG2, NONFINITE
 _INL = dict(cache=True, inline="always")
 
 
+# Views of the buffers (see ``layout``). Each view costs a few ns per call, so an entry
+# kernel makes only those it uses; the flags row is read in place (dbuf[0, D_*]).
 @njit(**_INL)
-def split_model(mbuf):
-    """(mi, mf, fr) views of the model buffer (see ``layout``)."""
+def model_arrays(mbuf):
+    """(mi, mf) views of the model buffer."""
     n = int(mbuf[0, H_NLINKS])
-    nf = int(mbuf[0, H_NFRAMES])
-    return mbuf[1:1 + n].view(np.int64), mbuf[1 + n:2 + 2 * n], mbuf[2 + 2 * n:2 + 2 * n + nf]
+    return mbuf[1:1 + n].view(np.int64), mbuf[1 + n:2 + 2 * n]
 
 
 @njit(**_INL)
-def split_data(dbuf, n):
-    """(flags, ws, z) views of a data buffer of a model with n links (see ``layout``)."""
-    return dbuf[0], dbuf[1:1 + n], dbuf[1 + n:].reshape(-1)
+def frame_table(mbuf, n):
+    """The frame rows ``fr`` of the model buffer of a model with n links."""
+    return mbuf[2 + 2 * n:2 + 2 * n + int(mbuf[0, H_NFRAMES])]
+
+
+@njit(**_INL)
+def link_rows(dbuf, n):
+    """The per-link rows ``ws`` of a data buffer."""
+    return dbuf[1:1 + n]
+
+
+@njit(**_INL)
+def ragged(dbuf, n):
+    """The flat ragged region ``z`` of a data buffer (1-D)."""
+    return dbuf[1 + n:].reshape(-1)
 
 
 @njit(**_INL)
@@ -113,3 +126,9 @@ def joint_force(mi, mf, j, f, r, o, out):
         for k in range(6):
             s += mf[j, S_COLS + 6 * c + k] * f[r, o + k]
         out[i0 + c] = s
+
+
+@njit(**_INL)
+def split_data(dbuf, n):
+    """(flags row, ws, z) views of a data buffer (for loops that run many steps per call)."""
+    return dbuf[0], link_rows(dbuf, n), ragged(dbuf, n)

@@ -16,7 +16,7 @@ helpers that held a whole pass step made the loops 2x slower (measured).
 from numba import njit
 
 from .articulated_inertia import general_inertia_step, init_articulated_inertia, pin_inertia_step
-from .common import check_state, joint_motion, split_data, split_model, world_acceleration_in_link
+from .common import check_state, joint_motion, link_rows, model_arrays, ragged, world_acceleration_in_link
 from .joint_transform import place_links
 from .layout import (
     D_USE_FEXT, DINV_ADR, G_ADR, INERTIA, KIND, NU, PARENT, PIN, RES_ADR, S_COLS, UOFF, W_A, W_C,
@@ -115,9 +115,11 @@ def aba_core(mi, mf, ws, z, q, u, tau, use_fext, udot):
 @njit(cache=True)
 def forward_dynamics(mbuf, dbuf, q, u, tau, udot):
     """Checked entry point: a status (kernels/status.py) for (q, u, tau), or SINGULAR."""
-    mi, mf, fr = split_model(mbuf)
-    flags, ws, z = split_data(dbuf, mi.shape[0])
+    mi, mf = model_arrays(mbuf)
+    n = mi.shape[0]
+    ws = link_rows(dbuf, n)
+    z = ragged(dbuf, n)
     st = check_state(mi, q, u, tau, 1, 1)
-    if st == OK and not aba_core(mi, mf, ws, z, q, u, tau, flags[D_USE_FEXT] != 0.0, udot):
+    if st == OK and not aba_core(mi, mf, ws, z, q, u, tau, dbuf[0, D_USE_FEXT] != 0.0, udot):
         return SINGULAR
     return st

@@ -11,8 +11,8 @@ Two buffers, after Pinocchio's Model/Data and MuJoCo's mjModel/mjData:
   inertias, D^-1, G ...). One model serves any number of data buffers, one per thread
   or per state, so concurrent calls on one model do not share memory.
 
-Both are 2-D float64 arrays split into row blocks by ``split_model`` / ``split_data``
-(kernels/common.py). The entry kernels take the two buffers, because every array
+Both are 2-D float64 arrays split into row blocks by ``model_arrays``, ``frame_table``,
+``link_rows`` and ``ragged`` (kernels/common.py). The entry kernels take the two buffers, because every array
 argument costs Numba dispatch time; the algorithm cores take the views.
 
 Model buffer rows (n links, nf frames; a *link* is the frame a moving subhinge moves,

@@ -13,7 +13,7 @@ body-frame version.
 """
 from numba import njit
 
-from .common import check_state, split_data, split_model
+from .common import check_state, link_rows, model_arrays, ragged
 from .joint_transform import place_links, world_placement
 from .layout import DENSE_M, NU, PARENT, RB_H, RB_I, RB_MASS, S_COLS, U_ADR, UOFF, W_PW, W_RW, W_Y
 from .spatial_inline import load9
@@ -160,8 +160,10 @@ def crba_core(mi, mf, ws, z, q, M):
 @njit(cache=True)
 def mass_matrix(mbuf, dbuf, q, M):
     """Checked entry point: a status (kernels/status.py) for q."""
-    mi, mf, fr = split_model(mbuf)
-    flags, ws, z = split_data(dbuf, mi.shape[0])
+    mi, mf = model_arrays(mbuf)
+    n = mi.shape[0]
+    ws = link_rows(dbuf, n)
+    z = ragged(dbuf, n)
     st = check_state(mi, q, q, q, -1, -1)
     if st == 0:
         crba_core(mi, mf, ws, z, q, M)
