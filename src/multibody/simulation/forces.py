@@ -11,7 +11,7 @@
 import numpy as np
 
 from ..algorithms.checks import frame_row
-from . import kernels as K
+from . import force_kernels as F
 
 __all__ = ["JointSpringDamper", "ExternalForce", "pack_force_models"]
 
@@ -37,9 +37,10 @@ class JointSpringDamper:
         qref = np.broadcast_to(np.asarray(self.q_ref, dtype=float), (n,))
         out = []
         for k in range(n):
-            fi = np.array([K.FM_SPRING, us.start + k, qs.start + k])
-            ff = np.zeros(17)
-            ff[:3] = self.stiffness, self.damping, qref[k]
+            fi = np.zeros(F.N_FMI, dtype=np.int64)
+            fi[F.FMI_TYPE], fi[F.FMI_U], fi[F.FMI_Q] = F.FM_SPRING, us.start + k, qs.start + k
+            ff = np.zeros(F.N_FMF)
+            ff[F.FM_K], ff[F.FM_C], ff[F.FM_QREF] = self.stiffness, self.damping, qref[k]
             out.append((fi, ff))
         return out
 
@@ -65,34 +66,38 @@ class ExternalForce:
         if link < 0:
             return []
         R, p = T[:3, :3], T[:3, 3]
-        ff = np.zeros(17)
-        ff[12] = 2.0 * np.pi * self.frequency
-        ff[13] = self.phase
+        ff = np.zeros(F.N_FMF)
+        ff[F.FM_OMEGA] = 2.0 * np.pi * self.frequency
+        ff[F.FM_PHASE] = self.phase
         if self.axes == "body":
-            for off, w in ((0, self.wrench), (6, self.amplitude)):
+            # link axes, about the link origin
+            for off, w in ((F.FM_W0, self.wrench), (F.FM_W1, self.amplitude)):
                 f = R @ w[3:]
                 ff[off:off + 3] = R @ w[:3] + np.cross(p, f)
                 ff[off + 3:off + 6] = f
-            typ = K.FM_WRENCH
+            typ = F.FM_WRENCH
         else:
-            ff[0:6] = self.wrench
-            ff[6:12] = self.amplitude
-            ff[14:17] = p
-            typ = K.FM_WORLD
-        return [(np.array([typ, link, 0]), ff)]
+            ff[F.FM_W0:F.FM_W0 + 6] = self.wrench
+            ff[F.FM_W1:F.FM_W1 + 6] = self.amplitude
+            ff[F.FM_POINT:F.FM_POINT + 3] = p
+            typ = F.FM_WORLD
+        fi = np.zeros(F.N_FMI, dtype=np.int64)
+        fi[F.FMI_TYPE], fi[F.FMI_LINK] = typ, link
+        return [(fi, ff)]
 
 
 def pack_force_models(m, forces):
-    """(fmi (n, 3) int64, fmf (n, 17) float64, world flag) for the kernels."""
+    """(fmi (n, N_FMI) int64, fmf (n, N_FMF) float64, world flag) for the compiled loop
+    (columns named in ``simulation.force_kernels``)."""
     rows = []
     for f in forces or ():
         if not hasattr(f, "_entries"):
             raise TypeError(f"force models must be JointSpringDamper or ExternalForce, got {type(f).__name__}")
         rows += f._entries(m)
-    fmi = np.zeros((len(rows), 3), dtype=np.int64)
-    fmf = np.zeros((len(rows), 17))
+    fmi = np.zeros((len(rows), F.N_FMI), dtype=np.int64)
+    fmf = np.zeros((len(rows), F.N_FMF))
     for k, (a, b) in enumerate(rows):
         fmi[k] = a
         fmf[k] = b
-    world = int(np.any(fmi[:, 0] == K.FM_WORLD)) if rows else 0
+    world = int(np.any(fmi[:, F.FMI_TYPE] == F.FM_WORLD)) if rows else 0
     return fmi, fmf, world

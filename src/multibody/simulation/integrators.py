@@ -6,10 +6,9 @@ u_dot = M(q)^-1 (tau - b(q, u) + J^T f_ext), q_dot = N(q) u with any explicit
 coordinates around the configuration at the start of each step (RKMK with the
 dexp^-1 correction), so quaternions stay unit by construction.
 
-Without a ``control`` callback the whole stepping loop runs compiled
-(``simulation.kernels.run``); with one, a Python loop calls
-``control(t, q, u, tau_out)`` at every stage of every step and the compiled
-kernels for the rest.
+One compiled stepping loop (``simulation.kernels.run``) serves every run. With a
+``control(t, q, u, tau_out)`` callback it pauses at every stage of every step
+(status NEED_CONTROL); the integrator calls the control and resumes the loop.
 """
 import math
 import time
@@ -18,8 +17,12 @@ import numpy as np
 
 from ..algorithms.checks import check_vector, coordinate_owner
 from ..kernels import layout as L
+from ..kernels.kinds import KINDS
+from ..kernels.status import NEED_CONTROL, Status
 from . import kernels as K
 from .forces import pack_force_models
+from .lie import to_start_charts
+from .stages import normalize_quaternions
 from .sinks import ExpandingStorage
 from .tableaus import get_tableau
 
@@ -36,15 +39,15 @@ class SimulationError(RuntimeError):
         self.result = result
 
 
-_CONTROL_NONFINITE = 100
-
 _STATUS_TEXT = {
-    K.SINGULAR: "the joint-space inertia became singular",
-    K.MIN_STEP: "the adaptive step size fell below h_min (stiff or discontinuous dynamics?)",
+    Status.SINGULAR: "the joint-space inertia became singular",
+    Status.MIN_STEP: "the adaptive step size fell below h_min (stiff or discontinuous dynamics?)",
 }
 
 
-def _check_positive(x, name, allow_zero=False):
+def check_positive(x, name, allow_zero=False):
+    """float(x) if x is a finite positive (or, with allow_zero, non-negative) number, else
+    a ValueError naming the argument ``name``."""
     try:
         x = float(x)
     except (TypeError, ValueError):
@@ -53,6 +56,21 @@ def _check_positive(x, name, allow_zero=False):
         raise ValueError(f"{name} must be a finite {'non-negative' if allow_zero else 'positive'} "
                          f"number, got {x!r}")
     return x
+
+
+def _error_scale_map(c):
+    """For each local coordinate (nu,) of the Munthe-Kaas error norm: the q entry whose
+    magnitude scales it, or -1 for a rotation (scale 1)."""
+    smap = np.full(c.nu, -1, dtype=np.int64)
+    for j in range(c.n_links):
+        kind = KINDS[c.mi[j, L.KIND]]
+        i, k = c.mi[j, L.QOFF], c.mi[j, L.UOFF]
+        if kind.chart or kind.quaternion:  # 3 rotation entries, then a position (free)
+            n_rot = 4 if kind.quaternion else 3
+            smap[k + 3:k + kind.nu] = np.arange(i + n_rot, i + kind.nq)
+        else:
+            smap[k:k + kind.nu] = np.arange(i, i + kind.nu)
+    return smap
 
 
 class RungeKuttaIntegrator:
@@ -64,8 +82,10 @@ class RungeKuttaIntegrator:
     q0 (nq,), u0 (nu,) : initial state (q in the model's current charts).
     tableau : ButcherTableau or a name ("rk4", "dopri5", ... see ``TABLEAUS``).
     sink : an ``OdeResultsSink`` (default: a new ``ExpandingStorage``).
-    control : optional ``control(t, q, u, tau_out)`` writing joint forces tau_out (nu,)
-        in place; called at every stage.
+    control : optional ``control(t, q, u, tau_out)`` writing the joint forces tau_out (nu,)
+        in place; called at every stage. tau_out holds ``tau`` when called (add to it
+        to keep it). q (in the start charts), u and tau_out are arrays the integrator
+        reuses: copy what you keep.
     tau : constant joint forces (nu,) added to the control's.
     forces : force models (``JointSpringDamper``, ``ExternalForce``).
     adaptive : step-size control with the tableau's embedded estimate (default: when
@@ -111,12 +131,12 @@ class RungeKuttaIntegrator:
             raise ValueError(f"adaptive stepping needs an embedded tableau (dopri5, bs32), "
                              f"not {self.tableau.name!r}")
         self.adaptive = bool(adaptive)
-        self.rtol = _check_positive(rtol, "rtol", allow_zero=True)
-        self.atol = _check_positive(atol, "atol", allow_zero=True)
+        self.rtol = check_positive(rtol, "rtol", allow_zero=True)
+        self.atol = check_positive(atol, "atol", allow_zero=True)
         if self.adaptive and self.rtol == 0 and self.atol == 0:
             raise ValueError("rtol and atol cannot both be zero")
         self.h_min = h_min
-        self.h_max = _check_positive(h_max, "h_max") if h_max != math.inf else math.inf
+        self.h_max = check_positive(h_max, "h_max") if h_max != math.inf else math.inf
         self.sink = ExpandingStorage(c.nq, c.nu) if sink is None else sink
         self.tab = np.ascontiguousarray(self.tableau.packed())
         self.iopt = np.zeros(K.N_IOPT, dtype=np.int64)
@@ -124,29 +144,22 @@ class RungeKuttaIntegrator:
         self.iopt[K.O_ADAPT] = int(self.adaptive)
         self.iopt[K.O_STRIDE] = 1
         self.iopt[K.O_WORLDF] = world
+        self.iopt[K.O_CONTROL] = int(control is not None)
         self.fopt = np.zeros(K.N_FOPT)
         self.fopt[K.F_RTOL] = self.rtol
         self.fopt[K.F_ATOL] = self.atol
         self.fopt[K.F_HMAX] = self.h_max
         emb = min(self.tableau.order, self.tableau.embedded_order or self.tableau.order)
         self.fopt[K.F_EXPO] = 1.0 / (emb + 1)
-        # scale map of the local coordinates (Munthe-Kaas error norm): q index or -1 (angle)
-        smap = np.full(c.nu, -1, dtype=np.int64)
-        for j, s in enumerate(c.link_subhinges):
-            i, k, kind = c.mi[j, L.QOFF], c.mi[j, L.UOFF], c.mi[j, L.KIND]
-            if kind in (L.FREE, L.FREE_QUAT):
-                off = 3 if kind == L.FREE else 4
-                smap[k + 3:k + 6] = np.arange(i + off, i + off + 3)
-            elif kind not in (L.SPHERICAL, L.SPHERICAL_QUAT):
-                smap[k:k + c.mi[j, L.NU]] = np.arange(i, i + c.mi[j, L.NU])
-        self.smap = smap
+        self.smap = _error_scale_map(c)
         self.max_angles = np.ascontiguousarray(c.max_chart_angles, dtype=float)
         self.clk = np.zeros(K.N_CLK)
         self.clk[K.K_T] = float(t0)
         self.ctr = np.zeros(K.N_CTR, dtype=np.int64)
+        self._work, self._ctl = K.allocate_work(c.nq, c.nu, self.tab.shape[1], self.lie_group)
         self._initialized = False
         if not self.lie_group:
-            K.normalize_quaternions(c.mi, self._q)
+            normalize_quaternions(c.mi, self._q)
 
     # ------------------------------------------------------------------ state
     @property
@@ -158,7 +171,7 @@ class RungeKuttaIntegrator:
     def q(self):
         """Current configuration (nq,), in the charts the run started with."""
         out = np.empty_like(self._q)
-        K.to_start_charts(self._c.mi, self.data.ws, self.chart0, self._q, out)
+        to_start_charts(self._c.mi, self.data.ws, self.chart0, self._q, out)
         return out
 
     @property
@@ -205,132 +218,47 @@ class RungeKuttaIntegrator:
             self.clk[K.K_H] = min(dt, 1e-3, self.h_max)
         self.ctr[K.C_STEP] = 0
         self.ctr[K.C_OUT] = 0
-        self.ctr[K.C_STATUS] = 0
+        self.ctr[K.C_STATUS] = Status.RUNNING
+        self.ctr[K.C_STAGE] = -1  # a run starts with a new step
         n_out = n if self.adaptive else n // self.iopt[K.O_STRIDE] + (1 if n % self.iopt[K.O_STRIDE] else 0)
         return n_out
 
     def _advance(self, T, Q, U):
-        """Run until the buffers (T, Q, U) are full or the end; return (status, rows)."""
+        """Run until the buffers (T, Q, U) are full or the end; return (Status, rows)."""
         self.ctr[K.C_WRITTEN] = 0
         c = self._c
-        if self.control is None:
-            st = K.run(c.mi, c.mf, self.data.buf, self.tab, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
-                       self.smap, self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr, T, Q, U)
-        else:
-            st = self._run_python(T, Q, U)
-        return int(st), int(self.ctr[K.C_WRITTEN])
+        args = (c.mi, c.mf, self.data.buf, self.tab, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
+                self.smap, self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr,
+                self._work, self._ctl, T, Q, U)
+        st = K.run(*args)
+        if st == NEED_CONTROL:
+            control, clk = self.control, self.clk
+            tau_out, q, u = self._ctl
+            while st == NEED_CONTROL:
+                control(clk[K.K_TSTAGE], q, u, tau_out)
+                st = K.run(*args)
+        return Status(st), int(self.ctr[K.C_WRITTEN])
 
     def _failure(self, st):
-        """A SimulationError for a kernel status (the result is attached by the caller)."""
+        """A SimulationError for a stopping Status (the result is attached by the caller)."""
         c = self._c
         t = float(self.clk[K.K_TBAD])
-        if st == K.NONFINITE:
-            b = int(self.ctr[K.C_BAD])
+        b = int(self.ctr[K.C_BAD])
+        if st is Status.NONFINITE_STATE:
             name, idx = ("q", b) if b < c.nq else ("u", b - c.nq)
-            owner = coordinate_owner(self._c, name, idx)
             return SimulationError(f"the state became non-finite at t = {t:.6g} s: {name}[{idx}] "
-                                   f"({owner}); last finite state kept at t = {self.t:.6g} s", t)
-        if st == _CONTROL_NONFINITE:
-            i, val = self._control_bad
+                                   f"({coordinate_owner(c, name, idx)}); last finite state kept at "
+                                   f"t = {self.t:.6g} s", t)
+        if st is Status.CONTROL_NONFINITE:
             return SimulationError(f"the control returned a non-finite joint force at t = {t:.6g} s: "
-                                   f"tau[{i}] = {val} ({coordinate_owner(self._c, 'u', i)}); last "
+                                   f"tau[{b}] = {self._ctl[0][b]} ({coordinate_owner(c, 'u', b)}); last "
                                    f"finite state kept at t = {self.t:.6g} s", t)
-        return SimulationError(f"simulation stopped at t = {t:.6g} s: {_STATUS_TEXT.get(st, st)}", t)
-
-    def _run_python(self, T, Q, U):
-        """The stepping loop with a Python control callback (same logic as ``kernels.run``)."""
-        c = self._c
-        mi, mf, ws, z, tab = c.mi, c.mf, self.data.ws, self.data.z, self.tab
-        S = tab.shape[1]
-        lie, adapt, worldf = int(self.iopt[K.O_LIE]), int(self.iopt[K.O_ADAPT]), int(self.iopt[K.O_WORLDF])
-        nq, nu = c.nq, c.nu
-        nk = nu if lie else nq
-        Kq, Ku = np.zeros((S, max(nk, 1))), np.zeros((S, max(nu, 1)))
-        phi, qs, us = np.zeros(nu), np.empty(nq), np.empty(nu)
-        q1, u1 = np.empty(nq), np.empty(nu)
-        eq, eu = np.zeros(max(nk, 1)), np.zeros(max(nu, 1))
-        tau, tauc = np.empty(nu), np.empty(nu)
-        qview = np.empty(nq)
-        fopt, iopt, ctr, clk = self.fopt, self.iopt, self.ctr, self.clk
-        t0, dt, tend = fopt[K.F_T0], fopt[K.F_DT], fopt[K.F_TEND]
-        control = self.control
-        q, u = self._q, self._u
-        while True:
-            if ctr[K.C_WRITTEN] >= T.shape[0]:
-                return K.BUFFER_FULL
-            t = clk[K.K_T]
-            if adapt:
-                if ctr[K.C_OUT] >= iopt[K.O_NOUT]:
-                    return K.FINISHED
-                t_out = min(t0 + (ctr[K.C_OUT] + 1) * dt, tend)
-                h = min(clk[K.K_H], fopt[K.F_HMAX])
-                hit = False
-                if t + h >= t_out - 1e-12 * max(1.0, abs(t_out)):
-                    h, hit = t_out - t, True
-            else:
-                if ctr[K.C_STEP] >= iopt[K.O_NSTEPS]:
-                    return K.FINISHED
-                t_out = min(t0 + (ctr[K.C_STEP] + 1) * dt, tend)
-                h, hit = t_out - t, True
-            for s in range(S):
-                K.stage_state(mi, ws, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us)
-                ts = t + tab[S + 2, s] * h
-                tauc[:] = self.tau0
-                K.to_start_charts(mi, ws, self.chart0, qs, qview)
-                control(ts, qview, us.copy(), tauc)
-                bad = np.flatnonzero(~np.isfinite(tauc))
-                if bad.size:
-                    clk[K.K_TBAD] = ts
-                    self._control_bad = (int(bad[0]), float(tauc[bad[0]]))
-                    return _CONTROL_NONFINITE
-                if not K.stage_rates(mi, mf, ws, z, lie, worldf, self.fmi, self.fmf, ts, qs, us, phi, tauc, tau,
-                                     Kq[s], Ku[s]):
-                    clk[K.K_TBAD] = ts
-                    b = K.first_bad(qs, us)
-                    if b >= 0:
-                        ctr[K.C_BAD] = b
-                        return K.NONFINITE
-                    return K.SINGULAR
-            K.combine(mi, ws, tab, h, lie, adapt, q, u, Kq, Ku, phi, q1, u1, eq, eu)
-            if adapt:
-                err = K.error_norm(lie, self.smap, q, q1, eq, u, u1, eu, fopt[K.F_RTOL], fopt[K.F_ATOL])
-                if not err <= 1.0:
-                    ctr[K.C_REJECT] += 1
-                    fac = max(0.2, 0.9 * err ** (-fopt[K.F_EXPO])) if math.isfinite(err) else 0.2
-                    clk[K.K_H] = h * fac
-                    if clk[K.K_H] < fopt[K.F_HMIN]:
-                        clk[K.K_TBAD] = t
-                        b = K.first_bad(q1, u1)
-                        if b >= 0:
-                            ctr[K.C_BAD] = b
-                            return K.NONFINITE
-                        return K.MIN_STEP
-                    continue
-                fac = 5.0 if err == 0.0 else min(5.0, max(0.2, 0.9 * err ** (-fopt[K.F_EXPO])))
-                clk[K.K_H] = max(clk[K.K_H], h * fac) if (hit and h < clk[K.K_H]) else h * fac
-            b = K.first_bad(q1, u1)
-            if b >= 0:
-                ctr[K.C_BAD] = b
-                clk[K.K_TBAD] = t_out if hit else t + h
-                return K.NONFINITE
-            K.after_step(mi, ws, lie, self.max_angles, q1, ctr)
-            q[:] = q1
-            u[:] = u1
-            clk[K.K_T] = t_out if hit else t + h
-            ctr[K.C_STEP] += 1
-            store = hit if adapt else (ctr[K.C_STEP] % iopt[K.O_STRIDE] == 0 or ctr[K.C_STEP] == iopt[K.O_NSTEPS])
-            if store:
-                ctr[K.C_OUT] += 1
-                w = ctr[K.C_WRITTEN]
-                T[w] = clk[K.K_T]
-                K.to_start_charts(mi, ws, self.chart0, q, Q[w])
-                U[w] = u
-                ctr[K.C_WRITTEN] = w + 1
+        return SimulationError(f"simulation stopped at t = {t:.6g} s: {_STATUS_TEXT.get(st, st.name)}", t)
 
     def step(self, t, dt):
         """Take one step of size dt [s] from time t (fixed step; no error control) and
         pass the new state to the sink. Returns the new time."""
-        dt = _check_positive(dt, "dt")
+        dt = check_positive(dt, "dt")
         self._initialize_sink()
         self.clk[K.K_T] = float(t)
         adaptive = self.iopt[K.O_ADAPT]
@@ -341,7 +269,7 @@ class RungeKuttaIntegrator:
             st, n = self._advance(T, Q, U)
         finally:
             self.iopt[K.O_ADAPT] = adaptive
-        if st not in (K.FINISHED, K.BUFFER_FULL):
+        if st not in (Status.FINISHED, Status.BUFFER_FULL):
             raise self._failure(st)
         self.sink.process_block(T[:n], Q[:n], U[:n])
         return self.t
@@ -359,7 +287,7 @@ class RungeKuttaIntegrator:
         Raises ``SimulationError`` on failure (the sink keeps what was computed).
         KeyboardInterrupt between blocks leaves the sink holding the samples so far.
         """
-        dt = _check_positive(dt, "dt")
+        dt = check_positive(dt, "dt")
         t_final = float(t_final)
         if not math.isfinite(t_final):
             raise ValueError(f"t_final must be finite, got {t_final!r}")
@@ -377,9 +305,9 @@ class RungeKuttaIntegrator:
         while True:
             st, n = self._advance(T, Q, U)
             self.sink.process_block(T[:n], Q[:n], U[:n])
-            if st == K.FINISHED:
+            if st is Status.FINISHED:
                 return self.t
-            if st != K.BUFFER_FULL:
+            if st is not Status.BUFFER_FULL:
                 raise self._failure(st)
             if progress is not None:
                 progress(self.t, t_final)

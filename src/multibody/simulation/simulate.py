@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError
+from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError, check_positive
 from .sinks import ExpandingStorage
 from .tableaus import ButcherTableau, get_tableau
 
@@ -116,8 +116,9 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     integrator : "rk4" (default), "euler", "midpoint", "heun", "rk38" ("3/8"), "bs32",
         "dopri5", "munthe_kaas" (Lie-group RK, RK4 tableau unless ``tableau=``), or a
         ``ButcherTableau``.
-    control : optional ``control(t, q, u, tau_out)`` writing joint forces tau_out (nu,);
-        called at every Runge-Kutta stage (then the loop runs in Python).
+    control : optional ``control(t, q, u, tau_out)`` writing the joint forces tau_out (nu,)
+        in place (it holds ``tau`` when called); called at every Runge-Kutta stage (the
+        compiled loop pauses for it).
     rtol, atol : tolerances of the adaptive integrators.
     tableau : tableau name or ButcherTableau for "munthe_kaas".
     tau : constant joint forces (nu,); forces : force models (``JointSpringDamper``,
@@ -138,18 +139,8 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     becomes singular or the adaptive step falls below h_min. Bad arguments raise
     ``ValueError``.
     """
-    try:
-        t_final_f = float(t_final)
-    except (TypeError, ValueError):
-        raise ValueError(f"t_final must be a number, got {t_final!r}") from None
-    if not (math.isfinite(t_final_f) and t_final_f > 0):
-        raise ValueError(f"t_final must be a finite positive time [s], got {t_final!r}")
-    try:
-        dt_f = float(dt)
-    except (TypeError, ValueError):
-        raise ValueError(f"dt must be a number, got {dt!r}") from None
-    if not (math.isfinite(dt_f) and dt_f > 0):
-        raise ValueError(f"dt must be a finite positive step [s], got {dt!r}")
+    t_final_f = check_positive(t_final, "t_final")
+    dt_f = check_positive(dt, "dt")
     if dt_f > t_final_f:
         raise ValueError(f"dt ({dt_f}) must not exceed t_final ({t_final_f})")
     if int(save_every) != save_every or save_every < 1:
@@ -163,7 +154,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     n_out = int(math.ceil(t_final_f / dt_f - 1e-9))
     if not integ.adaptive:
         n_out = n_out // int(save_every) + (1 if n_out % int(save_every) else 0)
-    sink._reserve(n_out + 1)
+    sink.reserve(n_out + 1)
     bar = _Progress() if progress else None
     name = ("munthe_kaas/" if lie else "") + tab.name
     wall0 = time.perf_counter()

@@ -37,7 +37,8 @@ class ExpandingStorage(OdeResultsSink):
         self._U = np.empty((self._T.shape[0], nu))
         self.n = 0
 
-    def _reserve(self, extra):
+    def reserve(self, extra):
+        """Make room for ``extra`` more samples (so that a known run does not regrow)."""
         need = self.n + extra
         if need > self._T.shape[0]:
             cap = max(need, 2 * self._T.shape[0])
@@ -52,7 +53,7 @@ class ExpandingStorage(OdeResultsSink):
         self.process(t, q, u)
 
     def process(self, t, q, u):
-        self._reserve(1)
+        self.reserve(1)
         self._T[self.n] = t
         self._Q[self.n] = q
         self._U[self.n] = u
@@ -60,7 +61,7 @@ class ExpandingStorage(OdeResultsSink):
 
     def process_block(self, T, Q, U):
         k = T.shape[0]
-        self._reserve(k)
+        self.reserve(k)
         self._T[self.n:self.n + k] = T
         self._Q[self.n:self.n + k] = Q
         self._U[self.n:self.n + k] = U
