@@ -325,7 +325,17 @@ def test_results_files(tmp_path):
         res.save(tmp_path / "r.txt")
 
 
-def test_stabilization_gains_accepted_and_save_every():
+def test_save_every():
     m, q0 = chain7()
-    res = simulate(m, q0, np.zeros(7), 0.1, stabilization_gains=(10.0, 100.0), save_every=10)
+    res = simulate(m, q0, np.zeros(7), 0.1, save_every=10)
     assert res.t.shape == (11,)
+    np.testing.assert_allclose(res.q, simulate(m, q0, np.zeros(7), 0.1).q[::10], atol=1e-15)
+
+
+def test_stabilization_gains_rejected_without_loop_constraints():
+    m, q0 = chain7()
+    with pytest.raises(ValueError, match=r"stabilization_gains=\(10\.0, 100\.0\): the model has no loop constraints"):
+        simulate(m, q0, np.zeros(7), 0.1, stabilization_gains=(10.0, 100.0))
+    with pytest.raises(ValueError, match="stabilization_gains"):
+        RungeKuttaIntegrator(m, q0, np.zeros(7), stabilization_gains=0.0)
+    assert len(simulate(m, q0, np.zeros(7), 0.01, stabilization_gains=None)) == 11

@@ -91,8 +91,8 @@ class RungeKuttaIntegrator:
     adaptive : step-size control with the tableau's embedded estimate (default: when
         the tableau has one); rtol, atol the tolerances, h_min/h_max the step bounds.
     t0 : initial time [s].
-    stabilization_gains : accepted for Baumgarte stabilisation of loop constraints
-        (the model has none yet, so it has no effect).
+    stabilization_gains : Baumgarte gains for loop constraints. Models have no loop
+        constraints yet: only ``None`` is accepted (anything else raises ``ValueError``).
     lie_group : integrate in local exponential coordinates (Munthe-Kaas).
 
     The integrator owns a private copy of the model arrays: rotation-vector charts are
@@ -124,7 +124,9 @@ class RungeKuttaIntegrator:
         self.control = control
         self.tau0 = np.zeros(c.nu) if tau is None else check_vector(tau, c.nu, "tau").copy()
         self.fmi, self.fmf, world = pack_force_models(m, forces)
-        self.stabilization_gains = stabilization_gains
+        if stabilization_gains is not None:
+            raise ValueError(f"stabilization_gains={stabilization_gains!r}: the model has no loop "
+                             f"constraints to stabilize; leave stabilization_gains as None")
         if adaptive is None:
             adaptive = self.tableau.is_embedded
         if adaptive and not self.tableau.is_embedded:

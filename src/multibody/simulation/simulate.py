@@ -123,7 +123,8 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     tableau : tableau name or ButcherTableau for "munthe_kaas".
     tau : constant joint forces (nu,); forces : force models (``JointSpringDamper``,
         ``ExternalForce``).
-    stabilization_gains : Baumgarte gains for loop constraints (no effect on trees).
+    stabilization_gains : Baumgarte gains for loop constraints. Models have no loop
+        constraints yet: only ``None`` is accepted (anything else raises ``ValueError``).
     save_every : fixed step: keep every n-th step (the last step is always kept).
     h_min, h_max : adaptive step bounds [s].
     output : optional path (.npz or .csv) the results are written to, also when the run
