@@ -119,17 +119,27 @@ def inverse_mass_matrix(m, q, out=None, data=None):
     ``mass_matrix``.
     """
     c = m.compiled
-    dbuf = data_buffer(c, data)
-    d = data if data is not None else c.thread_data()
+    if data is None:
+        try:
+            d = c.thread_local.data
+        except AttributeError:
+            d = c.thread_data()
+    else:
+        data_buffer(c, data)
+        d = data
+    dbuf = d.buf
     if out is None:
         out = _empty(c.shape_M)
-    else:
+    elif getattr(out, "shape", None) != c.shape_M:
         check_out(out, c.shape_M)
-    W = d.dense_scratch("inverse_mass_matrix", (c.nu, 6 * c.n_links + 18))
+    W = d.minv_work
+    if W is None:
+        W = d.minv_work = np.zeros((c.n_links + 3, 6 * c.nu))
     try:
         st = KERNELS.inverse_mass_matrix(c.buf, dbuf, q, W, out)
     except TypeError:
         q = as_float_vector(q, "q")
+        check_out(out, c.shape_M)
         st = KERNELS.inverse_mass_matrix(c.buf, dbuf, q, W, out)
     if st:
         raise_status(c, st, ("q",), (q,))

@@ -26,7 +26,7 @@ def operational_space_compliance(m, q, frames, data=None):
     if rows.size == 0:
         raise ValueError("frames must name at least one body or node")
     k = rows.size
-    W = d.dense_scratch(("operational_space", k), (c.nu + c.n_links + k + 6, Y_COLS))
+    W = d.dense_scratch(("operational_space", k), (c.n_links + k + 9, max(6 * c.nu, Y_COLS)))
     out = np.empty((6 * k, 6 * k))
     try:
         st = KERNELS.operational_space_compliance(c.buf, dbuf, q, rows, W, out)

@@ -27,8 +27,8 @@ from .status import OK, SINGULAR
 
 @njit(cache=True, inline="always")
 def world_columns(mi, mf, ws, z, j, W, r0):
-    """For each speed c of link j: W[c, r0:r0+6] = its S column in world coordinates,
-    W[c, r0+6:r0+12] = U's and W[c, r0+12:r0+18] = G's (force vectors)."""
+    """For each speed c of link j, in world coordinates: its S column (motion vector) at
+    W[r0, 6c:6c+6], U's at W[r0 + 1, 6c:] and G's at W[r0 + 2, 6c:] (force vectors)."""
     u0 = mi[j, UOFF]
     for k in range(mi[j, NU]):
         s = S_COLS + 6 * k
@@ -37,120 +37,131 @@ def world_columns(mi, mf, ws, z, j, W, r0):
         fu = force_to_world(ws, j, z[a], z[a + 1], z[a + 2], z[a + 3], z[a + 4], z[a + 5])
         a = mi[j, G_ADR] + 6 * k
         fg = force_to_world(ws, j, z[a], z[a + 1], z[a + 2], z[a + 3], z[a + 4], z[a + 5])
+        o = 6 * (u0 + k)
         for r in range(6):
-            W[u0 + k, r0 + r] = m[r]
-            W[u0 + k, r0 + 6 + r] = fu[r]
-            W[u0 + k, r0 + 12 + r] = fg[r]
+            W[r0, o + r] = m[r]
+            W[r0 + 1, o + r] = fu[r]
+            W[r0 + 2, o + r] = fg[r]
+
+
+@njit(cache=True, inline="always")
+def _load6(W, row, o):
+    return W[row, o], W[row, o + 1], W[row, o + 2], W[row, o + 3], W[row, o + 4], W[row, o + 5]
+
+
+@njit(cache=True, inline="always")
+def _dot6(t, W, row, o):
+    return (t[0] * W[row, o] + t[1] * W[row, o + 1] + t[2] * W[row, o + 2]
+            + t[3] * W[row, o + 3] + t[4] * W[row, o + 4] + t[5] * W[row, o + 5])
 
 
 @njit(cache=True)
 def minv_core(mi, mf, ws, z, q, W, Minv):
-    """Fill the full symmetric M^-1 (nu, nu); W is scratch of shape (nu, 6 n + 18).
+    """Fill the full symmetric M^-1 (nu, nu); W is scratch of shape (n + 3, 6 nu).
 
-    W[c, 6j:6j+6] holds column c of F_j, then of A_j (six numbers side by side, so the
-    sweeps over columns read memory in order); W[c, 6n:6n+18] the world S, U, G
-    columns of speed c. Returns False when some D_j is singular.
+    Row j of W holds F_j (written by j's children), then A_j: column c of it at
+    W[j, 6c:6c+6], so a sweep over columns reads and writes one row in order. Rows
+    n, n+1, n+2 hold the world S, U, G columns. Nothing needs zeroing: every entry is
+    written before it is read. Returns False when some D_j is singular.
     """
     n = mi.shape[0]
     nu = Minv.shape[0]
     place_links(mi, mf, ws, q)
     if not articulated_inertia_pass(mi, mf, ws, z):
         return False
-    r0 = 6 * n
+    S = n
+    U = n + 1
+    G = n + 2
     for j in range(n):
         world_placement(mi, ws, j)
-        world_columns(mi, mf, ws, z, j, W, r0)
-        le = mi[j, SUBTREE_END] - 1
-        for c in range(mi[j, UOFF], mi[le, UOFF] + mi[le, NU]):
-            for r in range(6):
-                W[c, 6 * j + r] = 0.0
-    # inward: own block, the subtree's columns, and the parent's share F_p
+        world_columns(mi, mf, ws, z, j, W, S)
+    # inward: own block and the subtree's columns; the parent's F over j's subtree is
+    # F_j + U_j M^-1[j, :] (sibling subtrees are disjoint: assigned, never summed)
     for j in range(n - 1, -1, -1):
         u0 = mi[j, UOFF]
         nj = mi[j, NU]
         da = mi[j, DINV_ADR]
         le = mi[j, SUBTREE_END] - 1
         ue = mi[le, UOFF] + mi[le, NU]
-        fj = 6 * j
         p = mi[j, PARENT]
-        fp = 6 * p
         for a in range(nj):
             for b in range(nj):
                 Minv[u0 + a, u0 + b] = z[da + nj * a + b]
-            for c in range(ue, nu):
-                Minv[u0 + a, c] = 0.0
-        if nj == 1:
+        if nj == 1:  # the common case, with S and U in registers
             dinv = z[da]
-            s0, s1, s2, s3, s4, s5 = W[u0, r0], W[u0, r0 + 1], W[u0, r0 + 2], W[u0, r0 + 3], W[u0, r0 + 4], W[u0, r0 + 5]
+            sj = _load6(W, S, 6 * u0)
             for c in range(u0 + 1, ue):
-                Minv[u0, c] = -dinv * (s0 * W[c, fj] + s1 * W[c, fj + 1] + s2 * W[c, fj + 2]
-                                       + s3 * W[c, fj + 3] + s4 * W[c, fj + 4] + s5 * W[c, fj + 5])
+                Minv[u0, c] = -dinv * _dot6(sj, W, j, 6 * c)
             if p >= 0:
-                for c in range(u0, ue):
+                uj = _load6(W, U, 6 * u0)
+                x = Minv[u0, u0]
+                for r in range(6):
+                    W[p, 6 * u0 + r] = uj[r] * x
+                for c in range(u0 + 1, ue):
+                    o = 6 * c
                     x = Minv[u0, c]
                     for r in range(6):
-                        W[c, fp + r] += W[c, fj + r] + W[u0, r0 + 6 + r] * x
+                        W[p, o + r] = W[j, o + r] + uj[r] * x
             continue
         for c in range(u0 + nj, ue):
+            o = 6 * c
             for a in range(nj):
-                s = 0.0
+                x = 0.0
                 for b in range(nj):
                     t = 0.0
                     for r in range(6):
-                        t += W[u0 + b, r0 + r] * W[c, fj + r]
-                    s += z[da + nj * a + b] * t
-                Minv[u0 + a, c] = -s
+                        t += W[S, 6 * (u0 + b) + r] * W[j, o + r]
+                    x += z[da + nj * a + b] * t
+                Minv[u0 + a, c] = -x
         if p >= 0:
             for c in range(u0, ue):
+                o = 6 * c
                 for r in range(6):
-                    s = W[c, fj + r]
+                    x = W[j, o + r] if c >= u0 + nj else 0.0
                     for a in range(nj):
-                        s += W[u0 + a, r0 + 6 + r] * Minv[u0 + a, c]
-                    W[c, fp + r] += s
-    # outward: subtract G^T A_p, then A_j = A_p + S M^-1[j, :], over columns from u0 on
+                        x += W[U, 6 * (u0 + a) + r] * Minv[u0 + a, c]
+                    W[p, o + r] = x
+    # outward: M^-1[j, c] -= G^T A_p[:, c] (M^-1[j, c] is 0 before for c past j's
+    # subtree), then A_j = A_p + S M^-1[j, :], over the columns from u0 on; leaves keep no A
     for j in range(n):
         u0 = mi[j, UOFF]
         nj = mi[j, NU]
         p = mi[j, PARENT]
-        fj = 6 * j
-        fp = 6 * p
+        le = mi[j, SUBTREE_END] - 1
+        ue = mi[le, UOFF] + mi[le, NU]
+        leaf = mi[j, SUBTREE_END] == j + 1
         if nj == 1:
-            g0, g1, g2, g3, g4, g5 = (W[u0, r0 + 12], W[u0, r0 + 13], W[u0, r0 + 14], W[u0, r0 + 15],
-                                      W[u0, r0 + 16], W[u0, r0 + 17])
-            s0, s1, s2, s3, s4, s5 = W[u0, r0], W[u0, r0 + 1], W[u0, r0 + 2], W[u0, r0 + 3], W[u0, r0 + 4], W[u0, r0 + 5]
-            if p >= 0:
-                for c in range(u0, nu):
-                    x = Minv[u0, c] - (g0 * W[c, fp] + g1 * W[c, fp + 1] + g2 * W[c, fp + 2]
-                                       + g3 * W[c, fp + 3] + g4 * W[c, fp + 4] + g5 * W[c, fp + 5])
-                    Minv[u0, c] = x
-                    W[c, fj] = W[c, fp] + s0 * x
-                    W[c, fj + 1] = W[c, fp + 1] + s1 * x
-                    W[c, fj + 2] = W[c, fp + 2] + s2 * x
-                    W[c, fj + 3] = W[c, fp + 3] + s3 * x
-                    W[c, fj + 4] = W[c, fp + 4] + s4 * x
-                    W[c, fj + 5] = W[c, fp + 5] + s5 * x
-            else:
-                for c in range(u0, nu):
-                    x = Minv[u0, c]
-                    W[c, fj] = s0 * x
-                    W[c, fj + 1] = s1 * x
-                    W[c, fj + 2] = s2 * x
-                    W[c, fj + 3] = s3 * x
-                    W[c, fj + 4] = s4 * x
-                    W[c, fj + 5] = s5 * x
+            gj = _load6(W, G, 6 * u0)
+            sj = _load6(W, S, 6 * u0)
+            for c in range(u0, nu):
+                o = 6 * c
+                x = Minv[u0, c] if c < ue else 0.0
+                if p >= 0:
+                    x -= _dot6(gj, W, p, o)
+                Minv[u0, c] = x
+                if not leaf:
+                    if p >= 0:
+                        for r in range(6):
+                            W[j, o + r] = W[p, o + r] + sj[r] * x
+                    else:
+                        for r in range(6):
+                            W[j, o + r] = sj[r] * x
             continue
         for c in range(u0, nu):
-            if p >= 0:
-                for a in range(nj):
-                    s = 0.0
+            o = 6 * c
+            for a in range(nj):
+                x = Minv[u0 + a, c] if c < ue else 0.0
+                if p >= 0:
+                    g = 6 * (u0 + a)
                     for r in range(6):
-                        s += W[u0 + a, r0 + 12 + r] * W[c, fp + r]
-                    Minv[u0 + a, c] -= s
-            for r in range(6):
-                s = W[c, fp + r] if p >= 0 else 0.0
-                for a in range(nj):
-                    s += W[u0 + a, r0 + r] * Minv[u0 + a, c]
-                W[c, fj + r] = s
+                        x -= W[G, g + r] * W[p, o + r]
+                Minv[u0 + a, c] = x
+            if not leaf:
+                for r in range(6):
+                    x = W[p, o + r] if p >= 0 else 0.0
+                    for a in range(nj):
+                        x += W[S, 6 * (u0 + a) + r] * Minv[u0 + a, c]
+                    W[j, o + r] = x
     for r in range(nu):
         for c in range(r):
             Minv[r, c] = Minv[c, r]

@@ -17,7 +17,7 @@ No mass matrix, no inverse of it, no factorisation.
 from numba import njit
 
 from .articulated_inertia import articulated_inertia_pass
-from .common import check_state, coordinate_sizes, frame_table, link_rows, model_arrays, ragged
+from .common import check_state, frame_table, link_rows, model_arrays, ragged
 from .inverse_mass_matrix import world_columns
 from .jacobian import frame_world_pose
 from .joint_transform import place_links, world_placement
@@ -44,18 +44,19 @@ def _mul66(A, ra, oa, B, rb, ob, tb, C, rc, oc):
 
 @njit(cache=True, inline="always")
 def _apply_psi(P, rp, W, r0, Y, ry, u0, nj):
-    """P[rp, :36] = P (I - S G^T) for the link's world S, G columns W[u0..u0+nj, r0..]."""
+    """P[rp, :36] = P (I - S G^T) for the link's world S, G columns (rows r0, r0 + 2 of W,
+    see inverse_mass_matrix.world_columns)."""
     for k in range(nj):  # T = P S (6 x nj), from the unchanged P
         for r in range(6):
             s = 0.0
             for c in range(6):
-                s += P[rp, 6 * r + c] * W[u0 + k, r0 + c]
+                s += P[rp, 6 * r + c] * W[r0, 6 * (u0 + k) + c]
             Y[ry, Y_T + 6 * k + r] = s
     for k in range(nj):
         for r in range(6):
             t = Y[ry, Y_T + 6 * k + r]
             for c in range(6):
-                P[rp, 6 * r + c] -= t * W[u0 + k, r0 + 12 + c]
+                P[rp, 6 * r + c] -= t * W[r0 + 2, 6 * (u0 + k) + c]
 
 
 @njit(cache=True, inline="always")
@@ -72,23 +73,23 @@ def _link_compliance(mi, z, W, r0, Y, j):
         for r in range(6):
             s = 0.0
             for c in range(6):
-                s += Y[j, Y_UPS + 6 * r + c] * W[u0 + k, r0 + 12 + c]
+                s += Y[j, Y_UPS + 6 * r + c] * W[r0 + 2, 6 * (u0 + k) + c]
             Y[j, Y_T + 6 * k + r] = s
     for a in range(nj):
         for b in range(nj):
             kab = z[da + nj * a + b]
             for r in range(6):
-                kab += W[u0 + a, r0 + 12 + r] * Y[j, Y_T + 6 * b + r]
+                kab += W[r0 + 2, 6 * (u0 + a) + r] * Y[j, Y_T + 6 * b + r]
             for r in range(6):
-                sa = W[u0 + a, r0 + r] * kab
+                sa = W[r0, 6 * (u0 + a) + r] * kab
                 for c in range(6):
-                    Y[j, Y_UPS + 6 * r + c] += sa * W[u0 + b, r0 + c]
+                    Y[j, Y_UPS + 6 * r + c] += sa * W[r0, 6 * (u0 + b) + c]
     for k in range(nj):
         for r in range(6):
-            s_r = W[u0 + k, r0 + r]
+            s_r = W[r0, 6 * (u0 + k) + r]
             t_r = Y[j, Y_T + 6 * k + r]
             for c in range(6):
-                Y[j, Y_UPS + 6 * r + c] -= s_r * Y[j, Y_T + 6 * k + c] + t_r * W[u0 + k, r0 + c]
+                Y[j, Y_UPS + 6 * r + c] -= s_r * Y[j, Y_T + 6 * k + c] + t_r * W[r0, 6 * (u0 + k) + c]
 
 
 @njit(cache=True, inline="always")
@@ -115,7 +116,7 @@ def _frame_transform(ws, fr, f, T, Y, ry):
 
 @njit(cache=True)
 def osc_core(mi, mf, fr, ws, z, q, frames, W, Y, out):
-    """out (6k, 6k) = Upsilon at the k frame rows ``frames``. W: scratch (nu, 18) for the
+    """out (6k, 6k) = Upsilon at the k frame rows ``frames``. W: scratch (3, 6 nu) for the
     world S, U, G columns; Y: scratch (n + k + 6, Y_COLS). Returns False if D_j is singular."""
     n = mi.shape[0]
     k = frames.shape[0]
@@ -172,7 +173,7 @@ def osc_core(mi, mf, fr, ws, z, q, frames, W, Y, out):
 
 @njit(cache=True)
 def operational_space_compliance(mbuf, dbuf, q, frames, W, out):
-    """Checked entry point: a status for q, or SINGULAR. W: scratch (nu + n + k + 6, Y_COLS)."""
+    """Checked entry point: a status for q, or SINGULAR. W: scratch (n + k + 9, max(6 nu, Y_COLS))."""
     mi, mf = model_arrays(mbuf)
     n = mi.shape[0]
     fr = frame_table(mbuf, n)
@@ -180,7 +181,6 @@ def operational_space_compliance(mbuf, dbuf, q, frames, W, out):
     z = ragged(dbuf, n)
     st = check_state(mi, q, q, q, -1, -1)
     if st == OK:
-        nu = coordinate_sizes(mi)[1]
-        if not osc_core(mi, mf, fr, ws, z, q, frames, W[:nu, :18], W[nu:], out):
+        if not osc_core(mi, mf, fr, ws, z, q, frames, W[:3], W[3:, :Y_COLS], out):
             return SINGULAR
     return st

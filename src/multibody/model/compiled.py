@@ -18,9 +18,9 @@ class Data:
 
     ``buf`` is the data buffer (``kernels.layout``): flags, one row per link (chart
     offsets, external forces, placements, velocities, articulated inertias ...) and the
-    ragged blocks (U, G, D^-1, residuals). ``dense_scratch(shape)`` lends a reusable
-    work array to the algorithms that need more than O(N) memory (the inverse mass
-    matrix, the operational-space compliance). A Data object must not be used by two
+    ragged blocks (U, G, D^-1, residuals). ``minv_work`` and ``dense_scratch(key, shape)``
+    lend reusable work arrays to the algorithms that need more than O(N) memory (the
+    inverse mass matrix, the operational-space compliance), made on first use. A Data object must not be used by two
     threads at once; the model it belongs to is ``model``.
     """
 
@@ -34,6 +34,7 @@ class Data:
         for j, s in enumerate(model.link_subhinges):
             self.ws[j, L.W_CHART:L.W_CHART + 4] = getattr(s, "chart_offset", (0.0, 0.0, 0.0, 1.0))
         self._scratch = {}
+        self.minv_work = None  # the inverse mass matrix's (n + 3, 6 nu) work array, made on first use
 
     @property
     def chart_offsets(self):
