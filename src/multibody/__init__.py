@@ -13,7 +13,7 @@ from .model import (
     SphericalSubhinge, Subhinge, TranslationalSubhinge,
 )
 
-from . import planning, simulation, spatial
+from . import algorithms, planning, simulation, spatial
 from .io.urdf import load_urdf, load_urdf_string
 from .planning import ExplicitConstraintSet, LiegroupSpace
 from .simulation import (
@@ -39,6 +39,7 @@ __all__ = [
     "SphericalSubhinge",
     "Subhinge",
     "TranslationalSubhinge",
+    "algorithms",
     "planning",
     "simulation",
     "spatial",
