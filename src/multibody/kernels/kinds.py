@@ -48,6 +48,11 @@ class Kind(NamedTuple):
     def quaternion(self):
         return self.rotation == "quat"
 
+    @property
+    def free(self):
+        """True for the 6-dof kinds (a rotation and a position vector)."""
+        return self.rotation in ("rotvec", "quat") and self.translation == "vector"
+
 
 KINDS = (
     Kind(PIN, "pin", 1, 1, "axis", "none"),

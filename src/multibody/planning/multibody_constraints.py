@@ -266,8 +266,8 @@ class RelativePose(ExplicitConstraint):
         hinge = body_obj.parent_hinge
         if hinge is None:
             raise ValueError(f"body {body!r} has no parent hinge")
-        moving = [s for s in hinge.subhinges if s.kind != "locked"]
-        if len(moving) != 1 or moving[0].kind not in ("free", "free_quat"):
+        moving = [s for s in hinge.subhinges if s.kind_info.nq > 0]
+        if len(moving) != 1 or not moving[0].kind_info.free:
             raise ValueError(f"body {body!r}: its hinge {hinge.name!r} must be a single free or "
                              f"free_quat subhinge, got {[s.kind for s in hinge.subhinges]}")
         ref_chain = _ancestor_hinges(ref_body)

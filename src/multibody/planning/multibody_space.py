@@ -1,12 +1,14 @@
 """The configuration space of a ``Multibody`` as a :class:`LiegroupSpace`.
 
 Uses only the multibody's public API: ``hinges`` (in coordinate order, each with
-``name`` and ``subhinges`` having ``kind`` and, for rotation-vector subhinges,
+``name`` and ``subhinges`` having ``kind_info`` (their row of the kind table) and, for
+rotation-vector subhinges,
 ``chart_offset``), ``q_slice`` / ``u_slice``, ``nq`` / ``nu`` and ``chart_offsets()``.
 """
 
 from __future__ import annotations
 
+from ..kernels.kinds import KIND_BY_NAME
 from .factors import SO3, Factor, VectorSpace
 from .rigid_factors import SE3
 from .space import LiegroupSpace
@@ -14,24 +16,19 @@ from .space import LiegroupSpace
 __all__ = ["configuration_space"]
 
 
-def _subhinge_factor(kind: str, chart_offset) -> Factor | None:
-    if kind in ("pin", "slider", "screw"):
-        return VectorSpace(1)
-    if kind == "translational":
-        return VectorSpace(3)
-    if kind == "spherical":
-        return SO3("rotvec", chart_offset)
-    if kind == "spherical_quat":
-        return SO3("quaternion")
-    if kind == "free":
-        return SE3("rotvec", chart_offset)
-    if kind == "free_quat":
-        return SE3("quaternion")
-    if kind == "locked":
+def _subhinge_factor(subhinge, chart_offset) -> Factor | None:
+    """The factor of one subhinge, from its row of the kind table."""
+    kind = KIND_BY_NAME.get(subhinge.kind)
+    if kind is None:
+        raise ValueError(f"subhinge kind {subhinge.kind!r} has no Lie-group factor; expected one of "
+                         f"pin, slider, screw, translational, spherical, spherical_quat, free, "
+                         f"free_quat, locked")
+    if kind.nq == 0:
         return None
-    raise ValueError(f"subhinge kind {kind!r} has no Lie-group factor; expected one of pin, "
-                     f"slider, screw, translational, spherical, spherical_quat, free, "
-                     f"free_quat, locked")
+    if kind.rotation in ("none", "axis"):
+        return VectorSpace(kind.nq)
+    group = SE3 if kind.free else SO3
+    return group("rotvec", chart_offset) if kind.chart else group("quaternion")
 
 
 def configuration_space(multibody) -> LiegroupSpace:
@@ -60,16 +57,16 @@ def configuration_space(multibody) -> LiegroupSpace:
         if qs.start != q_at or us.start != v_at:
             raise ValueError(f"hinge {hinge.name!r}: coordinates are not contiguous in hinge "
                              f"order (q starts at {qs.start}, expected {q_at})")
-        rot_subhinges = [s for s in hinge.subhinges if s.kind in ("spherical", "free")]
+        rot_subhinges = [s for s in hinge.subhinges if s.kind_info.chart]
         hinge_factors: list[Factor] = []
         for s in hinge.subhinges:
             off = None
-            if s.kind in ("spherical", "free"):
+            if s.kind_info.chart:
                 if len(rot_subhinges) == 1 and hinge.name in offsets:
                     off = offsets[hinge.name]
                 else:
                     off = getattr(s, "chart_offset", None)
-            f = _subhinge_factor(s.kind, off)
+            f = _subhinge_factor(s, off)
             if f is None:
                 continue
             if f.is_vector_space and hinge_factors and hinge_factors[-1].is_vector_space:
