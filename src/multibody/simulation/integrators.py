@@ -6,7 +6,7 @@ u_dot = M(q)^-1 (tau - b(q, u) + J^T f_ext), q_dot = N(q) u with any explicit
 coordinates around the configuration at the start of each step (RKMK with the
 dexp^-1 correction), so quaternions stay unit by construction.
 
-One compiled stepping loop (``simulation.kernels.run``) serves every run. With a
+One compiled stepping loop (``simulation.kernels.entry_point``) serves every run. With a
 ``control(t, q, u, tau_out)`` callback it pauses at every stage of every step
 (status NEED_CONTROL); the integrator calls the control and resumes the loop.
 """
@@ -232,13 +232,14 @@ class RungeKuttaIntegrator:
         args = (c.mi, c.mf, self.data.buf, self.tab, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
                 self.smap, self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr,
                 self._work, self._ctl, T, Q, U)
-        st = K.run(*args)
+        run = K.entry_point(self.lie_group)
+        st = run(*args)
         if st == NEED_CONTROL:
             control, clk = self.control, self.clk
             tau_out, q, u = self._ctl
             while st == NEED_CONTROL:
                 control(clk[K.K_TSTAGE], q, u, tau_out)
-                st = K.run(*args)
+                st = run(*args)
         return Status(st), int(self.ctr[K.C_WRITTEN])
 
     def _failure(self, st):
