@@ -17,7 +17,7 @@ from .spatial_inline import rot_quat
 
 
 @njit(cache=True, inline="always")
-def _jr_inv_times(vx, vy, vz, wx, wy, wz):
+def jr_inv_times(vx, vy, vz, wx, wy, wz):
     """Jr(v)^-1 w for the right Jacobian of SO(3)."""
     th2 = vx * vx + vy * vy + vz * vz
     if th2 < 1e-10:
@@ -36,7 +36,7 @@ def _jr_inv_times(vx, vy, vz, wx, wy, wz):
 
 
 @njit(cache=True, inline="always")
-def _quat_mul(ax, ay, az, aw, bx, by, bz, bw):
+def quat_mul(ax, ay, az, aw, bx, by, bz, bw):
     return (aw * bx + bw * ax + ay * bz - az * by,
             aw * by + bw * ay + az * bx - ax * bz,
             aw * bz + bw * az + ax * by - ay * bx,
@@ -44,7 +44,7 @@ def _quat_mul(ax, ay, az, aw, bx, by, bz, bw):
 
 
 @njit(cache=True, inline="always")
-def _quat_exp(vx, vy, vz):
+def quat_exp(vx, vy, vz):
     """Unit quaternion of the rotation vector v."""
     th = math.sqrt(vx * vx + vy * vy + vz * vz)
     if th < 1e-8:
@@ -55,7 +55,7 @@ def _quat_exp(vx, vy, vz):
 
 
 @njit(cache=True, inline="always")
-def _quat_log(x, y, z, w):
+def quat_log(x, y, z, w):
     """Rotation vector (angle in [0, pi]) of the quaternion (x, y, z, w)."""
     if w < 0.0:
         x, y, z, w = -x, -y, -z, -w
@@ -75,7 +75,7 @@ def qdot_from_u(mi, ws, q, u, qdot):
         i = mi[j, QOFF]
         k = mi[j, UOFF]
         if kind == SPHERICAL or kind == FREE:
-            d = _jr_inv_times(q[i], q[i + 1], q[i + 2], u[k], u[k + 1], u[k + 2])
+            d = jr_inv_times(q[i], q[i + 1], q[i + 2], u[k], u[k + 1], u[k + 2])
             qdot[i] = d[0]
             qdot[i + 1] = d[1]
             qdot[i + 2] = d[2]
@@ -84,7 +84,7 @@ def qdot_from_u(mi, ws, q, u, qdot):
                 for r in range(3):
                     qdot[i + 3 + r] = R[3 * r] * u[k + 3] + R[3 * r + 1] * u[k + 4] + R[3 * r + 2] * u[k + 5]
         elif kind == SPHERICAL_QUAT or kind == FREE_QUAT:
-            d4 = _quat_mul(q[i], q[i + 1], q[i + 2], q[i + 3], u[k], u[k + 1], u[k + 2], 0.0)
+            d4 = quat_mul(q[i], q[i + 1], q[i + 2], q[i + 3], u[k], u[k + 1], u[k + 2], 0.0)
             for r in range(4):
                 qdot[i + r] = 0.5 * d4[r]
             if kind == FREE_QUAT:
@@ -141,10 +141,10 @@ def integrate_q(mi, ws, q, u, dt, qout):
                 px = q[i + 3]
                 py = q[i + 4]
                 pz = q[i + 5]
-            a = _quat_exp(q[i], q[i + 1], q[i + 2])
-            b = _quat_exp(u[k] * dt, u[k + 1] * dt, u[k + 2] * dt)
-            c = _quat_mul(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3])
-            v = _quat_log(c[0], c[1], c[2], c[3])
+            a = quat_exp(q[i], q[i + 1], q[i + 2])
+            b = quat_exp(u[k] * dt, u[k + 1] * dt, u[k + 2] * dt)
+            c = quat_mul(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3])
+            v = quat_log(c[0], c[1], c[2], c[3])
             qout[i] = v[0]
             qout[i + 1] = v[1]
             qout[i + 2] = v[2]
@@ -159,8 +159,8 @@ def integrate_q(mi, ws, q, u, dt, qout):
                 px = q[i + 4]
                 py = q[i + 5]
                 pz = q[i + 6]
-            b = _quat_exp(u[k] * dt, u[k + 1] * dt, u[k + 2] * dt)
-            c = _quat_mul(q[i], q[i + 1], q[i + 2], q[i + 3], b[0], b[1], b[2], b[3])
+            b = quat_exp(u[k] * dt, u[k + 1] * dt, u[k + 2] * dt)
+            c = quat_mul(q[i], q[i + 1], q[i + 2], q[i + 3], b[0], b[1], b[2], b[3])
             for r in range(4):
                 qout[i + r] = c[r]
             if kind == FREE_QUAT:
@@ -189,8 +189,8 @@ def sanitize_charts(mi, ws, q, max_angles):
         th = math.sqrt(q[i] * q[i] + q[i + 1] * q[i + 1] + q[i + 2] * q[i + 2])
         if th <= max_angles[j]:
             continue
-        e = _quat_exp(q[i], q[i + 1], q[i + 2])
-        c = _quat_mul(ws[j, W_CHART], ws[j, W_CHART + 1], ws[j, W_CHART + 2], ws[j, W_CHART + 3], e[0], e[1], e[2], e[3])
+        e = quat_exp(q[i], q[i + 1], q[i + 2])
+        c = quat_mul(ws[j, W_CHART], ws[j, W_CHART + 1], ws[j, W_CHART + 2], ws[j, W_CHART + 3], e[0], e[1], e[2], e[3])
         n = math.sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3])
         for r in range(4):
             ws[j, W_CHART + r] = c[r] / n

@@ -9,7 +9,7 @@
 """
 from numba import njit
 
-from ..kernels.coordinates import _jr_inv_times, _quat_exp, _quat_log, _quat_mul
+from ..kernels.coordinates import jr_inv_times, quat_exp, quat_log, quat_mul
 from ..kernels.layout import FREE, FREE_QUAT, KIND, NU, QOFF, SPHERICAL, SPHERICAL_QUAT, UOFF, W_CHART
 
 __all__ = ["dexp_inv", "to_start_charts"]
@@ -32,7 +32,7 @@ def dexp_inv(mi, phi, u, out):
         kind = mi[j, KIND]
         k = mi[j, UOFF]
         if kind == SPHERICAL or kind == SPHERICAL_QUAT:
-            d = _jr_inv_times(phi[k], phi[k + 1], phi[k + 2], u[k], u[k + 1], u[k + 2])
+            d = jr_inv_times(phi[k], phi[k + 1], phi[k + 2], u[k], u[k + 1], u[k + 2])
             out[k] = d[0]
             out[k + 1] = d[1]
             out[k + 2] = d[2]
@@ -45,7 +45,7 @@ def dexp_inv(mi, phi, u, out):
             for r in range(6):
                 out[k + r] = u[k + r] + 0.5 * e1[r] + e2[r] / 12.0 - e4[r] / 720.0
             # the rotation part in closed form (exact on SO(3))
-            d = _jr_inv_times(a0, a1, a2, u[k], u[k + 1], u[k + 2])
+            d = jr_inv_times(a0, a1, a2, u[k], u[k + 1], u[k + 2])
             out[k] = d[0]
             out[k + 1] = d[1]
             out[k + 2] = d[2]
@@ -72,10 +72,10 @@ def to_start_charts(mi, ws, chart0, q, out):
         if same:
             continue
         i = mi[j, QOFF]
-        e = _quat_exp(q[i], q[i + 1], q[i + 2])
-        c = _quat_mul(ws[j, W_CHART], ws[j, W_CHART + 1], ws[j, W_CHART + 2], ws[j, W_CHART + 3], e[0], e[1], e[2], e[3])
-        d = _quat_mul(-chart0[j, 0], -chart0[j, 1], -chart0[j, 2], chart0[j, 3], c[0], c[1], c[2], c[3])
-        v = _quat_log(d[0], d[1], d[2], d[3])
+        e = quat_exp(q[i], q[i + 1], q[i + 2])
+        c = quat_mul(ws[j, W_CHART], ws[j, W_CHART + 1], ws[j, W_CHART + 2], ws[j, W_CHART + 3], e[0], e[1], e[2], e[3])
+        d = quat_mul(-chart0[j, 0], -chart0[j, 1], -chart0[j, 2], chart0[j, 3], c[0], c[1], c[2], c[3])
+        v = quat_log(d[0], d[1], d[2], d[3])
         out[i] = v[0]
         out[i + 1] = v[1]
         out[i + 2] = v[2]
