@@ -135,3 +135,17 @@ def test_first_calls_from_several_threads_at_once():
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_gravity_change_reaches_every_data():
+    """Gravity is a model constant; a Data keeps a copy of the constants in step."""
+    m = mb.Multibody()
+    m.add_serial_chain("l", 3)
+    q = m.random_q(2)
+    z = np.zeros(3)
+    d = m.create_data()
+    g0 = m.gravity_forces(q, data=d)
+    m.gravity = (0.0, 0.0, -2 * 9.81)
+    assert np.allclose(m.gravity_forces(q, data=d), 2 * g0, rtol=1e-12, atol=1e-12)
+    assert np.allclose(m.gravity_forces(q), 2 * g0, rtol=1e-12, atol=1e-12)
+    assert np.allclose(m.forward_dynamics(q, z, z, data=d), m.forward_dynamics(q, z, z), rtol=0, atol=0)

@@ -61,11 +61,12 @@ def frame_row(c, name):
         raise missing("body or node", name, c.frame_rows) from None
 
 
-def data_buffer(c, data):
-    """The data buffer to use: ``data``'s, or the calling thread's default one."""
+def data_object(c, data):
+    """The Data to use: ``data`` (checked to belong to the compiled model c), or the
+    calling thread's default one."""
     if data is None:
-        return c.thread_data().buf
+        return c.thread_data()
     if getattr(data, "model", None) is not c:
         raise ValueError("data was created for another (or an older) compiled model; "
                          "make it with m.create_data() after the model's last change")
-    return data.buf
+    return data

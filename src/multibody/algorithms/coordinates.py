@@ -9,14 +9,8 @@ default data also in the subhinge objects, which new Data objects start from.
 import numpy as np
 
 from ..kernels import layout as L
-from .checks import check_vector, data_buffer
+from .checks import check_vector, data_object
 from .entry import KERNELS
-
-
-def _data(c, data):
-    d = data if data is not None else c.thread_data()
-    data_buffer(c, d)
-    return d
 
 
 def neutral_q(m):
@@ -47,7 +41,7 @@ def random_q(m, rng=None, scale=np.pi):
 def qdot(m, q, u, data=None):
     """q_dot (nq,) = N(q) u: coordinate rates of the generalized speeds."""
     c = m.compiled
-    d = _data(c, data)
+    d = data_object(c, data)
     q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
     out = np.empty(c.nq)
     KERNELS.qdot_from_u(c.mi, d.ws, q, u, out)
@@ -58,7 +52,7 @@ def integrate(m, q, u, dt=1.0, data=None):
     """q (+) u dt (nq,): move along the constant speeds u for dt seconds, on each
     hinge's manifold (exact exponential for rotations and free hinges)."""
     c = m.compiled
-    d = _data(c, data)
+    d = data_object(c, data)
     q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
     if not np.isfinite(dt):
         raise ValueError(f"dt must be finite, got {dt!r}")
@@ -82,7 +76,7 @@ def sanitize(m, q, data=None):
     calling thread's) in place; the poses are unchanged. Returns True if any chart moved.
     """
     c = m.compiled
-    d = _data(c, data)
+    d = data_object(c, data)
     if not (isinstance(q, np.ndarray) and q.dtype == np.float64 and q.shape == (c.nq,)
             and q.flags.c_contiguous and q.flags.writeable):
         raise ValueError(f"q must be a writeable C-contiguous float64 array of shape ({c.nq},)")
@@ -95,7 +89,7 @@ def sanitize(m, q, data=None):
 def chart_offsets(m, data=None):
     """{hinge name: chart offset quaternion (x, y, z, w)} for rotation-vector subhinges."""
     c = m.compiled
-    d = _data(c, data)
+    d = data_object(c, data)
     return {s.hinge.name: d.ws[j, L.W_CHART:L.W_CHART + 4].copy()
             for j, s in enumerate(c.link_subhinges) if s.kind_info.chart}
 
@@ -104,7 +98,7 @@ def global_q(m, q, data=None):
     """q with every rotation-vector chart re-expressed about the identity (global coordinates)."""
     from .coordinate_maps import global_coordinates
     c = m.compiled
-    return global_coordinates(c, _data(c, data), check_vector(q, c.nq, "q"))
+    return global_coordinates(c, data_object(c, data), check_vector(q, c.nq, "q"))
 
 
 def reset_charts(m, q=None, data=None):
@@ -112,7 +106,7 @@ def reset_charts(m, q=None, data=None):
     the poses are unchanged."""
     out = None if q is None else global_q(m, q, data)
     c = m.compiled
-    d = _data(c, data)
+    d = data_object(c, data)
     for j, s in enumerate(c.link_subhinges):
         if s.kind_info.chart:
             d.ws[j, L.W_CHART:L.W_CHART + 4] = (0.0, 0.0, 0.0, 1.0)

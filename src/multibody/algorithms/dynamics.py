@@ -9,7 +9,7 @@ lengths and finite values.
 """
 import numpy as np
 
-from .checks import as_float_vector, check_out, data_buffer, raise_status
+from .checks import as_float_vector, check_out, data_object, raise_status
 from .entry import KERNELS
 from .external_forces import with_external_forces
 
@@ -27,9 +27,10 @@ def forward_dynamics(m, q, u, tau, f_ext=None, out=None, data=None):
     """
     c = m.compiled
     if f_ext is not None or data is not None:
-        dbuf = data_buffer(c, data)
+        d = data_object(c, data)
+        dbuf = d.buf
         if f_ext is not None:
-            return with_external_forces(c, dbuf, f_ext, forward_dynamics, m, q, u, tau, None, out, data)
+            return with_external_forces(c, d, f_ext, forward_dynamics, m, q, u, tau, None, out, d)
     else:
         try:
             dbuf = c.thread_local.buf
@@ -40,11 +41,11 @@ def forward_dynamics(m, q, u, tau, f_ext=None, out=None, data=None):
     elif getattr(out, "shape", None) != (c.nu,):
         check_out(out, (c.nu,))
     try:
-        st = KERNELS.forward_dynamics(c.buf, dbuf, q, u, tau, out)
+        st = KERNELS.forward_dynamics(dbuf, q, u, tau, out)
     except TypeError:
         q, u, tau = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(tau, "tau")
         check_out(out, (c.nu,))
-        st = KERNELS.forward_dynamics(c.buf, dbuf, q, u, tau, out)
+        st = KERNELS.forward_dynamics(dbuf, q, u, tau, out)
     if st:
         raise_status(c, st, ("q", "u", "tau"), (q, u, tau))
     return out
@@ -58,9 +59,10 @@ def inverse_dynamics(m, q, u, udot, f_ext=None, out=None, data=None):
     """
     c = m.compiled
     if f_ext is not None or data is not None:
-        dbuf = data_buffer(c, data)
+        d = data_object(c, data)
+        dbuf = d.buf
         if f_ext is not None:
-            return with_external_forces(c, dbuf, f_ext, inverse_dynamics, m, q, u, udot, None, out, data)
+            return with_external_forces(c, d, f_ext, inverse_dynamics, m, q, u, udot, None, out, d)
     else:
         try:
             dbuf = c.thread_local.buf
@@ -71,11 +73,11 @@ def inverse_dynamics(m, q, u, udot, f_ext=None, out=None, data=None):
     elif getattr(out, "shape", None) != (c.nu,):
         check_out(out, (c.nu,))
     try:
-        st = KERNELS.inverse_dynamics(c.buf, dbuf, q, u, udot, out)
+        st = KERNELS.inverse_dynamics(dbuf, q, u, udot, out)
     except TypeError:
         q, u, udot = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(udot, "udot")
         check_out(out, (c.nu,))
-        st = KERNELS.inverse_dynamics(c.buf, dbuf, q, u, udot, out)
+        st = KERNELS.inverse_dynamics(dbuf, q, u, udot, out)
     if st:
         raise_status(c, st, ("q", "u", "udot"), (q, u, udot))
     return out
@@ -89,7 +91,7 @@ def mass_matrix(m, q, out=None, data=None):
     """
     c = m.compiled
     if data is not None:
-        dbuf = data_buffer(c, data)
+        dbuf = data_object(c, data).buf
     else:
         try:
             dbuf = c.thread_local.buf
@@ -100,11 +102,11 @@ def mass_matrix(m, q, out=None, data=None):
     elif getattr(out, "shape", None) != c.shape_M:
         check_out(out, c.shape_M)
     try:
-        st = KERNELS.mass_matrix(c.buf, dbuf, q, out)
+        st = KERNELS.mass_matrix(dbuf, q, out)
     except TypeError:
         q = as_float_vector(q, "q")
         check_out(out, c.shape_M)
-        st = KERNELS.mass_matrix(c.buf, dbuf, q, out)
+        st = KERNELS.mass_matrix(dbuf, q, out)
     if st:
         raise_status(c, st, ("q",), (q,))
     return out
@@ -125,8 +127,7 @@ def inverse_mass_matrix(m, q, out=None, data=None):
         except AttributeError:
             d = c.thread_data()
     else:
-        data_buffer(c, data)
-        d = data
+        d = data_object(c, data)
     dbuf = d.buf
     if out is None:
         out = _empty(c.shape_M)
@@ -136,11 +137,11 @@ def inverse_mass_matrix(m, q, out=None, data=None):
     if W is None:
         W = d.minv_work = np.zeros((c.n_links + 3, 6 * c.nu))
     try:
-        st = KERNELS.inverse_mass_matrix(c.buf, dbuf, q, W, out)
+        st = KERNELS.inverse_mass_matrix(dbuf, q, W, out)
     except TypeError:
         q = as_float_vector(q, "q")
         check_out(out, c.shape_M)
-        st = KERNELS.inverse_mass_matrix(c.buf, dbuf, q, W, out)
+        st = KERNELS.inverse_mass_matrix(dbuf, q, W, out)
     if st:
         raise_status(c, st, ("q",), (q,))
     return out

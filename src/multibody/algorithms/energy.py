@@ -1,17 +1,17 @@
 """Energies and the centre of mass. Free functions of a Multibody ``m``."""
 import numpy as np
 
-from .checks import check_vector, data_buffer, raise_status
+from .checks import check_vector, data_object, raise_status
 from .entry import KERNELS
 
 
 def kinetic_energy(m, q, u, data=None):
     """Kinetic energy [J] = 1/2 u^T M(q) u."""
     c = m.compiled
-    dbuf = data_buffer(c, data)
+    dbuf = data_object(c, data).buf
     q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
     out = np.empty(1)
-    st = KERNELS.kinetic_energy(c.buf, dbuf, q, u, out)
+    st = KERNELS.kinetic_energy(dbuf, q, u, out)
     if st:
         raise_status(c, st, ("q", "u"), (q, u))
     return float(out[0])
@@ -20,10 +20,10 @@ def kinetic_energy(m, q, u, data=None):
 def mass_and_com(m, q, data=None):
     """[total mass, centre of mass (3)] (4,) at q."""
     c = m.compiled
-    dbuf = data_buffer(c, data)
+    dbuf = data_object(c, data).buf
     q = check_vector(q, c.nq, "q")
     out = np.empty(4)
-    st = KERNELS.mass_and_com(c.buf, dbuf, q, out)
+    st = KERNELS.mass_and_com(dbuf, q, out)
     if st:
         raise_status(c, st, ("q",), (q,))
     return out

@@ -26,19 +26,19 @@ _I64 = nt.int64
 _F64 = nt.float64
 
 _SIGNATURES = {
-    # entry kernels on (model buffer, data buffer), see kernels.layout
-    "inverse_dynamics": (inverse_dynamics.inverse_dynamics, (_F2, _F2, _F1, _F1, _F1, _F1)),
-    "forward_dynamics": (forward_dynamics.forward_dynamics, (_F2, _F2, _F1, _F1, _F1, _F1)),
-    "mass_matrix": (mass_matrix.mass_matrix, (_F2, _F2, _F1, _F2)),
-    "inverse_mass_matrix": (inverse_mass_matrix.inverse_mass_matrix, (_F2, _F2, _F1, _F2, _F2)),
+    # entry kernels on a data buffer (it begins with the model rows), see kernels.layout
+    "inverse_dynamics": (inverse_dynamics.inverse_dynamics, (_F2, _F1, _F1, _F1, _F1)),
+    "forward_dynamics": (forward_dynamics.forward_dynamics, (_F2, _F1, _F1, _F1, _F1)),
+    "mass_matrix": (mass_matrix.mass_matrix, (_F2, _F1, _F2)),
+    "inverse_mass_matrix": (inverse_mass_matrix.inverse_mass_matrix, (_F2, _F1, _F2, _F2)),
     "operational_space_compliance": (operational_space.operational_space_compliance,
-                                     (_F2, _F2, _F1, _I1, _F2, _F2)),
-    "frame_pose": (jacobian.frame_pose, (_F2, _F2, _F1, _I64, _F2)),
-    "frame_jacobian": (jacobian.frame_jacobian, (_F2, _F2, _F1, _I64, _F2, _F2)),
+                                     (_F2, _F1, _I1, _F2, _F2)),
+    "frame_pose": (jacobian.frame_pose, (_F2, _F1, _I64, _F2)),
+    "frame_jacobian": (jacobian.frame_jacobian, (_F2, _F1, _I64, _F2, _F2)),
     "frame_velocity_acceleration": (frame_acceleration.frame_velocity_acceleration,
-                                    (_F2, _F2, _F1, _F1, _F1, _I64, _F1)),
-    "kinetic_energy": (energy.kinetic_energy, (_F2, _F2, _F1, _F1, _F1)),
-    "mass_and_com": (energy.mass_and_com, (_F2, _F2, _F1, _F1)),
+                                    (_F2, _F1, _F1, _F1, _I64, _F1)),
+    "kinetic_energy": (energy.kinetic_energy, (_F2, _F1, _F1, _F1)),
+    "mass_and_com": (energy.mass_and_com, (_F2, _F1, _F1)),
     # coordinate maps take (mi, ws) and are shared with the simulation
     "qdot_from_u": (coordinates.qdot_from_u, (_I2, _F2, _F1, _F1, _F1)),
     "integrate_q": (coordinates.integrate_q, (_I2, _F2, _F1, _F1, _F64, _F1)),

@@ -5,8 +5,8 @@ from ..kernels import layout as L
 from .checks import frame_row
 
 
-def load_external_forces(c, dbuf, f_ext):
-    """Write the wrenches of ``f_ext`` into the data buffer's W_FEXT columns (link frames).
+def load_external_forces(c, d, f_ext):
+    """Write the wrenches of ``f_ext`` into Data d's W_FEXT columns (link frames).
 
     f_ext: {body or node name: wrench (6,) [moment; force] about the frame origin, in the
     frame's axes}. Wrenches on the world do nothing.
@@ -29,14 +29,14 @@ def load_external_forces(c, dbuf, f_ext):
         force = R @ w[3:]
         fext[link, :3] += R @ w[:3] + np.cross(p, force)
         fext[link, 3:] += force
-    dbuf[1:1 + n, L.W_FEXT:L.W_FEXT + 6] = fext
+    d.ws[:, L.W_FEXT:L.W_FEXT + 6] = fext
 
 
-def with_external_forces(c, dbuf, f_ext, algorithm, *args):
-    """Call ``algorithm(*args)`` (with f_ext=None among them) with f_ext loaded in ``dbuf``."""
-    load_external_forces(c, dbuf, f_ext)
-    dbuf[0, L.D_USE_FEXT] = 1.0
+def with_external_forces(c, d, f_ext, algorithm, *args):
+    """Call ``algorithm(*args)`` (with f_ext=None and data=d among them) with f_ext loaded in Data d."""
+    load_external_forces(c, d, f_ext)
+    d.flags[L.D_USE_FEXT] = 1.0
     try:
         return algorithm(*args)
     finally:
-        dbuf[0, L.D_USE_FEXT] = 0.0
+        d.flags[L.D_USE_FEXT] = 0.0

@@ -5,17 +5,17 @@ functions); ``data`` as in ``dynamics``.
 """
 import numpy as np
 
-from .checks import check_vector, data_buffer, frame_row, raise_status
+from .checks import check_vector, data_object, frame_row, raise_status
 from .entry import KERNELS
 
 
 def body_pose(m, q, body, data=None):
     """T_world_body (4, 4): the pose of a body (or node) frame in the world."""
     c = m.compiled
-    dbuf = data_buffer(c, data)
+    dbuf = data_object(c, data).buf
     q = check_vector(q, c.nq, "q")
     out = np.empty((4, 4))
-    st = KERNELS.frame_pose(c.buf, dbuf, q, frame_row(c, body), out)
+    st = KERNELS.frame_pose(dbuf, q, frame_row(c, body), out)
     if st:
         raise_status(c, st, ("q",), (q,))
     return out
@@ -29,14 +29,14 @@ def body_jacobian(m, q, body, frame="body", data=None):
     in world coordinates (v is the velocity of the world-origin point moving with the body).
     """
     c = m.compiled
-    dbuf = data_buffer(c, data)
+    dbuf = data_object(c, data).buf
     q = check_vector(q, c.nq, "q")
     f = frame_row(c, body)
     if frame not in ("body", "world_aligned", "world"):
         raise ValueError(f"frame must be 'body', 'world_aligned' or 'world', got {frame!r}")
     J = np.zeros((6, c.nu))
     T_wf = np.empty((4, 4))
-    st = KERNELS.frame_jacobian(c.buf, dbuf, q, f, T_wf, J)
+    st = KERNELS.frame_jacobian(dbuf, q, f, T_wf, J)
     if st:
         raise_status(c, st, ("q",), (q,))
     if frame == "body":
@@ -50,11 +50,11 @@ def body_jacobian(m, q, body, frame="body", data=None):
 
 def _velocity_acceleration(m, q, u, udot, body, data):
     c = m.compiled
-    dbuf = data_buffer(c, data)
+    dbuf = data_object(c, data).buf
     q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
     udot = np.zeros(c.nu) if udot is None else check_vector(udot, c.nu, "udot")
     out = np.empty(12)
-    st = KERNELS.frame_velocity_acceleration(c.buf, dbuf, q, u, udot, frame_row(c, body), out)
+    st = KERNELS.frame_velocity_acceleration(dbuf, q, u, udot, frame_row(c, body), out)
     if st:
         raise_status(c, st, ("q", "u", "udot"), (q, u, udot))
     return out
@@ -86,9 +86,7 @@ def u_from_qdot_matrix(m, q, data=None):
     quaternion constraint). Identity for scalar and translational coordinates."""
     from .coordinate_maps import u_from_qdot_matrix as n_plus
     c = m.compiled
-    d = data if data is not None else c.thread_data()
-    data_buffer(c, d)
-    return n_plus(c, d, check_vector(q, c.nq, "q"))
+    return n_plus(c, data_object(c, data), check_vector(q, c.nq, "q"))
 
 
 def pose_gradient(m, q, body, data=None):

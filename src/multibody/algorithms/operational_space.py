@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..kernels.operational_space import Y_COLS
-from .checks import as_float_vector, data_buffer, frame_row, raise_status
+from .checks import as_float_vector, data_object, frame_row, raise_status
 from .entry import KERNELS
 
 
@@ -18,8 +18,8 @@ def operational_space_compliance(m, q, frames, data=None):
     ``frames``: a name or a sequence of names; ``data`` as in ``forward_dynamics``.
     """
     c = m.compiled
-    dbuf = data_buffer(c, data)
-    d = data if data is not None else c.thread_data()
+    d = data_object(c, data)
+    dbuf = d.buf
     if isinstance(frames, str):
         frames = [frames]
     rows = np.array([frame_row(c, f) for f in frames], dtype=np.int64)
@@ -29,10 +29,10 @@ def operational_space_compliance(m, q, frames, data=None):
     W = d.dense_scratch(("operational_space", k), (c.n_links + k + 9, max(6 * c.nu, Y_COLS)))
     out = np.empty((6 * k, 6 * k))
     try:
-        st = KERNELS.operational_space_compliance(c.buf, dbuf, q, rows, W, out)
+        st = KERNELS.operational_space_compliance(dbuf, q, rows, W, out)
     except TypeError:
         q = as_float_vector(q, "q")
-        st = KERNELS.operational_space_compliance(c.buf, dbuf, q, rows, W, out)
+        st = KERNELS.operational_space_compliance(dbuf, q, rows, W, out)
     if st:
         raise_status(c, st, ("q",), (q,))
     return out

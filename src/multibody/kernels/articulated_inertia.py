@@ -4,8 +4,10 @@ For each link j from the tips inward, with IA_j = I_j + sum over children c of
 X_cj^T P+_c X_cj:
     U_j = IA_j S_j,   D_j = S_j^T U_j,   G_j = U_j D_j^-1,
     P+_j = IA_j - G_j U_j^T   (the articulated inertia link j passes to its parent).
-Kept in the data: IA (ws W_IA), P+ (ws W_PPLUS; root links pass nothing and keep
-none), U, G and D^-1 (ragged blocks of z at U_ADR, G_ADR, DINV_ADR).
+Kept in the data: IA (ws W_IA), U and D^-1 (ragged blocks of z at U_ADR, DINV_ADR),
+and for links with a parent P+ (ws W_PPLUS) and G (z at G_ADR): a root link passes
+nothing on (the world takes it), so its G and P+ are not formed (a 6-dof root's
+G alone is a 6x6x6 product).
 Forward dynamics runs these steps inside its own inward loop (adding the bias
 forces); the inverse mass matrix and the operational-space compliance run the pass
 as it is. PIN links (S = e_z after compile's re-framing) take a short path. Both steps
@@ -68,10 +70,10 @@ def pin_inertia_step(mi, ws, z, j):
     z[mi[j, DINV_ADR]] = dinv
     for r in range(6):
         z[ua + r] = U[r]
-        z[ga + r] = U[r] * dinv
     if mi[j, PARENT] >= 0:
         for r in range(6):
             gr = U[r] * dinv
+            z[ga + r] = gr
             for c in range(r, 6):
                 s = ws[j, W_IA + 6 * r + c] - gr * U[c]
                 ws[j, W_PPLUS + 6 * r + c] = s
@@ -104,13 +106,13 @@ def general_inertia_step(mi, mf, ws, z, j):
                 s += mf[j, S_COLS + 6 * a + r] * z[ua + 6 * b + r]
             z[da + nj * a + b] = s
     ok = spd_inverse(z, da, nj)
-    for k in range(nj):
-        for r in range(6):
-            s = 0.0
-            for b in range(nj):
-                s += z[ua + 6 * b + r] * z[da + nj * b + k]
-            z[ga + 6 * k + r] = s
     if mi[j, PARENT] >= 0:
+        for k in range(nj):
+            for r in range(6):
+                s = 0.0
+                for b in range(nj):
+                    s += z[ua + 6 * b + r] * z[da + nj * b + k]
+                z[ga + 6 * k + r] = s
         for r in range(6):
             for c in range(r, 6):
                 s = ws[j, W_IA + 6 * r + c]

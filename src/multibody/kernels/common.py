@@ -4,37 +4,44 @@ import math
 import numpy as np
 from numba import njit
 
-from .layout import GRAVITY, H_NFRAMES, H_NLINKS, NQ, NU, QOFF, S_COLS, UOFF, W_R
+from .layout import GRAVITY, H_NCONSTRAINTS, H_NFRAMES, H_NLINKS, NQ, NU, QOFF, S_COLS, UOFF, W_R
 from .status import BAD_LENGTH_ARG0, BAD_LENGTH_ARG1, BAD_LENGTH_ARG2, NONFINITE_ARG0, NONFINITE_ARG1, NONFINITE_ARG2, OK
 
 _INL = dict(cache=True, inline="always")
 
 
-# Views of the buffers (see ``layout``). Each view costs a few ns per call, so an entry
-# kernel makes only those it uses; the flags row is read in place (dbuf[0, D_*]).
+# Views of a data buffer (see ``layout``; the model views work on the model buffer too).
+# Each view costs a few ns per call, so an entry kernel makes only those it uses; the
+# flags are read in place (dbuf[d0, D_*]).
 @njit(**_INL)
-def model_arrays(mbuf):
-    """(mi, mf) views of the model buffer."""
-    n = int(mbuf[0, H_NLINKS])
-    return mbuf[1:1 + n].view(np.int64), mbuf[1 + n:2 + 2 * n]
-
-
-@njit(**_INL)
-def frame_table(mbuf, n):
-    """The frame rows ``fr`` of the model buffer of a model with n links."""
-    return mbuf[2 + 2 * n:2 + 2 * n + int(mbuf[0, H_NFRAMES])]
+def model_arrays(buf):
+    """(mi, mf) views of the model rows of a buffer."""
+    n = int(buf[0, H_NLINKS])
+    return buf[1:1 + n].view(np.int64), buf[1 + n:2 + 2 * n]
 
 
 @njit(**_INL)
-def link_rows(dbuf, n):
-    """The per-link rows ``ws`` of a data buffer."""
-    return dbuf[1:1 + n]
+def frame_table(buf, n):
+    """The frame rows ``fr`` of a buffer of a model with n links."""
+    return buf[2 + 2 * n:2 + 2 * n + int(buf[0, H_NFRAMES])]
 
 
 @njit(**_INL)
-def ragged(dbuf, n):
+def data_start(dbuf, n):
+    """Row of the flags in a data buffer: the model rows come first."""
+    return 2 + 2 * n + int(dbuf[0, H_NFRAMES]) + int(dbuf[0, H_NCONSTRAINTS])
+
+
+@njit(**_INL)
+def link_rows(dbuf, d0, n):
+    """The per-link rows ``ws`` of a data buffer whose flags row is d0 (``data_start``)."""
+    return dbuf[d0 + 1:d0 + 1 + n]
+
+
+@njit(**_INL)
+def ragged(dbuf, d0, n):
     """The flat ragged region ``z`` of a data buffer (1-D)."""
-    return dbuf[1 + n:].reshape(-1)
+    return dbuf[d0 + 1 + n:].reshape(-1)
 
 
 @njit(**_INL)
@@ -126,9 +133,3 @@ def joint_force(mi, mf, j, f, r, o, out):
         for k in range(6):
             s += mf[j, S_COLS + 6 * c + k] * f[r, o + k]
         out[i0 + c] = s
-
-
-@njit(**_INL)
-def split_data(dbuf, n):
-    """(flags row, ws, z) views of a data buffer (for loops that run many steps per call)."""
-    return dbuf[0], link_rows(dbuf, n), ragged(dbuf, n)

@@ -1,7 +1,7 @@
 """Link velocities, kinetic and potential energy, centre of mass."""
 from numba import njit
 
-from .common import check_state, joint_motion_add, link_rows, model_arrays
+from .common import check_state, data_start, joint_motion_add, link_rows, model_arrays
 from .joint_transform import forward_kinematics_pass
 from .layout import INERTIA, PARENT, RB_H, RB_MASS, W_C, W_PW, W_RW, W_V
 from .spatial_inline import mat66_vec, motion_to_child
@@ -22,10 +22,12 @@ def velocity_pass(mi, mf, ws, q, u):
 
 
 @njit(cache=True)
-def kinetic_energy(mbuf, dbuf, q, u, out):
+def kinetic_energy(dbuf, q, u, out):
     """out[0] = 1/2 sum_j v_j^T I_j v_j. Returns a ``check_state`` status."""
-    mi, mf = model_arrays(mbuf)
-    ws = link_rows(dbuf, mi.shape[0])
+    mi, mf = model_arrays(dbuf)
+    n = mi.shape[0]
+    d0 = data_start(dbuf, n)
+    ws = link_rows(dbuf, d0, n)
     st = check_state(mi, q, u, u, 1, -1)
     if st:
         return st
@@ -40,10 +42,12 @@ def kinetic_energy(mbuf, dbuf, q, u, out):
 
 
 @njit(cache=True)
-def mass_and_com(mbuf, dbuf, q, out):
+def mass_and_com(dbuf, q, out):
     """out = [total mass, centre of mass in the world (3)], after a kinematics pass."""
-    mi, mf = model_arrays(mbuf)
-    ws = link_rows(dbuf, mi.shape[0])
+    mi, mf = model_arrays(dbuf)
+    n = mi.shape[0]
+    d0 = data_start(dbuf, n)
+    ws = link_rows(dbuf, d0, n)
     st = check_state(mi, q, q, q, -1, -1)
     if st:
         return st

@@ -6,7 +6,7 @@ Pass 2 (inward): the articulated-inertia step (articulated_inertia.py: U, D^-1, 
     P+) and the bias step: res_j = tau_j - S_j^T pA_j,
     pa_j = pA_j + P+_j c_j + G_j res_j, pA_p += X_j^T pa_j.
 Pass 3 (outward, accelerations): a'_j = X_j a_p + c_j,
-    udot_j = D_j^-1 res_j - G_j^T a'_j, a_j = a'_j + S_j udot_j; the base is
+    udot_j = D_j^-1 (res_j - U_j^T a'_j), a_j = a'_j + S_j udot_j; the base is
     accelerated by -g (gravity).
 Everything the passes compute stays in the data (ws rows and the ragged blocks of z)
 for later passes (the inverse mass matrix and the operational-space compliance reuse
@@ -16,11 +16,11 @@ helpers that held a whole pass step made the loops 2x slower (measured).
 from numba import njit
 
 from .articulated_inertia import general_inertia_step, init_articulated_inertia, pin_inertia_step
-from .common import check_state, joint_motion, link_rows, model_arrays, ragged, world_acceleration_in_link
+from .common import check_state, data_start, joint_motion, link_rows, model_arrays, ragged, world_acceleration_in_link
 from .joint_transform import place_links
 from .layout import (
-    D_USE_FEXT, DINV_ADR, G_ADR, INERTIA, KIND, NU, PARENT, PIN, RES_ADR, S_COLS, UOFF, W_A, W_C,
-    W_F, W_FEXT, W_PPLUS, W_V, W_IA,
+    D_USE_FEXT, DINV_ADR, G_ADR, INERTIA, KIND, NU, PARENT, PIN, RES_ADR, S_COLS, U_ADR, UOFF, W_A, W_C,
+    W_F, W_FEXT, W_PPLUS, W_TMP, W_V, W_IA,
 )
 from .spatial_inline import cross_force_add, cross_motion_add, force_to_parent, inertia_to_parent_add, mat66_vec, motion_to_child
 from .status import OK, SINGULAR
@@ -84,12 +84,12 @@ def aba_core(mi, mf, ws, z, q, u, tau, use_fext, udot):
         f = force_to_parent(ws, j, ws, j, W_F)
         for k in range(6):
             ws[p, W_F + k] += f[k]
-    # pass 3 (outward): a' = X a_p + c, udot = D^-1 res - G^T a', a = a' + S udot
+    # pass 3 (outward): a' = X a_p + c, udot = D^-1 (res - U^T a'), a = a' + S udot
     for j in range(n):
         nj = mi[j, NU]
         uj = mi[j, UOFF]
         ra = mi[j, RES_ADR]
-        ga = mi[j, G_ADR]
+        ua = mi[j, U_ADR]
         da = mi[j, DINV_ADR]
         p = mi[j, PARENT]
         if p < 0:
@@ -98,12 +98,24 @@ def aba_core(mi, mf, ws, z, q, u, tau, use_fext, udot):
             motion_to_child(ws, j, ws, p, W_A, ws, j, W_A)
         for k in range(6):
             ws[j, W_A + k] += ws[j, W_C + k]
+        if nj == 1:
+            s = z[ra]
+            for r in range(6):
+                s -= z[ua + r] * ws[j, W_A + r]
+            ud = z[da] * s
+            udot[uj] = ud
+            for r in range(6):
+                ws[j, W_A + r] += mf[j, S_COLS + r] * ud
+            continue
+        for k in range(nj):
+            s = z[ra + k]
+            for r in range(6):
+                s -= z[ua + 6 * k + r] * ws[j, W_A + r]
+            ws[j, W_TMP + k] = s
         for k in range(nj):
             s = 0.0
             for b in range(nj):
-                s += z[da + nj * k + b] * z[ra + b]
-            for r in range(6):
-                s -= z[ga + 6 * k + r] * ws[j, W_A + r]
+                s += z[da + nj * k + b] * ws[j, W_TMP + b]
             udot[uj + k] = s
         for k in range(nj):
             ud = udot[uj + k]
@@ -113,13 +125,14 @@ def aba_core(mi, mf, ws, z, q, u, tau, use_fext, udot):
 
 
 @njit(cache=True)
-def forward_dynamics(mbuf, dbuf, q, u, tau, udot):
+def forward_dynamics(dbuf, q, u, tau, udot):
     """Checked entry point: a status (kernels/status.py) for (q, u, tau), or SINGULAR."""
-    mi, mf = model_arrays(mbuf)
+    mi, mf = model_arrays(dbuf)
     n = mi.shape[0]
-    ws = link_rows(dbuf, n)
-    z = ragged(dbuf, n)
+    d0 = data_start(dbuf, n)
+    ws = link_rows(dbuf, d0, n)
+    z = ragged(dbuf, d0, n)
     st = check_state(mi, q, u, tau, 1, 1)
-    if st == OK and not aba_core(mi, mf, ws, z, q, u, tau, dbuf[0, D_USE_FEXT] != 0.0, udot):
+    if st == OK and not aba_core(mi, mf, ws, z, q, u, tau, dbuf[d0, D_USE_FEXT] != 0.0, udot):
         return SINGULAR
     return st

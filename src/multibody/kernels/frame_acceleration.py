@@ -7,7 +7,7 @@ The frame F at (R, p) on link L then has v_F = X_FL v_L and a_F = X_FL a_L
 """
 from numba import njit
 
-from .common import check_state, joint_motion, joint_motion_add, frame_table, link_rows, model_arrays
+from .common import check_state, data_start, joint_motion, joint_motion_add, frame_table, link_rows, model_arrays
 from .joint_transform import place_links
 from .layout import FR_LINK, FR_P, FR_R, PARENT, W_A, W_C, W_V
 from .spatial_inline import cross_motion_add, motion_to_child
@@ -28,12 +28,14 @@ def _to_frame(ws, link, off, fr, f, out, o):
 
 
 @njit(cache=True)
-def frame_velocity_acceleration(mbuf, dbuf, q, u, udot, f, out):
+def frame_velocity_acceleration(dbuf, q, u, udot, f, out):
     """out[0:6] = spatial velocity [w; v], out[6:12] = spatial acceleration of frame row f,
     both in the frame's axes. Returns a ``check_state`` status for (q, u, udot)."""
-    mi, mf = model_arrays(mbuf)
-    fr = frame_table(mbuf, mi.shape[0])
-    ws = link_rows(dbuf, mi.shape[0])
+    mi, mf = model_arrays(dbuf)
+    fr = frame_table(dbuf, mi.shape[0])
+    n = mi.shape[0]
+    d0 = data_start(dbuf, n)
+    ws = link_rows(dbuf, d0, n)
     link = int(fr[f, FR_LINK])
     st = check_state(mi, q, u, udot, 1, 1)
     if st:

@@ -7,7 +7,7 @@ Inward pass: tau_j = S_j^T f_j and f_p += X_j^T f_j.
 """
 from numba import njit
 
-from .common import check_state, link_rows, model_arrays, joint_force, joint_motion, joint_motion_add, world_acceleration_in_link
+from .common import check_state, data_start, link_rows, model_arrays, joint_force, joint_motion, joint_motion_add, world_acceleration_in_link
 from .joint_transform import place_links
 from .layout import D_USE_FEXT, INERTIA, PARENT, W_A, W_C, W_F, W_FEXT, W_V
 from .spatial_inline import cross_force_add, cross_motion_add, force_to_parent, mat66_vec, motion_to_child
@@ -49,11 +49,13 @@ def rnea_core(mi, mf, ws, q, u, udot, use_fext, tau):
 
 
 @njit(cache=True)
-def inverse_dynamics(mbuf, dbuf, q, u, udot, tau):
+def inverse_dynamics(dbuf, q, u, udot, tau):
     """Checked entry point: a status (kernels/status.py) for (q, u, udot)."""
-    mi, mf = model_arrays(mbuf)
-    ws = link_rows(dbuf, mi.shape[0])
+    mi, mf = model_arrays(dbuf)
+    n = mi.shape[0]
+    d0 = data_start(dbuf, n)
+    ws = link_rows(dbuf, d0, n)
     st = check_state(mi, q, u, udot, 1, 1)
     if st == 0:
-        rnea_core(mi, mf, ws, q, u, udot, dbuf[0, D_USE_FEXT] != 0.0, tau)
+        rnea_core(mi, mf, ws, q, u, udot, dbuf[d0, D_USE_FEXT] != 0.0, tau)
     return st

@@ -18,7 +18,7 @@ is its mirror. Work and the scratch F/A blocks are O(N nu).
 from numba import njit
 
 from .articulated_inertia import articulated_inertia_pass
-from .common import check_state, link_rows, model_arrays, ragged
+from .common import check_state, data_start, link_rows, model_arrays, ragged
 from .joint_transform import place_links, world_placement
 from .layout import DINV_ADR, G_ADR, NU, PARENT, S_COLS, SUBTREE_END, U_ADR, UOFF
 from .spatial_inline import force_to_world, motion_to_world
@@ -169,12 +169,13 @@ def minv_core(mi, mf, ws, z, q, W, Minv):
 
 
 @njit(cache=True)
-def inverse_mass_matrix(mbuf, dbuf, q, W, Minv):
+def inverse_mass_matrix(dbuf, q, W, Minv):
     """Checked entry point: a status for q, or SINGULAR."""
-    mi, mf = model_arrays(mbuf)
+    mi, mf = model_arrays(dbuf)
     n = mi.shape[0]
-    ws = link_rows(dbuf, n)
-    z = ragged(dbuf, n)
+    d0 = data_start(dbuf, n)
+    ws = link_rows(dbuf, d0, n)
+    z = ragged(dbuf, d0, n)
     st = check_state(mi, q, q, q, -1, -1)
     if st == OK and not minv_core(mi, mf, ws, z, q, W, Minv):
         return SINGULAR

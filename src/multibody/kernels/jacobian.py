@@ -7,7 +7,7 @@ link i to F: with (R, p) the pose of link i in F,
 """
 from numba import njit
 
-from .common import check_state, frame_table, link_rows, model_arrays
+from .common import check_state, data_start, frame_table, link_rows, model_arrays
 from .joint_transform import forward_kinematics_pass
 from .layout import FR_LINK, FR_P, FR_R, NU, PARENT, S_COLS, UOFF, W_PW, W_RW
 
@@ -35,11 +35,13 @@ def frame_world_pose(ws, fr, f, out):
 
 
 @njit(cache=True)
-def frame_pose(mbuf, dbuf, q, f, T_wf):
+def frame_pose(dbuf, q, f, T_wf):
     """T_wf (4x4) = pose in the world of frame row f. Returns a ``check_state`` status for q."""
-    mi, mf = model_arrays(mbuf)
-    fr = frame_table(mbuf, mi.shape[0])
-    ws = link_rows(dbuf, mi.shape[0])
+    mi, mf = model_arrays(dbuf)
+    fr = frame_table(dbuf, mi.shape[0])
+    n = mi.shape[0]
+    d0 = data_start(dbuf, n)
+    ws = link_rows(dbuf, d0, n)
     st = check_state(mi, q, q, q, -1, -1)
     if st == 0:
         forward_kinematics_pass(mi, mf, ws, q)
@@ -48,15 +50,17 @@ def frame_pose(mbuf, dbuf, q, f, T_wf):
 
 
 @njit(cache=True)
-def frame_jacobian(mbuf, dbuf, q, f, T_wf, J):
+def frame_jacobian(dbuf, q, f, T_wf, J):
     """J (6, nu): u -> [w; v] of frame row f (origin velocity), in the frame's axes.
 
     Also writes the frame's world pose into T_wf. J must be zero on entry.
     Returns a ``check_state`` status for q.
     """
-    mi, mf = model_arrays(mbuf)
-    fr = frame_table(mbuf, mi.shape[0])
-    ws = link_rows(dbuf, mi.shape[0])
+    mi, mf = model_arrays(dbuf)
+    fr = frame_table(dbuf, mi.shape[0])
+    n = mi.shape[0]
+    d0 = data_start(dbuf, n)
+    ws = link_rows(dbuf, d0, n)
     st = check_state(mi, q, q, q, -1, -1)
     if st:
         return st

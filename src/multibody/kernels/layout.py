@@ -2,7 +2,7 @@
 
 Two buffers, after Pinocchio's Model/Data and MuJoCo's mjModel/mjData:
 
-* the **model buffer** ``mbuf`` holds constants (topology, kinds, offsets, fixed
+* the **model buffer** holds constants (topology, kinds, offsets, fixed
   transforms, inertias, frames). Kernels never write it; only the model's parameter
   setters (gravity) do.
 * a **data buffer** ``dbuf`` holds everything a call writes: per-call inputs that are
@@ -11,9 +11,11 @@ Two buffers, after Pinocchio's Model/Data and MuJoCo's mjModel/mjData:
   inertias, D^-1, G ...). One model serves any number of data buffers, one per thread
   or per state, so concurrent calls on one model do not share memory.
 
-Both are 2-D float64 arrays split into row blocks by ``model_arrays``, ``frame_table``,
-``link_rows`` and ``ragged`` (kernels/common.py). The entry kernels take the two buffers, because every array
-argument costs Numba dispatch time; the algorithm cores take the views.
+Both are 2-D float64 arrays of the same width, split into row blocks by ``model_arrays``,
+``frame_table``, ``link_rows`` and ``ragged`` (kernels/common.py). A data buffer begins
+with a copy of the model rows (the model owns them and keeps every copy in step: only
+its gravity setter writes them), so an entry kernel takes a single buffer: every array
+argument costs about 35 ns of Numba dispatch. The algorithm cores take the views.
 
 Model buffer rows (n links, nf frames; a *link* is the frame a moving subhinge moves,
 in topological depth-first order, so link j's subtree is the range [j, SUBTREE_END)):
@@ -25,11 +27,12 @@ in topological depth-first order, so link j's subtree is the range [j, SUBTREE_E
     rows after            ``co``: one row per constraint (CO_*; no constraint kind
                           exists yet, so the block is empty: the place is reserved)
 
-Data buffer rows:
+Data buffer rows (d0 = the number of model rows, 2 + 2n + nf + n_constraints):
 
-    row 0                 flags (D_*)
-    rows [1, 1+n)         ``ws``: one row per link (W_*)
-    rows [1+n, ...)       ``z``: a flat (1-D) region for blocks whose size depends on the
+    rows [0, d0)          a copy of the model buffer
+    row d0                flags (D_*)
+    rows [d0+1, d0+1+n)   ``ws``: one row per link (W_*)
+    rows [d0+1+n, ...)    ``z``: a flat (1-D) region for blocks whose size depends on the
                           link's number of speeds, addressed by the mi columns U_ADR,
                           G_ADR, DINV_ADR, RES_ADR (MuJoCo's *_adr style)
 
@@ -97,7 +100,7 @@ CO_FRAME_B = 2  # frame row of node b
 CO_NROWS = 3   # number of constraint rows
 CO_COLS = 4
 
-BUF_COLS = max(H_COLS, MI_COLS, MF_COLS, FR_COLS, CO_COLS)
+MODEL_COLS = max(H_COLS, MI_COLS, MF_COLS, FR_COLS, CO_COLS)
 
 # ---------------------------------------------------------------- data buffer
 # flags row (row 0)
@@ -118,6 +121,9 @@ W_C = 52       # 6, velocity-product acceleration
 W_IA = 58      # 36, articulated (or composite) inertia IA (link frame)
 W_PPLUS = 94   # 36, P+ = IA - U D^-1 U^T, what the link passes to its parent (link frame)
 W_Y = 130      # 10, a rigid-body inertia (m, h, I as RB_*), e.g. composite inertia in world axes
-WS_COLS = 140
+W_SW = 140     # 36, the link's motion subspace in world coordinates (6 x NU hinge dof, CRBA)
+W_TMP = 176    # 6, a pass's per-link temporary (e.g. res - U^T a' in forward dynamics)
+WS_COLS = 182
 
-DATA_COLS = max(D_COLS, WS_COLS)
+# one width for both buffers (a data buffer holds the model rows too)
+BUF_COLS = DATA_COLS = max(MODEL_COLS, D_COLS, WS_COLS)

@@ -13,9 +13,9 @@ body-frame version.
 """
 from numba import njit
 
-from .common import check_state, link_rows, model_arrays, ragged
+from .common import check_state, data_start, link_rows, model_arrays
 from .joint_transform import place_links, world_placement
-from .layout import DENSE_M, NU, PARENT, RB_H, RB_I, RB_MASS, S_COLS, U_ADR, UOFF, W_PW, W_RW, W_Y
+from .layout import DENSE_M, NU, PARENT, RB_H, RB_I, RB_MASS, S_COLS, UOFF, W_PW, W_RW, W_SW, W_Y
 from .spatial_inline import load9
 
 
@@ -76,8 +76,8 @@ def _world_rigid_inertia(mf, ws, j):
 
 
 @njit(cache=True, inline="always")
-def _world_motion_columns(mi, mf, ws, z, j):
-    """z[U_ADR + 6k:] = the motion subspace columns of link j in world coordinates."""
+def _world_motion_columns(mi, mf, ws, j):
+    """ws[j, W_SW + 6k:] = the motion subspace columns of link j in world coordinates."""
     R = load9(ws, j, W_RW)
     p0 = ws[j, W_PW]
     p1 = ws[j, W_PW + 1]
@@ -90,17 +90,17 @@ def _world_motion_columns(mi, mf, ws, z, j):
         v0 = R[0] * mf[j, s + 3] + R[1] * mf[j, s + 4] + R[2] * mf[j, s + 5]
         v1 = R[3] * mf[j, s + 3] + R[4] * mf[j, s + 4] + R[5] * mf[j, s + 5]
         v2 = R[6] * mf[j, s + 3] + R[7] * mf[j, s + 4] + R[8] * mf[j, s + 5]
-        o = mi[j, U_ADR] + 6 * k
-        z[o] = w0
-        z[o + 1] = w1
-        z[o + 2] = w2
-        z[o + 3] = v0 + p1 * w2 - p2 * w1
-        z[o + 4] = v1 + p2 * w0 - p0 * w2
-        z[o + 5] = v2 + p0 * w1 - p1 * w0
+        o = W_SW + 6 * k
+        ws[j, o] = w0
+        ws[j, o + 1] = w1
+        ws[j, o + 2] = w2
+        ws[j, o + 3] = v0 + p1 * w2 - p2 * w1
+        ws[j, o + 4] = v1 + p2 * w0 - p0 * w2
+        ws[j, o + 5] = v2 + p0 * w1 - p1 * w0
 
 
 @njit(cache=True)
-def crba_core(mi, mf, ws, z, q, M):
+def crba_core(mi, mf, ws, q, M):
     """Fill the full symmetric mass matrix M (nu, nu); entries of unrelated branches are 0."""
     n = mi.shape[0]
     if mf[n, DENSE_M] == 0.0:  # unrelated branches leave zeros that must be written
@@ -111,7 +111,7 @@ def crba_core(mi, mf, ws, z, q, M):
     for j in range(n):
         world_placement(mi, ws, j)
         _world_rigid_inertia(mf, ws, j)
-        _world_motion_columns(mi, mf, ws, z, j)
+        _world_motion_columns(mi, mf, ws, j)
     for j in range(n - 1, -1, -1):
         p = mi[j, PARENT]
         if p >= 0:
@@ -124,13 +124,13 @@ def crba_core(mi, mf, ws, z, q, M):
         h1 = ws[j, W_Y + 2]
         h2 = ws[j, W_Y + 3]
         for k in range(mi[j, NU]):
-            o = mi[j, U_ADR] + 6 * k
-            w0 = z[o]
-            w1 = z[o + 1]
-            w2 = z[o + 2]
-            v0 = z[o + 3]
-            v1 = z[o + 4]
-            v2 = z[o + 5]
+            o = W_SW + 6 * k
+            w0 = ws[j, o]
+            w1 = ws[j, o + 1]
+            w2 = ws[j, o + 2]
+            v0 = ws[j, o + 3]
+            v1 = ws[j, o + 4]
+            v2 = ws[j, o + 5]
             # F = Ic s = [I w + h x v; m v - h x w]
             f0 = ws[j, W_Y + 4] * w0 + ws[j, W_Y + 5] * w1 + ws[j, W_Y + 6] * w2 + h1 * v2 - h2 * v1
             f1 = ws[j, W_Y + 5] * w0 + ws[j, W_Y + 7] * w1 + ws[j, W_Y + 8] * w2 + h2 * v0 - h0 * v2
@@ -140,31 +140,31 @@ def crba_core(mi, mf, ws, z, q, M):
             f5 = m * v2 - h0 * w1 + h1 * w0
             col = uj + k
             for a in range(k + 1):  # the link's own block (a <= k; symmetric)
-                b = mi[j, U_ADR] + 6 * a
-                s = (z[b] * f0 + z[b + 1] * f1 + z[b + 2] * f2
-                     + z[b + 3] * f3 + z[b + 4] * f4 + z[b + 5] * f5)
+                b = W_SW + 6 * a
+                s = (ws[j, b] * f0 + ws[j, b + 1] * f1 + ws[j, b + 2] * f2
+                     + ws[j, b + 3] * f3 + ws[j, b + 4] * f4 + ws[j, b + 5] * f5)
                 M[uj + a, col] = s
                 M[col, uj + a] = s
             i = mi[j, PARENT]
             while i >= 0:  # the ancestors' rows
                 ui = mi[i, UOFF]
                 for a in range(mi[i, NU]):
-                    b = mi[i, U_ADR] + 6 * a
-                    s = (z[b] * f0 + z[b + 1] * f1 + z[b + 2] * f2
-                         + z[b + 3] * f3 + z[b + 4] * f4 + z[b + 5] * f5)
+                    b = W_SW + 6 * a
+                    s = (ws[i, b] * f0 + ws[i, b + 1] * f1 + ws[i, b + 2] * f2
+                         + ws[i, b + 3] * f3 + ws[i, b + 4] * f4 + ws[i, b + 5] * f5)
                     M[ui + a, col] = s
                     M[col, ui + a] = s
                 i = mi[i, PARENT]
 
 
 @njit(cache=True)
-def mass_matrix(mbuf, dbuf, q, M):
+def mass_matrix(dbuf, q, M):
     """Checked entry point: a status (kernels/status.py) for q."""
-    mi, mf = model_arrays(mbuf)
+    mi, mf = model_arrays(dbuf)
     n = mi.shape[0]
-    ws = link_rows(dbuf, n)
-    z = ragged(dbuf, n)
+    d0 = data_start(dbuf, n)
+    ws = link_rows(dbuf, d0, n)
     st = check_state(mi, q, q, q, -1, -1)
     if st == 0:
-        crba_core(mi, mf, ws, z, q, M)
+        crba_core(mi, mf, ws, q, M)
     return st

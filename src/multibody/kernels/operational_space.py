@@ -17,7 +17,7 @@ No mass matrix, no inverse of it, no factorisation.
 from numba import njit
 
 from .articulated_inertia import articulated_inertia_pass
-from .common import check_state, frame_table, link_rows, model_arrays, ragged
+from .common import check_state, data_start, frame_table, link_rows, model_arrays, ragged
 from .inverse_mass_matrix import world_columns
 from .jacobian import frame_world_pose
 from .joint_transform import place_links, world_placement
@@ -172,13 +172,14 @@ def osc_core(mi, mf, fr, ws, z, q, frames, W, Y, out):
 
 
 @njit(cache=True)
-def operational_space_compliance(mbuf, dbuf, q, frames, W, out):
+def operational_space_compliance(dbuf, q, frames, W, out):
     """Checked entry point: a status for q, or SINGULAR. W: scratch (n + k + 9, max(6 nu, Y_COLS))."""
-    mi, mf = model_arrays(mbuf)
+    mi, mf = model_arrays(dbuf)
     n = mi.shape[0]
-    fr = frame_table(mbuf, n)
-    ws = link_rows(dbuf, n)
-    z = ragged(dbuf, n)
+    fr = frame_table(dbuf, n)
+    d0 = data_start(dbuf, n)
+    ws = link_rows(dbuf, d0, n)
+    z = ragged(dbuf, d0, n)
     st = check_state(mi, q, q, q, -1, -1)
     if st == OK:
         if not osc_core(mi, mf, fr, ws, z, q, frames, W[:3], W[3:, :Y_COLS], out):

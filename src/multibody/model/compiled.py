@@ -7,6 +7,7 @@ compiled model serves any number of Data objects; the facade keeps one per threa
 (``thread_data``), so calls from several threads on one model never share memory.
 """
 import threading
+import weakref
 
 import numpy as np
 
@@ -16,9 +17,11 @@ from ..kernels import layout as L
 class Data:
     """Per-call state of one compiled model: create with ``m.create_data()``.
 
-    ``buf`` is the data buffer (``kernels.layout``): flags, one row per link (chart
-    offsets, external forces, placements, velocities, articulated inertias ...) and the
-    ragged blocks (U, G, D^-1, residuals). ``minv_work`` and ``dense_scratch(key, shape)``
+    ``buf`` is the data buffer (``kernels.layout``): a copy of the model rows (kept in
+    step by the model, read-only here; it lets an entry kernel take one buffer), then
+    ``flags``, one row per link ``ws`` (chart offsets, external forces, placements,
+    velocities, articulated inertias ...) and the ragged blocks ``z`` (U, G, D^-1,
+    residuals). ``minv_work`` and ``dense_scratch(key, shape)``
     lend reusable work arrays to the algorithms that need more than O(N) memory (the
     inverse mass matrix, the operational-space compliance), made on first use. A Data object must not be used by two
     threads at once; the model it belongs to is ``model``.
@@ -27,10 +30,13 @@ class Data:
     def __init__(self, model):
         self.model = model
         n = model.n_links
+        d0 = model.buf.shape[0]
         zrows = -(-model.zsize // L.DATA_COLS)
-        self.buf = np.zeros((1 + n + zrows, L.DATA_COLS))
-        self.ws = self.buf[1:1 + n]
-        self.z = self.buf[1 + n:].reshape(-1)
+        self.buf = np.zeros((d0 + 1 + n + zrows, L.DATA_COLS))
+        self.buf[:d0] = model.buf
+        self.flags = self.buf[d0]
+        self.ws = self.buf[d0 + 1:d0 + 1 + n]
+        self.z = self.buf[d0 + 1 + n:].reshape(-1)
         for j, s in enumerate(model.link_subhinges):
             self.ws[j, L.W_CHART:L.W_CHART + 4] = getattr(s, "chart_offset", (0.0, 0.0, 0.0, 1.0))
         self._scratch = {}
@@ -86,10 +92,19 @@ class CompiledModel:
         self.max_chart_angles = np.array(
             [getattr(s, "max_chart_angle", np.inf) for s in link_subhinges], dtype=float)
         self.thread_local = threading.local()
+        self._data = weakref.WeakSet()
 
     def create_data(self):
         """A new Data object for this model."""
-        return Data(self)
+        d = Data(self)
+        self._data.add(d)
+        return d
+
+    def set_gravity(self, g):
+        """Write gravity (3,) [m/s^2] into the constants and into every Data's copy of them."""
+        row = 1 + 2 * self.n_links  # mf's model-wide row (row n of mf)
+        for buf in [self.buf] + [d.buf for d in list(self._data)]:
+            buf[row, L.GRAVITY:L.GRAVITY + 3] = g
 
     def thread_data(self):
         """The calling thread's default Data (made on first use)."""

@@ -292,7 +292,7 @@ class Multibody:
         self._gravity = g
         c = self.__dict__.get("compiled")
         if c is not None:  # a model parameter: written into the constants in place
-            c.mf[c.n_links, L.GRAVITY:L.GRAVITY + 3] = g
+            c.set_gravity(g)
 
     # ------------------------------------------------------------------ algorithms
     # The algorithms are free functions of the Multibody (multibody.algorithms); these

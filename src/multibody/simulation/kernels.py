@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..kernels.common import first_nonfinite, link_rows, ragged
+from ..kernels.common import data_start, first_nonfinite, link_rows, ragged
 from ..kernels.status import (
     BUFFER_FULL, CONTROL_NONFINITE, FINISHED, MIN_STEP, NEED_CONTROL, NONFINITE_STATE, RUNNING, SINGULAR,
 )
@@ -154,8 +154,9 @@ def _accept(lie, smap, fopt, clk, ctr, h, hit, q, q1, eq, u, u1, eu):
 def _run(lie, mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0,
          q, u, clk, ctr, work, ctl, T, Q, U):
     """The stepping loop (see ``entry_point``); ``lie`` is a constant in each entry point."""
-    ws = link_rows(dbuf, mi.shape[0])
-    z = ragged(dbuf, mi.shape[0])
+    d0 = data_start(dbuf, mi.shape[0])
+    ws = link_rows(dbuf, d0, mi.shape[0])
+    z = ragged(dbuf, d0, mi.shape[0])
     Kq, Ku, phi, qs, us, q1, u1, eq, eu, tau = work
     tauc, qview, uview = ctl
     nq = q.shape[0]
