@@ -149,3 +149,29 @@ def test_gravity_change_reaches_every_data():
     assert np.allclose(m.gravity_forces(q, data=d), 2 * g0, rtol=1e-12, atol=1e-12)
     assert np.allclose(m.gravity_forces(q), 2 * g0, rtol=1e-12, atol=1e-12)
     assert np.allclose(m.forward_dynamics(q, z, z, data=d), m.forward_dynamics(q, z, z), rtol=0, atol=0)
+
+
+def test_zero_quaternion_and_complex_input_are_named():
+    m = mb.Multibody()
+    b = m.add_body("b", mass=1.0, inertia=np.eye(3) * 0.1)
+    m.add_hinge(None, b, "free_quat", name="root")
+    z = np.zeros(6)
+    q0 = np.zeros(7)
+    for call in (lambda: m.forward_dynamics(q0, z, z), lambda: m.inverse_dynamics(q0, z, z),
+                 lambda: m.mass_matrix(q0), lambda: m.inverse_mass_matrix(q0),
+                 lambda: m.body_pose(q0, "b"), lambda: m.body_jacobian(q0, "b"),
+                 lambda: m.kinetic_energy(q0, z), lambda: m.operational_space_compliance(q0, ["b"])):
+        with pytest.raises(ValueError, match=r"q\[0:4\] is a zero quaternion .*hinge 'root'"):
+            call()
+    with pytest.raises(ValueError, match="q must be real"):
+        m.forward_dynamics(m.neutral_q().astype(complex), z, z)
+
+
+def test_inertia_violating_the_triangle_inequality_warns():
+    m = mb.Multibody()
+    with pytest.warns(UserWarning, match="'thin'.*triangle inequality"):
+        m.add_body("thin", mass=1.0, inertia=np.diag([1.0, 1.0, 5.0]))
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m.add_body("rod", mass=1.0, inertia=np.diag([1e-9, 1.0, 1.0]))  # a thin rod is fine

@@ -23,9 +23,11 @@ def random_tree(rng, kinds, n_bodies=8):
     names = [None]
     for k in range(n_bodies):
         kind = kinds[k % len(kinds)]
-        A = rng.normal(size=(3, 3))
-        b = m.add_body(f"b{k}", mass=rng.uniform(0.5, 3.0), com=rng.uniform(-0.3, 0.3, 3),
-                       inertia=A @ A.T + 0.1 * np.eye(3))
+        mass = rng.uniform(0.5, 3.0)
+        d = rng.uniform(0.1, 1.0, 3) ** 2  # a box of random sides in random axes: a physical inertia
+        R = random_transform(rng)[:3, :3]
+        inertia = R @ np.diag(mass / 12 * (d.sum() - d)) @ R.T
+        b = m.add_body(f"b{k}", mass=mass, com=rng.uniform(-0.3, 0.3, 3), inertia=inertia)
         parent = names[rng.integers(len(names))]
         axis = rng.normal(size=3)
         m.add_hinge(parent, b, kind=kind, axis=axis, pitch=0.1, T_parent_joint=random_transform(rng),

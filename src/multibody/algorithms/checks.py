@@ -3,6 +3,7 @@ import difflib
 
 import numpy as np
 
+from ..kernels import layout as L
 from ..kernels.status import Status
 from .entry import as_float_vector, check_vector  # noqa: F401  (re-exported for the algorithm modules)
 
@@ -70,3 +71,25 @@ def data_object(c, data):
         raise ValueError("data was created for another (or an older) compiled model; "
                          "make it with m.create_data() after the model's last change")
     return data
+
+
+def zero_division_error(c, q, error):
+    """The ValueError for a ZeroDivisionError raised by a kernel: a zero quaternion in q
+    (named by hinge), or ``error`` itself when q has none."""
+    q = np.asarray(q, dtype=float)
+    for j, s in enumerate(c.link_subhinges):
+        if s.kind_info.quaternion:
+            i = int(c.mi[j, L.QOFF])
+            if q.shape == (c.nq,) and not np.dot(q[i:i + 4], q[i:i + 4]) > 0.0:
+                return ValueError(f"q[{i}:{i + 4}] is a zero quaternion ({coordinate_owner(c, 'q', i)}); "
+                                  f"a rotation needs a unit quaternion (x, y, z, w)")
+    return error
+
+
+def run_kernel(c, q, kernel, *args):
+    """kernel(*args), with a ZeroDivisionError (a zero quaternion in q) turned into a
+    ValueError naming the hinge (for the algorithms off the hot path)."""
+    try:
+        return kernel(*args)
+    except ZeroDivisionError as e:
+        raise zero_division_error(c, q, e) from None

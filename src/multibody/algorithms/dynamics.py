@@ -9,7 +9,7 @@ lengths and finite values.
 """
 import numpy as np
 
-from .checks import as_float_vector, check_out, data_object, raise_status
+from .checks import as_float_vector, check_out, data_object, raise_status, zero_division_error
 from .entry import KERNELS
 from .external_forces import with_external_forces
 
@@ -46,6 +46,8 @@ def forward_dynamics(m, q, u, tau, f_ext=None, out=None, data=None):
         q, u, tau = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(tau, "tau")
         check_out(out, (c.nu,))
         st = KERNELS.forward_dynamics(dbuf, q, u, tau, out)
+    except ZeroDivisionError as e:
+        raise zero_division_error(c, q, e) from None
     if st:
         raise_status(c, st, ("q", "u", "tau"), (q, u, tau))
     return out
@@ -78,6 +80,8 @@ def inverse_dynamics(m, q, u, udot, f_ext=None, out=None, data=None):
         q, u, udot = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(udot, "udot")
         check_out(out, (c.nu,))
         st = KERNELS.inverse_dynamics(dbuf, q, u, udot, out)
+    except ZeroDivisionError as e:
+        raise zero_division_error(c, q, e) from None
     if st:
         raise_status(c, st, ("q", "u", "udot"), (q, u, udot))
     return out
@@ -107,6 +111,8 @@ def mass_matrix(m, q, out=None, data=None):
         q = as_float_vector(q, "q")
         check_out(out, c.shape_M)
         st = KERNELS.mass_matrix(dbuf, q, out)
+    except ZeroDivisionError as e:
+        raise zero_division_error(c, q, e) from None
     if st:
         raise_status(c, st, ("q",), (q,))
     return out
@@ -142,6 +148,8 @@ def inverse_mass_matrix(m, q, out=None, data=None):
         q = as_float_vector(q, "q")
         check_out(out, c.shape_M)
         st = KERNELS.inverse_mass_matrix(dbuf, q, W, out)
+    except ZeroDivisionError as e:
+        raise zero_division_error(c, q, e) from None
     if st:
         raise_status(c, st, ("q",), (q,))
     return out

@@ -1,7 +1,7 @@
 """Energies and the centre of mass. Free functions of a Multibody ``m``."""
 import numpy as np
 
-from .checks import check_vector, data_object, raise_status
+from .checks import check_vector, data_object, run_kernel, raise_status
 from .entry import KERNELS
 
 
@@ -11,7 +11,7 @@ def kinetic_energy(m, q, u, data=None):
     dbuf = data_object(c, data).buf
     q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
     out = np.empty(1)
-    st = KERNELS.kinetic_energy(dbuf, q, u, out)
+    st = run_kernel(c, q, KERNELS.kinetic_energy, dbuf, q, u, out)
     if st:
         raise_status(c, st, ("q", "u"), (q, u))
     return float(out[0])
@@ -23,7 +23,7 @@ def mass_and_com(m, q, data=None):
     dbuf = data_object(c, data).buf
     q = check_vector(q, c.nq, "q")
     out = np.empty(4)
-    st = KERNELS.mass_and_com(dbuf, q, out)
+    st = run_kernel(c, q, KERNELS.mass_and_com, dbuf, q, out)
     if st:
         raise_status(c, st, ("q",), (q,))
     return out

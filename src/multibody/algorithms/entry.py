@@ -71,6 +71,8 @@ KERNELS = _Kernels()
 
 def as_float_vector(x, name):
     """x as a new C-contiguous, writeable float64 1-D array, or ValueError naming ``name``."""
+    if np.iscomplexobj(x):
+        raise ValueError(f"{name} must be real; got complex values")
     try:
         y = np.array(x, dtype=np.float64, order="C")
     except (TypeError, ValueError):

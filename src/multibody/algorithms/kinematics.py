@@ -5,7 +5,7 @@ functions); ``data`` as in ``dynamics``.
 """
 import numpy as np
 
-from .checks import check_vector, data_object, frame_row, raise_status
+from .checks import check_vector, data_object, run_kernel, frame_row, raise_status
 from .entry import KERNELS
 
 
@@ -15,7 +15,7 @@ def body_pose(m, q, body, data=None):
     dbuf = data_object(c, data).buf
     q = check_vector(q, c.nq, "q")
     out = np.empty((4, 4))
-    st = KERNELS.frame_pose(dbuf, q, frame_row(c, body), out)
+    st = run_kernel(c, q, KERNELS.frame_pose, dbuf, q, frame_row(c, body), out)
     if st:
         raise_status(c, st, ("q",), (q,))
     return out
@@ -36,7 +36,7 @@ def body_jacobian(m, q, body, frame="body", data=None):
         raise ValueError(f"frame must be 'body', 'world_aligned' or 'world', got {frame!r}")
     J = np.zeros((6, c.nu))
     T_wf = np.empty((4, 4))
-    st = KERNELS.frame_jacobian(dbuf, q, f, T_wf, J)
+    st = run_kernel(c, q, KERNELS.frame_jacobian, dbuf, q, f, T_wf, J)
     if st:
         raise_status(c, st, ("q",), (q,))
     if frame == "body":
@@ -54,7 +54,7 @@ def _velocity_acceleration(m, q, u, udot, body, data):
     q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
     udot = np.zeros(c.nu) if udot is None else check_vector(udot, c.nu, "udot")
     out = np.empty(12)
-    st = KERNELS.frame_velocity_acceleration(dbuf, q, u, udot, frame_row(c, body), out)
+    st = run_kernel(c, q, KERNELS.frame_velocity_acceleration, dbuf, q, u, udot, frame_row(c, body), out)
     if st:
         raise_status(c, st, ("q", "u", "udot"), (q, u, udot))
     return out

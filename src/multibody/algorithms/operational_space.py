@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..kernels.operational_space import Y_COLS
-from .checks import as_float_vector, data_object, frame_row, raise_status
+from .checks import as_float_vector, data_object, frame_row, raise_status, run_kernel
 from .entry import KERNELS
 
 
@@ -29,10 +29,10 @@ def operational_space_compliance(m, q, frames, data=None):
     W = d.dense_scratch(("operational_space", k), (c.n_links + k + 9, max(6 * c.nu, Y_COLS)))
     out = np.empty((6 * k, 6 * k))
     try:
-        st = KERNELS.operational_space_compliance(dbuf, q, rows, W, out)
+        st = run_kernel(c, q, KERNELS.operational_space_compliance, dbuf, q, rows, W, out)
     except TypeError:
         q = as_float_vector(q, "q")
-        st = KERNELS.operational_space_compliance(dbuf, q, rows, W, out)
+        st = run_kernel(c, q, KERNELS.operational_space_compliance, dbuf, q, rows, W, out)
     if st:
         raise_status(c, st, ("q",), (q,))
     return out

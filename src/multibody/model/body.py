@@ -1,4 +1,6 @@
 """Bodies and nodes: the things a multibody is built from."""
+import warnings
+
 import numpy as np
 
 
@@ -32,14 +34,16 @@ class RigidBody:
         if not isinstance(name, str) or not name:
             raise ValueError(f"body name must be a non-empty string, got {name!r}")
         self.name = name
-        self.set_mass_properties(mass, com, inertia)
+        self.set_mass_properties(mass, com, inertia, _stacklevel=4)  # the caller of add_body
         self.parent_hinge = None
         self.child_hinges = []
         self.multibody = None
         self.rod_length = None  # length of the uniform rod a generator made of it [m], else None
 
-    def set_mass_properties(self, mass, com=(0.0, 0.0, 0.0), inertia=None):
-        """Set mass [kg], centre of mass (3,) [m] and inertia about it (3, 3) [kg m^2]."""
+    def set_mass_properties(self, mass, com=(0.0, 0.0, 0.0), inertia=None, _stacklevel=2):
+        """Set mass [kg], centre of mass (3,) [m] and inertia about it (3, 3) [kg m^2].
+
+        Warns (UserWarning) when the principal moments violate the triangle inequality."""
         mass = float(mass)
         if not np.isfinite(mass) or mass < 0.0:
             raise ValueError(f"body {self.name!r}: mass must be finite and >= 0, got {mass!r}")
@@ -60,6 +64,11 @@ class RigidBody:
         if eig.min() < -tol:
             raise ValueError(f"body {self.name!r}: inertia must be positive semi-definite "
                              f"(eigenvalues {eig})")
+        if eig[0] + eig[1] < eig[2] - tol - 1e-6 * eig[2]:
+            warnings.warn(f"body {self.name!r}: principal moments {eig} violate the triangle "
+                          f"inequality (I1 + I2 >= I3), which no physical body does; fine for a "
+                          f"planar model that only uses the moment about its axis",
+                          UserWarning, stacklevel=_stacklevel)
         self.mass = mass
         self.com = com
         self.inertia = 0.5 * (inertia + inertia.T)
