@@ -14,6 +14,7 @@ from .model import (
 )
 
 from . import algorithms, planning, simulation, spatial
+from . import interop
 from .io.urdf import load_urdf, load_urdf_string
 from .planning import ExplicitConstraintSet, LiegroupSpace
 from .simulation import (
@@ -40,6 +41,7 @@ __all__ = [
     "Subhinge",
     "TranslationalSubhinge",
     "algorithms",
+    "interop",
     "planning",
     "simulation",
     "spatial",
