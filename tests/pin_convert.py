@@ -52,6 +52,9 @@ def to_pinocchio(m):
             Ic = I6[:3, :3] + mass * C @ C
             model.appendBodyToJoint(jid, pin.Inertia(mass, com, Ic), pin.SE3.Identity())
         ids.append(jid)
+    armature = np.zeros(model.nv)  # our per-speed armature, in Pinocchio's v order
+    armature[u_perm(m)] = np.concatenate([h.armature for h in m.hinges] or [np.zeros(0)])
+    model.armature = armature
     return model
 
 

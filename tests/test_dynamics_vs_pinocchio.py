@@ -53,6 +53,9 @@ def test_random_tree_matches_pinocchio(kind, seed):
         kinds = ["locked", "pin"]
     m = random_tree(rng, kinds)
     m.gravity = rng.normal(size=3) * 5
+    if seed % 2:  # rotor inertias on every other tree (Pinocchio's armature)
+        for h in m.hinges:
+            h.armature = rng.uniform(0.0, 0.5, h.nu)
     model = to_pinocchio(m)
     data = model.createData()
     q = m.random_q(rng)
@@ -68,8 +71,10 @@ def test_random_tree_matches_pinocchio(kind, seed):
     assert_close(m.mass_matrix(q)[np.ix_(P, P)], Mp)
     # inverse dynamics
     assert_close(m.inverse_dynamics(q, u, udot)[P], pin.rnea(model, data, qp, up, udp))
-    # forward dynamics
+    # forward dynamics and the inverse mass matrix
     assert_close(m.forward_dynamics(q, u, tau)[P], pin.aba(model, data, qp, up, taup))
+    Mi = pin.computeMinverse(model, data, qp)
+    assert_close(m.inverse_mass_matrix(q)[np.ix_(P, P)], np.triu(Mi) + np.triu(Mi, 1).T)
     # poses and Jacobians of body frames (the last link of each body's hinge)
     pin.forwardKinematics(model, data, qp)
     pin.computeJointJacobians(model, data, qp)

@@ -2,8 +2,9 @@
 
 For each link j from the tips inward, with IA_j = I_j + sum over children c of
 X_cj^T P+_c X_cj:
-    U_j = IA_j S_j,   D_j = S_j^T U_j,   G_j = U_j D_j^-1,
-    P+_j = IA_j - G_j U_j^T   (the articulated inertia link j passes to its parent).
+    U_j = IA_j S_j,   D_j = S_j^T U_j + A_j,   G_j = U_j D_j^-1,
+    P+_j = IA_j - G_j U_j^T   (the articulated inertia link j passes to its parent),
+with A_j the diagonal of the link's armature (reflected rotor inertias).
 Kept in the data: IA (ws W_IA), U and D^-1 (ragged blocks of z at U_ADR, DINV_ADR),
 and for links with a parent P+ (ws W_PPLUS) and G (z at G_ADR): a root link passes
 nothing on (the world takes it), so its G and P+ are not formed (a 6-dof root's
@@ -16,7 +17,7 @@ return False when D_j is not positive definite; loops dispatch on the kind thems
 """
 from numba import njit
 
-from .layout import DINV_ADR, G_ADR, INERTIA, KIND, NU, PARENT, PIN, S_COLS, U_ADR, W_IA, W_PPLUS
+from .layout import ARMATURE, DINV_ADR, G_ADR, INERTIA, KIND, NU, PARENT, PIN, S_COLS, U_ADR, W_IA, W_PPLUS
 from .spatial_inline import inertia_to_parent_add
 
 _INL = dict(cache=True, inline="always")
@@ -57,14 +58,14 @@ def init_articulated_inertia(mf, ws, j):
 
 
 @njit(**_INL)
-def pin_inertia_step(mi, ws, z, j):
+def pin_inertia_step(mi, mf, ws, z, j):
     """The articulated-inertia step of a PIN link: S = e_z (compile's re-framing), so U is
     column 2 of IA and D = IA[2, 2]. U stays in registers."""
     ua = mi[j, U_ADR]
     ga = mi[j, G_ADR]
     U = (ws[j, W_IA + 2], ws[j, W_IA + 8], ws[j, W_IA + 14], ws[j, W_IA + 20], ws[j, W_IA + 26],
          ws[j, W_IA + 32])
-    d = U[2]
+    d = U[2] + mf[j, ARMATURE]
     ok = d > 0.0
     dinv = 1.0 / d if ok else 0.0
     z[mi[j, DINV_ADR]] = dinv
@@ -105,6 +106,7 @@ def general_inertia_step(mi, mf, ws, z, j):
             for r in range(6):
                 s += mf[j, S_COLS + 6 * a + r] * z[ua + 6 * b + r]
             z[da + nj * a + b] = s
+        z[da + nj * a + a] += mf[j, ARMATURE + a]
     ok = spd_inverse(z, da, nj)
     if mi[j, PARENT] >= 0:
         for k in range(nj):
@@ -135,7 +137,7 @@ def articulated_inertia_pass(mi, mf, ws, z):
     good = True
     for j in range(n - 1, -1, -1):
         if mi[j, KIND] == PIN:
-            ok = pin_inertia_step(mi, ws, z, j)
+            ok = pin_inertia_step(mi, mf, ws, z, j)
         else:
             ok = general_inertia_step(mi, mf, ws, z, j)
         if not ok:

@@ -3,7 +3,7 @@ from numba import njit
 
 from .common import check_state, data_start, joint_motion_add, link_rows, model_arrays
 from .joint_transform import forward_kinematics_pass
-from .layout import INERTIA, PARENT, RB_H, RB_MASS, W_C, W_PW, W_RW, W_V
+from .layout import ARMATURE, INERTIA, NU, PARENT, RB_H, RB_MASS, UOFF, W_C, W_PW, W_RW, W_V
 from .spatial_inline import mat66_vec, motion_to_child
 
 
@@ -23,7 +23,8 @@ def velocity_pass(mi, mf, ws, q, u):
 
 @njit(cache=True)
 def kinetic_energy(dbuf, q, u, out):
-    """out[0] = 1/2 sum_j v_j^T I_j v_j. Returns a ``check_state`` status."""
+    """out[0] = 1/2 sum_j (v_j^T I_j v_j + u_j^T A_j u_j), A_j the armature. Returns a
+    ``check_state`` status."""
     mi, mf = model_arrays(dbuf)
     n = mi.shape[0]
     d0 = data_start(dbuf, n)
@@ -37,6 +38,9 @@ def kinetic_energy(dbuf, q, u, out):
         mat66_vec(mf, j, INERTIA, ws, j, W_V, ws, j, W_C)
         for k in range(6):
             e += ws[j, W_V + k] * ws[j, W_C + k]
+        uj = mi[j, UOFF]
+        for k in range(mi[j, NU]):
+            e += mf[j, ARMATURE + k] * u[uj + k] * u[uj + k]
     out[0] = 0.5 * e
     return 0
 

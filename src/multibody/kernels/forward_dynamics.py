@@ -57,7 +57,7 @@ def aba_core(mi, mf, ws, z, q, u, tau, use_fext, udot):
         ra = mi[j, RES_ADR]
         ga = mi[j, G_ADR]
         if mi[j, KIND] == PIN:
-            ok = pin_inertia_step(mi, ws, z, j)
+            ok = pin_inertia_step(mi, mf, ws, z, j)
             z[ra] = tau[uj] - ws[j, W_F + 2]
         else:
             ok = general_inertia_step(mi, mf, ws, z, j)

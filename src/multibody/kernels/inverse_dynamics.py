@@ -3,13 +3,13 @@
 Outward pass: link velocities v_j = X_j v_p + S_j u_j and accelerations
 a_j = X_j a_p + S_j udot_j + v_j x (S_j u_j), the base accelerated by -g.
 Each link's net force f_j = I_j a_j + v_j x* I_j v_j - f_ext_j.
-Inward pass: tau_j = S_j^T f_j and f_p += X_j^T f_j.
+Inward pass: tau_j = S_j^T f_j + A_j udot_j (A_j: the armature) and f_p += X_j^T f_j.
 """
 from numba import njit
 
 from .common import check_state, data_start, link_rows, model_arrays, joint_force, joint_motion, joint_motion_add, world_acceleration_in_link
 from .joint_transform import place_links
-from .layout import D_USE_FEXT, INERTIA, PARENT, W_A, W_C, W_F, W_FEXT, W_V
+from .layout import ARMATURE, D_USE_FEXT, INERTIA, NU, PARENT, UOFF, W_A, W_C, W_F, W_FEXT, W_V
 from .spatial_inline import cross_force_add, cross_motion_add, force_to_parent, mat66_vec, motion_to_child
 
 
@@ -41,6 +41,9 @@ def rnea_core(mi, mf, ws, q, u, udot, use_fext, tau):
                 ws[j, W_F + k] -= ws[j, W_FEXT + k]
     for j in range(n - 1, -1, -1):
         joint_force(mi, mf, j, ws, j, W_F, tau)
+        uj = mi[j, UOFF]
+        for k in range(mi[j, NU]):  # the armature's torque: a rotor accelerated with its joint
+            tau[uj + k] += mf[j, ARMATURE + k] * udot[uj + k]
         p = mi[j, PARENT]
         if p >= 0:
             f = force_to_parent(ws, j, ws, j, W_F)

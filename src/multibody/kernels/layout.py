@@ -82,7 +82,8 @@ S_COLS = 52    # 36, motion subspace S (6 x nu) in the link frame, column k at S
 RB_MASS = 88   # 1, the link's rigid-body inertia as 10 numbers (same body as INERTIA):
 RB_H = 89      # 3, first moment of mass h = m c about the link origin (link frame)
 RB_I = 92      # 6, rotational inertia about the link origin: xx, xy, xz, yy, yz, zz
-MF_COLS = 98
+ARMATURE = 98  # 6, reflected rotor inertia of each speed of the link (added to D and M's diagonal)
+MF_COLS = 104
 # mf row n (model-wide)
 GRAVITY = 0    # 3, gravity in the world frame [m/s^2]
 DENSE_M = 3    # 1, non-zero when every pair of links is related (one chain): no entry of M is 0

@@ -15,7 +15,7 @@ from numba import njit
 
 from .common import check_state, data_start, link_rows, model_arrays
 from .joint_transform import place_links, world_placement
-from .layout import DENSE_M, NU, PARENT, RB_H, RB_I, RB_MASS, S_COLS, UOFF, W_PW, W_RW, W_SW, W_Y
+from .layout import ARMATURE, DENSE_M, NU, PARENT, RB_H, RB_I, RB_MASS, S_COLS, UOFF, W_PW, W_RW, W_SW, W_Y
 from .spatial_inline import load9
 
 
@@ -143,6 +143,8 @@ def crba_core(mi, mf, ws, q, M):
                 b = W_SW + 6 * a
                 s = (ws[j, b] * f0 + ws[j, b + 1] * f1 + ws[j, b + 2] * f2
                      + ws[j, b + 3] * f3 + ws[j, b + 4] * f4 + ws[j, b + 5] * f5)
+                if a == k:
+                    s += mf[j, ARMATURE + k]  # reflected rotor inertia on the diagonal
                 M[uj + a, col] = s
                 M[col, uj + a] = s
             i = mi[j, PARENT]

@@ -159,6 +159,8 @@ def compile_model(mb):
         mf[j, L.P_TREE:L.P_TREE + 3] = T_tree[:3, 3]
         mf[j, L.AXIS:L.AXIS + 3] = axes[j]
         mf[j, L.PITCH] = getattr(s, "pitch", 0.0)
+        k0 = uo - u_slices[s.hinge.name].start  # the link's speeds within its hinge's
+        mf[j, L.ARMATURE:L.ARMATURE + s.nu] = s.hinge.armature[k0:k0 + s.nu]
         I6 = inertia[j]
         mf[j, L.INERTIA:L.INERTIA + 36] = I6.ravel()
         mf[j, L.RB_MASS] = I6[5, 5]

@@ -96,7 +96,7 @@ class Hinge:
     """The joint connecting ``child`` to ``parent`` (None for the world).
 
     Attributes: ``name``, ``kind``, ``parent``, ``child``, ``subhinges``,
-    ``T_parent_joint``, ``T_child_joint`` and metadata kept from model files:
+    ``T_parent_joint``, ``T_child_joint``, ``armature`` and metadata kept from model files:
     ``lower``/``upper`` position limits, ``effort`` and ``velocity`` limits,
     ``damping``/``friction``, and ``mimic`` (dict with joint, multiplier, offset).
     """
@@ -118,6 +118,28 @@ class Hinge:
         self.damping = 0.0
         self.friction = 0.0
         self.mimic = None
+        self._armature = np.zeros(self.nu)
+
+    @property
+    def armature(self):
+        """Reflected rotor inertia of each speed of the hinge, (nu,) [kg m^2 for rotations,
+        kg for translations], default 0: it adds to the mass matrix's diagonal, as a motor
+        behind a gear of ratio r adds r^2 times its rotor's inertia. Every algorithm honours
+        it (as Pinocchio's ``armature`` and MuJoCo's joint ``armature``). Settable with a
+        scalar (every speed) or an (nu,) array of finite values >= 0."""
+        return self._armature.copy()
+
+    @armature.setter
+    def armature(self, value):
+        a = np.broadcast_to(np.asarray(value, dtype=float), (self.nu,)) if np.ndim(value) == 0 \
+            else np.asarray(value, dtype=float)
+        if a.shape != (self.nu,) or not np.all(np.isfinite(a)) or np.any(a < 0):
+            raise ValueError(f"hinge {self.name!r}: armature must be a finite scalar or ({self.nu},) "
+                             f"array >= 0, got {value!r}")
+        self._armature = np.array(a)
+        mb = getattr(self.child, "multibody", None)
+        if mb is not None:
+            mb.invalidate()
 
     @property
     def nq(self):
