@@ -59,3 +59,47 @@ def test_python_dash_m(tmp_path):
                        capture_output=True, text=True, env={"PYTHONPATH": SRC, "PATH": ""}, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "elbow" in r.stdout
+
+
+def test_info_and_convert_every_format(tmp_path, capsys):
+    urdf = str(_demo_model_path())
+    yaml_path, json_path, back = tmp_path / "dp.yaml", tmp_path / "dp.json", tmp_path / "back.urdf"
+    assert main(["convert", urdf, str(yaml_path)]) == 0
+    assert main(["convert", str(yaml_path), str(json_path)]) == 0
+    assert main(["convert", str(json_path), str(back)]) == 0
+    assert main(["convert", urdf, str(tmp_path / "fb.yml"), "--floating-base", "quaternion"]) == 0
+    for path in (yaml_path, json_path, back):
+        assert main(["info", str(path)]) == 0
+        assert "elbow" in capsys.readouterr().out
+    import multibody as mb
+    a, b = mb.load_urdf(urdf), mb.load_model(json_path)
+    assert np.array_equal(a.compiled.buf.view(np.int64), b.compiled.buf.view(np.int64))
+    assert mb.load_model(tmp_path / "fb.yml").nq == 9
+
+
+def test_convert_errors_are_one_line(tmp_path):
+    urdf = str(_demo_model_path())
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "multibody-model", "format_version": 99, "bodies": [], "hinges": []}')
+    cases = [
+        (["info", str(bad)], "format_version 99 is newer"),
+        (["convert", urdf, str(tmp_path / "out.txt")], "unknown extension '.txt'"),
+        (["convert", str(tmp_path / "none.yaml"), str(tmp_path / "o.json")], "no such model file"),
+        (["info", str(tmp_path / "fb.json"), "--floating-base"], "applies to URDF files only"),
+    ]
+    (tmp_path / "fb.json").write_text("{}")
+    m = mb_spherical(tmp_path / "sph.yaml")
+    cases.append((["convert", m, str(tmp_path / "sph.urdf")], "hinge 'b_hinge' \\(spherical"))
+    for argv, message in cases:
+        with pytest.raises(SystemExit, match=message) as e:
+            main(argv)
+        assert "\n" not in str(e.value)
+
+
+def mb_spherical(path):
+    import multibody as mb
+    m = mb.Multibody()
+    m.add_body("b", mass=1.0, inertia=np.eye(3))
+    m.add_hinge(None, "b", kind="spherical")
+    m.save(path)
+    return str(path)

@@ -15,6 +15,7 @@ from .model import (
 
 from . import algorithms, planning, simulation, spatial
 from . import interop
+from .io.model_file import load_model
 from .io.urdf import load_urdf, load_urdf_string
 from .planning import ExplicitConstraintSet, LiegroupSpace
 from .simulation import (
@@ -45,6 +46,7 @@ __all__ = [
     "planning",
     "simulation",
     "spatial",
+    "load_model",
     "load_urdf",
     "load_urdf_string",
     "ExplicitConstraintSet",

@@ -1,11 +1,13 @@
 """The ``multibody`` command line.
 
     multibody demo [--t-final 5] [--output demo.npz] [--plot demo.png]
-    multibody info MODEL.urdf [--floating-base]
+    multibody info MODEL [--floating-base]
+    multibody convert IN OUT [--floating-base [free|quaternion]]
     multibody simulate MODEL.urdf [--t-final T] [--dt DT] [--integrator rk4|dopri5|munthe_kaas|...]
                        [--q0 "0.1,0.2,..."] [--output results.npz|.csv] [--plot plot.png]
 
-Plots need matplotlib (``pip install multibody[plot]``), imported only when asked for.
+MODEL and IN may be .urdf, .yaml/.yml or .json model files (``--floating-base`` applies
+to URDF input); OUT is .yaml/.yml, .json or .urdf. Plots need matplotlib (``pip install multibody[plot]``), imported only when asked for.
 """
 import argparse
 import importlib.util
@@ -22,15 +24,36 @@ def _demo_model_path():
     return Path(str(resources.files("multibody") / "data" / "double_pendulum.urdf"))
 
 
+def _one_line(e, path):
+    """The error's message on one line, without a leading repeat of ``path``."""
+    text = " ".join(str(e.args[0] if isinstance(e, KeyError) and e.args else e).split())
+    return text[len(str(path)) + 2:] if text.startswith(f"{path}: ") else text
+
+
 def _load(path, floating_base=False):
-    from . import load_urdf
+    from .io.model_file import load_model
     p = Path(path)
     if not p.is_file():
         raise SystemExit(f"multibody: no such model file: {path}")
     try:
-        return load_urdf(str(p), floating_base=floating_base)
-    except (ValueError, KeyError, OSError) as e:
-        raise SystemExit(f"multibody: cannot load {path}: {e}") from None
+        if p.suffix.lower() == ".urdf":
+            return load_model(str(p), floating_base=floating_base)
+        if floating_base:
+            raise ValueError("--floating-base applies to URDF files only (a model file stores its root hinge)")
+        return load_model(str(p))
+    except (ValueError, KeyError, OSError, ImportError) as e:
+        raise SystemExit(f"multibody: cannot load {path}: {_one_line(e, path)}") from None
+
+
+def _convert(m, out):
+    """Write model ``m`` to ``out`` (.yaml/.yml, .json or .urdf)."""
+    try:
+        if Path(out).suffix.lower() == ".urdf":
+            m.to_urdf(out)
+        else:
+            m.save(out)
+    except (ValueError, OSError, ImportError) as e:
+        raise SystemExit(f"multibody: cannot write {out}: {_one_line(e, out)}") from None
 
 
 def _plot(res, m, path, title):
@@ -121,9 +144,14 @@ def main(argv=None):
     p = sub.add_parser("demo", help="simulate the built-in double pendulum, write results and a plot")
     _add_run_options(p)
     p.set_defaults(output="demo_results.npz", plot="demo.png")
-    p = sub.add_parser("info", help="print the tree, masses and coordinates of a URDF model")
+    p = sub.add_parser("info", help="print the tree, masses and coordinates of a model (.urdf, .yaml, .json)")
     p.add_argument("model")
     p.add_argument("--floating-base", action="store_true")
+    p = sub.add_parser("convert", help="convert a model between .urdf, .yaml/.yml and .json")
+    p.add_argument("input")
+    p.add_argument("output")
+    p.add_argument("--floating-base", nargs="?", const="free", choices=("free", "quaternion"),
+                   help="URDF input: attach the root by a free hinge (rotation vector, or quaternion)")
     p = sub.add_parser("simulate", help="simulate a URDF model from rest (or --q0/--u0)")
     p.add_argument("model")
     p.add_argument("--floating-base", action="store_true")
@@ -135,6 +163,11 @@ def main(argv=None):
     if args.command == "demo":
         m = _load(_demo_model_path())
         return _run(m, args, np.array([2.0, -1.0]), np.zeros(2), "double pendulum demo")
+    if args.command == "convert":
+        m = _load(args.input, floating_base={None: False, "free": True}.get(args.floating_base, args.floating_base))
+        _convert(m, args.output)
+        print(f"{args.input} -> {args.output}: {len(m.body_names)} bodies, nq = {m.nq}, nu = {m.nu}")
+        return 0
     m = _load(args.model, floating_base=args.floating_base)
     if args.command == "info":
         print(m.dump_tree())

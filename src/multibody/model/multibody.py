@@ -88,7 +88,7 @@ class Multibody:
         raise TypeError(f"{what}: expected a body or a body name, got {type(b).__name__}")
 
     def add_hinge(self, parent, child, kind="pin", name=None, axis=None, axes=None, pitch=0.0,
-                  T_parent_joint=None, T_child_joint=None, subhinges=None):
+                  T_parent_joint=None, T_child_joint=None, subhinges=None, armature=None):
         """Connect ``child`` to ``parent`` (a body, a name, or None/"world") and return the Hinge.
 
         ``kind`` is one of ``HINGE_KINDS`` (pin/revolute/continuous, slider/prismatic,
@@ -98,6 +98,7 @@ class Multibody:
         axis (plane normal for planar), ``axes`` the axes of universal/gimbal, ``pitch``
         [m/rad] that of a screw. T_parent_joint (4x4) places the hinge o-frame in the
         parent body frame; T_child_joint (4x4) places its p-frame in the child body frame.
+        ``armature``: reflected rotor inertia per speed (scalar or (nu,)), see ``Hinge.armature``.
         """
         parent = self.as_body(parent, "parent")
         child = self.as_body(child, "child")
@@ -117,6 +118,8 @@ class Multibody:
         else:
             kind = "custom"
         h = Hinge(name, parent, child, kind, subhinges, T_parent_joint, T_child_joint)
+        if armature is not None:
+            h.armature = armature
         child.parent_hinge = h
         parent.child_hinges.append(h)
         self._hinges[name] = h
@@ -342,6 +345,23 @@ class Multibody:
         """The LiegroupSpace of q (one factor per hinge); see ``multibody.planning``."""
         from ..planning.liegroup import configuration_space
         return configuration_space(self)
+
+    def save(self, path, format=None):
+        """Write the model to ``path``: a ``.yaml``/``.yml`` or ``.json`` model file (or
+        ``format`` "yaml"/"json"); ``multibody.load_model`` reads it back exactly (the same
+        compiled arrays bit for bit). Schema: docs/model_format.md."""
+        from ..io.model_file import save_model
+        save_model(self, path, format)
+
+    def to_urdf(self, path=None):
+        """The model as URDF text (str), also written to ``path`` if given.
+
+        For trees whose hinges URDF can express (pin, slider, locked, planar, a free
+        root); raises ValueError naming the first hinge it cannot express. See
+        ``multibody.io.to_urdf.to_urdf``.
+        """
+        from ..io.to_urdf import to_urdf
+        return to_urdf(self, path)
 
     def __repr__(self):
         try:
