@@ -84,6 +84,8 @@ def test_random_trees_of_every_kind_round_trip(kind, seed):
                 s.chart_offset = q / np.linalg.norm(q)
                 s.max_chart_angle = rng.uniform(0.5, 2.5)
     m.add_node("extra", "b5", random_transform(rng))
+    for h in m.hinges[::2]:
+        h.armature = rng.uniform(0.0, 0.5, h.nu)
     m2 = round_trips(m)
     q = m.random_q(rng)
     assert np.array_equal(m.mass_matrix(q), m2.mass_matrix(q))
@@ -195,6 +197,8 @@ def _set(d, path, value):
     ("hinges", {"a": 1}, "hinges: expected a list"),
     ("nodes[0].body", "b99", r"nodes\[0\]: .*b99"),
     ("gravity", [0.0, -9.81], "gravity: expected 3 numbers"),
+    ("hinges[1].armature", [0.1] * 9, r"hinges\[1\]\.armature: expected \d+ or 1 numbers, got shape 9"),
+    ("hinges[1].armature", -1.0, r"hinges\[1\]: hinge '\w+': armature must be"),
     ("constraints", [{"kind": "loop"}], "constraints: reserved for a later format"),
     ("modal_bodies", [{"name": "beam"}], "modal_bodies: reserved for a later format"),
 ])
@@ -302,4 +306,12 @@ def test_to_urdf_refuses_what_urdf_cannot_express(kind):
     m.add_hinge(None, "a", kind="pin")
     m.add_hinge("a", "b", kind=kind, name="odd")
     with pytest.raises(ValueError, match=f"hinge 'odd' \\({kind}: subhinges"):
+        m.to_urdf()
+
+
+def test_to_urdf_refuses_armature():
+    m = mb.Multibody()
+    m.add_body("a", mass=1.0, inertia=np.eye(3))
+    m.add_hinge(None, "a", kind="pin", name="motor").armature = 0.2
+    with pytest.raises(ValueError, match="hinge 'motor' has armature"):
         m.to_urdf()

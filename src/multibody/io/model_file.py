@@ -35,11 +35,11 @@ _TOP = ("format", "format_version", "name", "gravity", "source", "world", "bodie
         "constraints", "modal_bodies")
 _BODY = ("name", "mass", "com", "inertia", "rod_length", "visuals", "collisions")
 _HINGE = ("name", "parent", "child", "kind", "subhinges", "axis", "axes", "pitch", "T_parent_joint",
-          "T_child_joint", "lower", "upper", "effort", "velocity", "damping", "friction", "mimic", "urdf_type")
+          "T_child_joint", "lower", "upper", "effort", "velocity", "damping", "friction", "mimic", "urdf_type",
+          "armature")
 _META = ("lower", "upper", "effort", "velocity")
 _CHART = ("chart_offset", "max_chart_angle")
-_SUB_PARAMS = {"pin": ("axis",), "slider": ("axis",), "screw": ("axis", "pitch"), "spherical": _CHART,
-               "free": _CHART}
+_SUB_PARAMS = {"pin": ("axis",), "slider": ("axis",), "screw": ("axis", "pitch"), "spherical": _CHART, "free": _CHART}
 
 
 # ---------------------------------------------------------------------------- writing
@@ -79,6 +79,8 @@ def _hinge_dict(h):
          **_transform("T_parent_joint", h.T_parent_joint), **_transform("T_child_joint", h.T_child_joint)}
     d.update({k: float(getattr(h, k)) for k in _META if getattr(h, k) is not None})
     d.update({k: float(getattr(h, k)) for k in ("damping", "friction") if getattr(h, k) != 0.0})
+    if np.any(h.armature != 0.0):
+        d["armature"] = h.armature.tolist()
     if h.mimic is not None:
         d["mimic"] = _plain(h.mimic)
     if hasattr(h, "urdf_type"):
@@ -178,6 +180,14 @@ def _mapping(v, where, allowed):
     return v
 
 
+def _built(where, f, *args, **kwargs):
+    """``f(*args, **kwargs)``, its ValueError/KeyError (the builder's checks) prefixed by ``where``."""
+    try:
+        return f(*args, **kwargs)
+    except (ValueError, KeyError) as err:
+        raise ValueError(f"{where}: {err.args[0] if err.args else err}") from None
+
+
 def _list(v, where):
     if isinstance(v, list):
         return v
@@ -192,10 +202,9 @@ def _str(v, where):
 
 def _float(v, where):
     """A number (YAML 1.1 reads '1e-5' as text, so numeric text is accepted too)."""
+    ok = isinstance(v, (int, float, str)) and not isinstance(v, bool)
     try:
-        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-            raise ValueError
-        return float(v)
+        return float(v if ok else "not a number")
     except ValueError:
         raise ValueError(f"{where}: expected a number, got {v!r}") from None
 
@@ -208,7 +217,7 @@ def _shaped(*shapes):
         except (TypeError, ValueError):
             a = None
         if a is None or a.shape not in shapes:
-            want = " or ".join("x".join(map(str, s)) for s in shapes)
+            want = " or ".join("x".join(map(str, s)) or "1" for s in shapes)
             got = repr(v) if a is None else "shape " + "x".join(map(str, a.shape))
             raise ValueError(f"{where}: expected {want} numbers, got {got}")
         return a
@@ -248,10 +257,7 @@ def _add_body(m, e, where):
     _mapping(e, where, _BODY)
     args = (_get(e, "name", where, _str), _get(e, "mass", where, _float),
             _get(e, "com", where, _VEC3, (0.0, 0.0, 0.0)), _get(e, "inertia", where, _shaped((6,), (3, 3)), None))
-    try:
-        b = m.add_body(*args)
-    except ValueError as err:
-        raise ValueError(f"{where}: {err}") from None
+    b = _built(where, m.add_body, *args)
     b.rod_length = _get(e, "rod_length", where, _float, None)
     for key in ("visuals", "collisions"):
         if key in e:
@@ -313,12 +319,10 @@ def _hinge_args(e, where):
 def _add_hinge(m, e, where):
     _mapping(e, where, _HINGE)
     args, kind = _hinge_args(e, where)
-    try:
-        h = m.add_hinge(_get(e, "parent", where, _str), _get(e, "child", where, _str), name=_get(e, "name", where, _str),
-                        T_parent_joint=_get(e, "T_parent_joint", where, _MAT4, None),
-                        T_child_joint=_get(e, "T_child_joint", where, _MAT4, None), **args)
-    except (ValueError, KeyError) as err:
-        raise ValueError(f"{where}: {err.args[0] if err.args else err}") from None
+    h = _built(where, m.add_hinge, _get(e, "parent", where, _str), _get(e, "child", where, _str),
+               name=_get(e, "name", where, _str), T_parent_joint=_get(e, "T_parent_joint", where, _MAT4, None),
+               T_child_joint=_get(e, "T_child_joint", where, _MAT4, None), **args)
+    _built(where, setattr, h, "armature", _get(e, "armature", where, _shaped((h.nu,), ()), 0.0))
     if kind is not None:
         h.kind = kind
     for key in (*_META, "damping", "friction"):
@@ -357,11 +361,8 @@ def model_from_dict(d, source="<model>"):
         for i, e in enumerate(_get(d, "nodes", "", _list, [])):
             where = f"nodes[{i}]"
             _mapping(e, where, ("name", "body", "T_body_node"))
-            try:
-                m.add_node(_get(e, "name", where, _str), _get(e, "body", where, _str),
-                           _get(e, "T_body_node", where, _MAT4, None))
-            except (ValueError, KeyError) as err:
-                raise ValueError(f"{where}: {err.args[0] if err.args else err}") from None
+            _built(where, m.add_node, _get(e, "name", where, _str), _get(e, "body", where, _str),
+                   _get(e, "T_body_node", where, _MAT4, None))
         m.finalize()
     except ValueError as err:
         raise ValueError(f"{source}: {str(err).lstrip(': ')}") from None

@@ -22,7 +22,8 @@ Mapping (multibody -> URDF), the inverse of ``multibody.io.urdf``:
   link axes) and their ``visuals``/``collisions`` metadata; nodes -> massless links
   fixed to their body by a joint ``"<node>_joint"``.
 * Limits, ``<dynamics>`` and ``<mimic>`` come from the hinge metadata.
-* Not stored: gravity (URDF has none), subhinge names, chart offsets.
+* Not stored: gravity (URDF has none), subhinge names, chart offsets. A hinge with
+  armature is refused (URDF has no element for it; the dynamics would change).
 
 Joints are written depth first in the model's coordinate order; a model loaded from
 URDF with the default ``joint_order="name"`` gets the same order back, any other model
@@ -186,6 +187,9 @@ def to_urdf(m, path=None):
     types = {}
     for h in hinges:
         T_new_body[h.child.name] = transform_inverse(h.T_child_joint) if not np.array_equal(h.T_child_joint, _I4) else _I4
+        if np.any(h.armature != 0.0):
+            raise ValueError(f"hinge {h.name!r} has armature {h.armature.tolist()}, which URDF cannot hold; "
+                             f"set it to 0 to write URDF")
         if h is not root:
             types[h.name] = _joint_type(h, m, option)
     out = ['<?xml version="1.0"?>', f"<robot name={quoteattr(m.name)}>"]
