@@ -1,5 +1,6 @@
 """Tests of multibody.simulation: tableaus, steppers, sinks, force models, simulate."""
 import math
+import re
 
 import numpy as np
 import pytest
@@ -321,7 +322,7 @@ def test_results_files(tmp_path):
     res = simulate(m, [0.3], [0.0], 0.01, output=tmp_path / "r.csv")
     data = np.loadtxt(tmp_path / "r.csv", delimiter=",", skiprows=1)
     np.testing.assert_allclose(data[:, 1], res.q[:, 0])
-    with pytest.raises(ValueError, match="format"):
+    with pytest.raises(ValueError, match="unknown file type"):
         res.save(tmp_path / "r.txt")
 
 
@@ -339,3 +340,32 @@ def test_stabilization_gains_rejected_without_loop_constraints():
     with pytest.raises(ValueError, match="stabilization_gains"):
         RungeKuttaIntegrator(m, q0, np.zeros(7), stabilization_gains=0.0)
     assert len(simulate(m, q0, np.zeros(7), 0.01, stabilization_gains=None)) == 11
+
+
+def test_control_returning_tau_instead_of_writing_it_raises():
+    m, q0 = chain7()
+    with pytest.raises(TypeError, match=r"control returned a ndarray at t = 0 s.*tau_out\[:\] = \.\.\."):
+        simulate(m, q0, np.zeros(7), 0.01, control=lambda t, q, u, tau: -10.0 * q)
+    res = simulate(m, q0, np.zeros(7), 0.01, control=lambda t, q, u, tau: tau)  # returning tau_out itself: fine
+    assert res.status == "finished"
+
+
+def test_blow_up_is_reported_as_such_not_as_a_singular_inertia():
+    from importlib.metadata import PackageNotFoundError, files
+    try:
+        panda = next(str(f.locate()) for f in files("example-robot-data") if f.name == "panda.urdf")
+    except (PackageNotFoundError, StopIteration, TypeError):
+        pytest.skip("example-robot-data is not installed")
+    m = mb.load_urdf(panda)
+    q_ref = m.neutral_q()
+
+    def pd(t, q, u, tau_out):  # Kd = 30 on the light fingers is far too stiff for RK4 at 1 ms
+        tau_out[:] = -100.0 * (q - q_ref) - 30.0 * u
+
+    with pytest.raises(SimulationError) as ei:
+        simulate(m, q_ref + 0.1, np.zeros(m.nu), 1.0, dt=1e-3, control=pd)
+    text = str(ei.value)
+    assert "singular" not in text
+    assert re.search(r"blew up at t = 0\.00\d+ s: u\[\d\] \(hinge 'panda_\w+'\) grew to [-\d.e+]+ [a-z/]+", text), text
+    assert "smaller dt" in text and "implicit" in text
+    assert ei.value.result.status == "failed" and np.all(np.isfinite(ei.value.result.u))

@@ -18,6 +18,7 @@ from . import interop
 from .io.model_file import load_model
 from .io.urdf import load_urdf, load_urdf_string
 from .planning import ExplicitConstraintSet, LiegroupSpace
+from .results import load_result
 from .simulation import (
     ButcherTableau, ExpandingStorage, ExternalForce, JointSpringDamper, MuntheKaasIntegrator, OdeResultsSink,
     RingBufferStorage, RungeKuttaIntegrator, SimulationError, SimulationResult, simulate,
@@ -61,5 +62,6 @@ __all__ = [
     "RungeKuttaIntegrator",
     "SimulationError",
     "SimulationResult",
+    "load_result",
     "simulate",
 ]

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..algorithms.checks import check_vector, coordinate_owner
 from ..kernels import layout as L
+from ..results import coordinate_labels
 from ..kernels.kinds import KINDS
 from ..kernels.status import NEED_CONTROL, Status
 from . import kernels as K
@@ -39,8 +40,14 @@ class SimulationError(RuntimeError):
         self.result = result
 
 
+#: a stage state whose speeds exceed this [rad/s or m/s] (or whose coordinates exceed
+#: BLOW_UP_COORDINATE [rad or m]) when the inertia turns singular has blown up.
+BLOW_UP_SPEED = 1e8
+BLOW_UP_COORDINATE = 1e12
+
 _STATUS_TEXT = {
-    Status.SINGULAR: "the joint-space inertia became singular",
+    Status.SINGULAR: "the joint-space inertia became singular (a massless body at the end of a moving "
+                     "hinge, or a free base without mass or inertia about a joint's axis?)",
     Status.MIN_STEP: "the adaptive step size fell below h_min (stiff or discontinuous dynamics?)",
 }
 
@@ -238,7 +245,11 @@ class RungeKuttaIntegrator:
             control, clk = self.control, self.clk
             tau_out, q, u = self._ctl
             while st == NEED_CONTROL:
-                control(clk[K.K_TSTAGE], q, u, tau_out)
+                r = control(clk[K.K_TSTAGE], q, u, tau_out)
+                if r is not None and r is not tau_out:
+                    raise TypeError(f"control returned a {type(r).__name__} at t = {clk[K.K_TSTAGE]:.6g} s; "
+                                    f"the returned value would be ignored: write the joint forces into "
+                                    f"its 4th argument in place (tau_out[:] = ...) and return None")
                 st = run(*args)
         return Status(st), int(self.ctr[K.C_WRITTEN])
 
@@ -251,12 +262,39 @@ class RungeKuttaIntegrator:
             name, idx = ("q", b) if b < c.nq else ("u", b - c.nq)
             return SimulationError(f"the state became non-finite at t = {t:.6g} s: {name}[{idx}] "
                                    f"({coordinate_owner(c, name, idx)}); last finite state kept at "
-                                   f"t = {self.t:.6g} s", t)
+                                   f"t = {self.t:.6g} s; if the step blew up, a smaller dt or an "
+                                   f"implicit method may help", t)
         if st is Status.CONTROL_NONFINITE:
             return SimulationError(f"the control returned a non-finite joint force at t = {t:.6g} s: "
                                    f"tau[{b}] = {self._ctl[0][b]} ({coordinate_owner(c, 'u', b)}); last "
                                    f"finite state kept at t = {self.t:.6g} s", t)
+        if st is Status.SINGULAR:
+            blown = self._blow_up(t)
+            if blown is not None:
+                return blown
         return SimulationError(f"simulation stopped at t = {t:.6g} s: {_STATUS_TEXT.get(st, st.name)}", t)
+
+    def _blow_up(self, t):
+        """A SimulationError saying the step blew up, if the stage state that failed holds a
+        non-finite or huge entry (speeds above ``BLOW_UP_SPEED``, coordinates above
+        ``BLOW_UP_COORDINATE``); None otherwise."""
+        c = self._c
+        qs, us = self._work[3], self._work[4]
+        with np.errstate(invalid="ignore"):
+            su = np.where(np.isfinite(us), np.abs(us), np.inf) / BLOW_UP_SPEED
+            sq = np.where(np.isfinite(qs), np.abs(qs), np.inf) / BLOW_UP_COORDINATE
+        if max(su.max(initial=0.0), sq.max(initial=0.0)) < 1.0:
+            return None
+        name, i, x = ("u", int(np.argmax(su)), us) if su.max(initial=0.0) >= sq.max(initial=0.0) \
+            else ("q", int(np.argmax(sq)), qs)
+        owner = coordinate_owner(c, name, i).replace("it belongs to ", "")
+        unit = coordinate_labels(self.model)[1 if name == "q" else 3][i]
+        return SimulationError(
+            f"the simulation blew up at t = {t:.6g} s: {name}[{i}] ({owner}) grew to "
+            f"{x[i]:.3g}{' ' + unit if unit else ''} "
+            f"during a step of {self.clk[K.K_STEP]:.3g} s (last accepted state at t = {self.t:.6g} s); "
+            f"the dynamics are too stiff for this step (high gains, stiff springs): a smaller dt, an "
+            f"adaptive integrator (integrator='dopri5') or an implicit method may help", t)
 
     def step(self, t, dt):
         """Take one step of size dt [s] from time t (fixed step; no error control) and

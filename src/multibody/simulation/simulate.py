@@ -6,60 +6,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ..results import ResultWriter, SimulationResult, check_output_path, coordinate_labels
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError, check_positive
-from .sinks import ExpandingStorage
+from .sinks import ExpandingStorage, OdeResultsSink, RingBufferStorage
 from .tableaus import ButcherTableau, get_tableau
 
 __all__ = ["simulate", "SimulationResult", "INTEGRATORS"]
 
 #: integrator names ``simulate`` accepts.
 INTEGRATORS = ("euler", "midpoint", "heun", "rk4", "rk38", "bs32", "dopri5", "munthe_kaas")
-
-
-class SimulationResult:
-    """Samples of a run: ``t`` (N,) [s], ``q`` (N, nq), ``u`` (N, nu).
-
-    Also ``status`` ("finished", "failed" or "interrupted"), ``message``, ``n_steps``
-    (accepted steps), ``n_rejected``, ``n_chart_resets`` (rotation-vector charts re-centred), ``wall_time`` [s], ``integrator`` (its name).
-    q is expressed in the chart offsets the model had when the run started.
-    """
-
-    def __init__(self, t, q, u, status="finished", message="", n_steps=0, n_rejected=0,
-                 wall_time=0.0, integrator="", n_chart_resets=0):
-        self.n_chart_resets = n_chart_resets
-        self.t, self.q, self.u = t, q, u
-        self.status, self.message = status, message
-        self.n_steps, self.n_rejected = n_steps, n_rejected
-        self.wall_time, self.integrator = wall_time, integrator
-
-    def __len__(self):
-        return self.t.shape[0]
-
-    def __repr__(self):
-        return (f"SimulationResult({len(self)} samples, t = {self.t[0]:.4g}..{self.t[-1]:.4g} s, "
-                f"{self.status}, {self.n_steps} steps)")
-
-    def energy(self, m):
-        """(kinetic, potential) energies (N,), (N,) [J] along the run."""
-        ke = np.array([m.kinetic_energy(q, u) for q, u in zip(self.q, self.u)])
-        pe = np.array([m.potential_energy(q) for q in self.q])
-        return ke, pe
-
-    def save(self, path, q_names=None, u_names=None):
-        """Write the samples to ``path``: ``.npz`` (arrays t, q, u and the status) or ``.csv``
-        (header ``t,q0..,u0..``, or the given column names)."""
-        path = Path(path)
-        if path.suffix == ".npz":
-            np.savez(path, t=self.t, q=self.q, u=self.u, status=self.status, message=self.message)
-        elif path.suffix == ".csv":
-            nq, nu = self.q.shape[1], self.u.shape[1]
-            qn = q_names or [f"q{i}" for i in range(nq)]
-            un = u_names or [f"u{i}" for i in range(nu)]
-            data = np.column_stack([self.t, self.q, self.u])
-            np.savetxt(path, data, delimiter=",", header=",".join(["t", *qn, *un]), comments="")
-        else:
-            raise ValueError(f"unknown results format {path.suffix!r}: use .npz or .csv")
-        return path
 
 
 def _resolve(integrator, tableau):
@@ -104,7 +59,8 @@ class _Progress:
 
 def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rtol=1e-8, atol=1e-10,
              tableau=None, tau=None, forces=(), stabilization_gains=None, save_every=1,
-             h_min=None, h_max=math.inf, output=None, progress=False):
+             h_min=None, h_max=math.inf, output=None, progress=False, output_every=None,
+             keep_in_memory=True):
     """Integrate the dynamics of ``m`` from (q0, u0) at t = 0 to ``t_final``.
 
     Parameters
@@ -127,17 +83,28 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
         constraints yet: only ``None`` is accepted (anything else raises ``ValueError``).
     save_every : fixed step: keep every n-th step (the last step is always kept).
     h_min, h_max : adaptive step bounds [s].
-    output : optional path (.npz or .csv) the results are written to, also when the run
-        fails or is interrupted.
+    output : optional path (.npz or .csv) the samples are streamed to while the run goes
+        on (also when it fails or is interrupted); checked before the run (a missing
+        folder or an unknown suffix raises ``ValueError`` at once). Columns are named
+        after the hinges with units (``shoulder_pan_joint [rad]``); ``load_result``
+        reads the file back.
     progress : show a progress bar on stderr for runs longer than a second.
+    output_every : keep a sample every ``output_every`` seconds (a multiple of dt for
+        the fixed-step integrators; the output interval of the adaptive ones, instead
+        of dt); None: every step (fixed) or every dt (adaptive). Long runs stay small.
+    keep_in_memory : False (needs ``output=``): the returned result holds only the
+        last sample and memory stays bounded however long the run; read the samples
+        back with ``load_result(output)``.
 
     Returns
     -------
-    SimulationResult with ``t`` (N,), ``q`` (N, nq), ``u`` (N, nu); t[0] = 0.
+    SimulationResult with ``t`` (N,) [s], ``q`` (N, nq), ``u`` (N, nu); t[0] = 0; its
+    ``q_names``/``q_units``/``u_names``/``u_units`` name the columns.
 
     Raises ``SimulationError`` (its ``result`` holds the samples computed so far) when
-    the state becomes non-finite (naming the time and the coordinate), the mass matrix
-    becomes singular or the adaptive step falls below h_min. Bad arguments raise
+    the state blows up (grows huge or non-finite: the message names the time and the
+    coordinate and suggests a smaller step), the mass matrix becomes singular or the
+    adaptive step falls below h_min. Bad arguments raise
     ``ValueError``.
     """
     t_final_f = check_positive(t_final, "t_final")
@@ -146,24 +113,37 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
         raise ValueError(f"dt ({dt_f}) must not exceed t_final ({t_final_f})")
     if int(save_every) != save_every or save_every < 1:
         raise ValueError(f"save_every must be a positive integer, got {save_every!r}")
+    if output is not None:
+        check_output_path(output, "output")
+    elif not keep_in_memory:
+        raise ValueError("keep_in_memory=False needs output= (a file to stream the samples to)")
     tab, lie = _resolve(integrator, tableau)
     cls = MuntheKaasIntegrator if lie else RungeKuttaIntegrator
     c = m.compiled
-    sink = ExpandingStorage(c.nq, c.nu, capacity=1)
-    integ = cls(m, q0, u0, tableau=tab, sink=sink, control=control, tau=tau, forces=forces,
+    store = ExpandingStorage(c.nq, c.nu, capacity=1) if keep_in_memory else RingBufferStorage(c.nq, c.nu, 1)
+    integ = cls(m, q0, u0, tableau=tab, sink=store, control=control, tau=tau,
+                forces=forces,
                 rtol=rtol, atol=atol, h_min=h_min, h_max=h_max, stabilization_gains=stabilization_gains)
+    stride, dt_f = _output_stride(output_every, save_every, dt_f, t_final_f, integ.adaptive)
     n_out = int(math.ceil(t_final_f / dt_f - 1e-9))
     if not integ.adaptive:
-        n_out = n_out // int(save_every) + (1 if n_out % int(save_every) else 0)
-    sink.reserve(n_out + 1)
+        n_out = n_out // stride + (1 if n_out % stride else 0)
+    if keep_in_memory:
+        store.reserve(n_out + 1)
+    labels = coordinate_labels(m)
+    writer = None if output is None else ResultWriter(output, c.nq, c.nu, labels)
+    if writer is not None:
+        integ.sink = _Tee(store, writer)
+    block = max(64, n_out // 200) if (progress or control is None and n_out > 200000) else None
+    if writer is not None:  # stream in blocks: the file grows as the run goes on
+        block = min(block or n_out, 8192)
     bar = _Progress() if progress else None
     name = ("munthe_kaas/" if lie else "") + tab.name
     wall0 = time.perf_counter()
-    status, message, err = "finished", "", None
+    status, message, err = "failed", "stopped by an unexpected error", None
     try:
-        integ.integrate(t_final_f, dt_f, save_every=int(save_every),
-                        block=(max(64, n_out // 200) if (bar or control is None and n_out > 200000) else None),
-                        progress=bar)
+        integ.integrate(t_final_f, dt_f, save_every=stride, block=block, progress=bar)
+        status, message = "finished", ""
     except SimulationError as e:
         status, message, err = "failed", str(e), e
     except KeyboardInterrupt as e:
@@ -171,14 +151,49 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     finally:
         if bar is not None:
             bar.close()
-    res = SimulationResult(sink.t.copy(), sink.q.copy(), sink.u.copy(), status, message,
+        if writer is not None:
+            writer.close(status, message)
+    res = SimulationResult(store.t.copy(), store.q.copy(), store.u.copy(), status, message,
                            integ.n_steps, integ.n_rejected, time.perf_counter() - wall0, name,
-                           integ.n_chart_resets)
-    if output is not None:
-        res.save(output)
+                           integ.n_chart_resets, labels=labels)
     if err is not None:
         if isinstance(err, SimulationError):
             err.result = res
-            raise err
         raise err
     return res
+
+
+def _output_stride(output_every, save_every, dt, t_final, adaptive):
+    """(steps per stored sample, step or output interval [s]) for ``output_every``."""
+    if output_every is None:
+        return int(save_every), dt
+    every = check_positive(output_every, "output_every")
+    if save_every != 1:
+        raise ValueError("give output_every= or save_every=, not both")
+    if every > t_final:
+        raise ValueError(f"output_every ({every}) must not exceed t_final ({t_final})")
+    if adaptive:
+        return 1, every
+    k = max(1, int(round(every / dt)))
+    if abs(k * dt - every) > 1e-9 * every:
+        raise ValueError(f"output_every ({every} s) must be a multiple of dt ({dt} s)")
+    return k, dt
+
+
+class _Tee(OdeResultsSink):
+    """A sink that hands every sample to two sinks (memory and a file)."""
+
+    def __init__(self, first, second):
+        self.sinks = (first, second)
+
+    def initialize(self, t, q, u):
+        for s in self.sinks:
+            s.initialize(t, q, u)
+
+    def process(self, t, q, u):
+        for s in self.sinks:
+            s.process(t, q, u)
+
+    def process_block(self, T, Q, U):
+        for s in self.sinks:
+            s.process_block(T, Q, U)
