@@ -103,3 +103,72 @@ def mb_spherical(path):
     m.add_hinge(None, "b", kind="spherical")
     m.save(path)
     return str(path)
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as ei:
+        main(["--version"])
+    assert ei.value.code == 0 and capsys.readouterr().out.strip() == f"multibody {__import__('multibody').__version__}"
+
+
+@pytest.mark.parametrize("option, path, match", [
+    ("--output", "missing/r.npz", r"--output 'missing/r.npz': the folder 'missing' does not exist"),
+    ("--output", "r.txt", r"--output 'r.txt': unknown file type"),
+    ("--plot", "missing/p.png", r"--plot 'missing/p.png': the folder 'missing' does not exist"),
+    ("--plot", "p.npz", r"--plot 'p.npz': unknown file type")])
+def test_output_paths_checked_before_the_run(tmp_path, monkeypatch, option, path, match):
+    monkeypatch.chdir(tmp_path)
+    import multibody.simulation as sim
+    monkeypatch.setattr(sim, "simulate", lambda *a, **k: pytest.fail("the run started"))
+    with pytest.raises(SystemExit, match=f"^multibody: {match}"):
+        main(["simulate", str(_demo_model_path()), "--t-final", "1000", option, path])
+
+
+def test_simulate_quaternion_base_and_output_every(tmp_path, capsys):
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text("""<robot name="arm">
+  <link name="base"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="l1"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="shoulder" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" effort="10" velocity="10"/></joint>
+</robot>""")
+    out = tmp_path / "r.csv"
+    assert main(["simulate", str(urdf), "--floating-base", "quaternion", "--t-final", "0.5",
+                 "--output-every", "0.1", "--output", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("t [s],q:root_joint.qx,q:root_joint.qy,q:root_joint.qz,q:root_joint.qw,"
+                               "q:root_joint.x [m]")
+    assert "q:shoulder [rad]" in lines[0] and lines[0].endswith("u:shoulder [rad/s]")
+    assert len(lines) == 1 + 6
+    res = __import__("multibody").load_result(out)
+    np.testing.assert_allclose(res.t, np.linspace(0, 0.5, 6), atol=1e-12)
+    with pytest.raises(SystemExit, match="^multibody: output_every .* must be a multiple of dt"):
+        main(["simulate", str(urdf), "--output-every", "0.0015"])
+
+
+def test_user_errors_are_one_line_without_traceback(tmp_path):
+    cases = [["simulate", str(_demo_model_path()), "--output", str(tmp_path / "no" / "r.csv")],
+             ["simulate", str(_demo_model_path()), "--output-every", "-1"],
+             ["simulate", str(_demo_model_path()), "--plot", str(tmp_path / "p.doc")],
+             ["info", str(tmp_path / "missing.urdf")]]
+    for argv in cases:
+        r = subprocess.run([sys.executable, "-m", "multibody", *argv], capture_output=True, text=True,
+                           env={"PYTHONPATH": SRC, "PATH": ""}, timeout=120)
+        assert r.returncode == 1, (argv, r.stderr)
+        assert r.stderr.startswith("multibody: ") and r.stderr.count("\n") == 1, (argv, r.stderr)
+        assert "Traceback" not in r.stderr
+    r = subprocess.run([sys.executable, "-m", "multibody", "--version"], capture_output=True, text=True,
+                       env={"PYTHONPATH": SRC, "PATH": ""}, timeout=120)
+    assert r.returncode == 0 and r.stdout.startswith("multibody ")
+
+
+def test_plot_legends_name_joints_with_units(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    import matplotlib.figure
+    seen = []
+    real = matplotlib.figure.Figure.savefig
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", lambda fig, *a, **k: (
+        seen.extend(t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()),
+        real(fig, *a, **k))[1])
+    assert main(["demo", "--t-final", "0.1", "--output", str(tmp_path / "r.npz"), "--plot", str(tmp_path / "p.png")]) == 0
+    assert {"shoulder [rad]", "elbow [rad]", "shoulder [rad/s]", "elbow [rad/s]"} <= set(seen)

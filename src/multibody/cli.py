@@ -4,7 +4,13 @@
     multibody info MODEL [--floating-base]
     multibody convert IN OUT [--floating-base [free|quaternion]]
     multibody simulate MODEL.urdf [--t-final T] [--dt DT] [--integrator rk4|dopri5|munthe_kaas|...]
-                       [--q0 "0.1,0.2,..."] [--output results.npz|.csv] [--plot plot.png]
+                       [--floating-base [free|quaternion]] [--q0 "0.1,0.2,..."] [--u0 ...]
+                       [--output results.npz|.csv] [--output-every SECONDS] [--plot plot.png]
+    multibody --version
+
+Output paths are checked before a run; user errors end with one line on stderr
+(``multibody: ...``) and exit status 1; a failed run exits with 2 after writing what it
+computed.
 
 MODEL and IN may be .urdf, .yaml/.yml or .json model files (``--floating-base`` applies
 to URDF input); OUT is .yaml/.yml, .json or .urdf. Plots need matplotlib (``pip install multibody[plot]``), imported only when asked for.
@@ -65,11 +71,13 @@ def _plot(res, m, path, title):
         raise SystemExit("multibody: plotting needs matplotlib; install it with "
                          "`pip install matplotlib` (or `pip install multibody[plot]`), or drop --plot") from None
     ke, pe = res.energy(m)
-    fig, ax = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
-    ax[0].plot(res.t, res.q)
-    ax[0].set_ylabel("q")
-    ax[1].plot(res.t, res.u)
-    ax[1].set_ylabel("u")
+    fig, ax = plt.subplots(3, 1, figsize=(10, 8), sharex=True)
+    for a, x, legend, what in ((ax[0], res.q, res.q_legend(), "q"), (ax[1], res.u, res.u_legend(), "u")):
+        a.plot(res.t, x, label=legend)
+        a.set_ylabel(f"{what} ({', '.join(sorted(set(_units(legend)))) or '-'})")
+        if x.shape[1] <= 24:
+            a.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                     ncol=1 if x.shape[1] <= 12 else 2)
     ax[2].plot(res.t, ke + pe, label="total")
     ax[2].plot(res.t, ke, label="kinetic")
     ax[2].plot(res.t, pe, label="potential")
@@ -80,6 +88,31 @@ def _plot(res, m, path, title):
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def _units(legend):
+    return [e[e.rindex("[") + 1:-1] for e in legend if e.endswith("]")]
+
+
+#: file types the plot can be written as (matplotlib's common savefig formats)
+PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff", ".webp")
+
+
+def _check_outputs(args):
+    """Fail at once, before the model is loaded and the run starts, on an output or plot
+    path that cannot be written (missing folder, unknown file type) or a plot without
+    matplotlib."""
+    from .results import check_output_path
+    try:
+        if args.output:
+            check_output_path(args.output, "--output")
+        if args.plot:
+            check_output_path(args.plot, "--plot", PLOT_SUFFIXES)
+    except ValueError as e:
+        raise SystemExit(f"multibody: {e}") from None
+    if args.plot and args.command != "demo" and importlib.util.find_spec("matplotlib") is None:
+        raise SystemExit("multibody: --plot needs matplotlib; install it with `pip install matplotlib` "
+                         "(or `pip install multibody[plot]`), or drop --plot")
 
 
 def _parse_vector(text, n, what):
@@ -98,7 +131,7 @@ def _run(m, args, q0, u0, title):
     from .simulation import SimulationError, simulate
     try:
         res = simulate(m, q0, u0, args.t_final, dt=args.dt, integrator=args.integrator, rtol=args.rtol,
-                       atol=args.atol, output=args.output, progress=True)
+                       atol=args.atol, output=args.output, progress=True, output_every=args.output_every)
         code = 0
     except ValueError as e:
         raise SystemExit(f"multibody: {e}") from None
@@ -133,42 +166,57 @@ def _add_run_options(p, t_final=5.0):
                    help="rk4 (default), euler, midpoint, heun, rk38, bs32, dopri5, munthe_kaas")
     p.add_argument("--rtol", type=float, default=1e-8)
     p.add_argument("--atol", type=float, default=1e-10)
-    p.add_argument("--output", help="results file (.npz or .csv)")
+    p.add_argument("--output", help="results file (.npz or .csv), columns named after the joints with units")
+    p.add_argument("--output-every", type=float, default=None, metavar="SECONDS",
+                   help="keep a sample every SECONDS (a multiple of --dt; default: every step)")
     p.add_argument("--plot", help="plot file (.png), needs matplotlib")
 
 
 def main(argv=None):
     """Entry point of the ``multibody`` command; returns the exit status."""
+    from . import __version__
     ap = argparse.ArgumentParser(prog="multibody", description="Multibody dynamics from the command line.")
+    ap.add_argument("--version", action="version", version=f"multibody {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("demo", help="simulate the built-in double pendulum, write results and a plot")
     _add_run_options(p)
     p.set_defaults(output="demo_results.npz", plot="demo.png")
     p = sub.add_parser("info", help="print the tree, masses and coordinates of a model (.urdf, .yaml, .json)")
     p.add_argument("model")
-    p.add_argument("--floating-base", action="store_true")
+    p.add_argument("--floating-base", nargs="?", const="free", choices=("free", "quaternion"),
+                   help="URDF input: attach the root by a free hinge (rotation vector, or quaternion)")
     p = sub.add_parser("convert", help="convert a model between .urdf, .yaml/.yml and .json")
     p.add_argument("input")
     p.add_argument("output")
     p.add_argument("--floating-base", nargs="?", const="free", choices=("free", "quaternion"),
                    help="URDF input: attach the root by a free hinge (rotation vector, or quaternion)")
-    p = sub.add_parser("simulate", help="simulate a URDF model from rest (or --q0/--u0)")
+    p = sub.add_parser("simulate", help="simulate a model (.urdf, .yaml, .json) from rest (or --q0/--u0)")
     p.add_argument("model")
-    p.add_argument("--floating-base", action="store_true")
+    p.add_argument("--floating-base", nargs="?", const="free", choices=("free", "quaternion"),
+                   help="URDF input: attach the root by a free hinge (rotation vector, or quaternion)")
     p.add_argument("--q0", help="initial q, comma separated (default: neutral)")
     p.add_argument("--u0", help="initial u, comma separated (default: zeros)")
     _add_run_options(p)
     args = ap.parse_args(argv)
+    try:
+        return _main(args)
+    except (ValueError, KeyError, OSError) as e:  # a user error the steps above did not word
+        raise SystemExit(f"multibody: {_one_line(e, '')}") from None
 
+
+def _main(args):
+    fb = {None: False, "free": True}.get(getattr(args, "floating_base", None), getattr(args, "floating_base", None))
+    if args.command in ("demo", "simulate"):
+        _check_outputs(args)
     if args.command == "demo":
         m = _load(_demo_model_path())
         return _run(m, args, np.array([2.0, -1.0]), np.zeros(2), "double pendulum demo")
     if args.command == "convert":
-        m = _load(args.input, floating_base={None: False, "free": True}.get(args.floating_base, args.floating_base))
+        m = _load(args.input, floating_base=fb)
         _convert(m, args.output)
         print(f"{args.input} -> {args.output}: {len(m.body_names)} bodies, nq = {m.nq}, nu = {m.nu}")
         return 0
-    m = _load(args.model, floating_base=args.floating_base)
+    m = _load(args.model, floating_base=fb)
     if args.command == "info":
         print(m.dump_tree())
         print(f"total mass: {m.total_mass:.6g} kg; nq = {m.nq}, nu = {m.nu}")
@@ -176,6 +224,11 @@ def main(argv=None):
             qs, us = m.q_slice(h), m.u_slice(h)
             if qs.stop > qs.start or us.stop > us.start:
                 print(f"  {h:30s} q[{qs.start}:{qs.stop}]  u[{us.start}:{us.stop}]")
+        limited = [h for h in m.hinges if h.has_limits]
+        if limited:
+            print(f"limits ({len(limited)} hinges; enforced by simulate):")
+            for h in limited:
+                print(f"  {h.name:30s} {h.limits_text()}")
         return 0
     q0 = _parse_vector(args.q0, m.nq, "q0")
     u0 = _parse_vector(args.u0, m.nu, "u0")
