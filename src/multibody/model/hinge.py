@@ -92,12 +92,69 @@ def make_subhinges(kind, axis=None, axes=None, pitch=0.0):
     raise AssertionError(k)
 
 
+def _finite(value, what):
+    """float(value), or ValueError naming ``what`` if it is not a finite number."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a number, got {value!r}") from None
+    if not np.isfinite(v):
+        raise ValueError(f"{what} must be finite, got {value!r}")
+    return v
+
+
+def _nonnegative(value, what):
+    """None, or a finite float >= 0 (ValueError naming ``what``)."""
+    if value is None:
+        return None
+    v = _finite(value, what)
+    if v < 0:
+        raise ValueError(f"{what} must be >= 0, got {value!r}")
+    return v
+
+
+def _metadata_limit(attr, what, doc):
+    """A property for a limit kept as metadata: None or a finite float >= 0."""
+    def fget(self):
+        return getattr(self, attr)
+
+    def fset(self, value):
+        setattr(self, attr, _nonnegative(value, f"hinge {self.name!r}: {what} limit"))
+    return property(fget, fset, doc=doc)
+
+
+def _limit_array(value, n, default):
+    """A limit value (None, float, or tuple of floats-or-None) as an (n,) array, ``default``
+    (+-inf) where unbounded."""
+    if value is None:
+        return np.full(n, default)
+    if isinstance(value, tuple):
+        return np.array([default if v is None else v for v in value], dtype=float)
+    return np.full(n, value)
+
+
+def sample_within_limits(rng, q, lower, upper, scale):
+    """Resample in place the entries of q (n,) that have limits: uniform in [lower, upper]
+    where both are finite, in [lower, lower + 2 scale] or [upper - 2 scale, upper] where one
+    is; other entries are left alone. Draws from ``rng`` only when some entry is limited,
+    so unbounded models sample as before."""
+    lo_f, hi_f = np.isfinite(lower), np.isfinite(upper)
+    lim = lo_f | hi_f
+    if not lim.any():
+        return q
+    a = np.where(lo_f, lower, upper - 2.0 * scale)[lim]
+    b = np.where(hi_f, upper, lower + 2.0 * scale)[lim]
+    q[lim] = rng.uniform(a, b)
+    return q
+
+
 class Hinge:
     """The joint connecting ``child`` to ``parent`` (None for the world).
 
     Attributes: ``name``, ``kind``, ``parent``, ``child``, ``subhinges``,
-    ``T_parent_joint``, ``T_child_joint``, ``armature`` and metadata kept from model files:
-    ``lower``/``upper`` position limits, ``effort`` and ``velocity`` limits,
+    ``T_parent_joint``, ``T_child_joint``, ``armature``, the position limits ``lower`` /
+    ``upper`` (honoured by ``random_q``, the configuration-space sampler and ``simulate``)
+    and metadata kept from model files: ``effort`` and ``velocity`` limits,
     ``damping``/``friction``, and ``mimic`` (dict with joint, multiplier, offset).
     """
 
@@ -111,10 +168,7 @@ class Hinge:
             s.hinge = self
         self.T_parent_joint = check_transform(T_parent_joint, f"hinge {name!r} T_parent_joint")
         self.T_child_joint = check_transform(T_child_joint, f"hinge {name!r} T_child_joint")
-        self.lower = None
-        self.upper = None
-        self.effort = None
-        self.velocity = None
+        self._lower = self._upper = self._effort = self._velocity = None
         self.damping = 0.0
         self.friction = 0.0
         self.mimic = None
@@ -140,6 +194,87 @@ class Hinge:
         mb = getattr(self.child, "multibody", None)
         if mb is not None:
             mb.invalidate()
+
+    # ------------------------------------------------------------------ limits
+    @property
+    def lower(self):
+        """Lower position limit of the hinge's coordinates [rad for angles, m for offsets], or
+        None (unbounded). A float bounds every coordinate (the usual one-coordinate pin or
+        slider, as URDF's ``<limit lower>``); a tuple of nq floats-or-None bounds each.
+        Settable; checked: finite where given, <= ``upper``, and only on hinges whose
+        coordinates are scalars (no spherical or free subhinge). Limits are read when they
+        are used (no recompilation). ``set_limits`` sets both bounds at once."""
+        return self._lower
+
+    @lower.setter
+    def lower(self, value):
+        self.set_limits(value, self._upper)
+
+    @property
+    def upper(self):
+        """Upper position limit [rad or m], or None (unbounded); as ``lower``."""
+        return self._upper
+
+    @upper.setter
+    def upper(self, value):
+        self.set_limits(self._lower, value)
+
+    def set_limits(self, lower, upper):
+        """Set both position limits (each None, a float, or nq floats-or-None); ValueError
+        naming the hinge for a non-finite bound, lower > upper, or rotation coordinates."""
+        lo, hi = self._limit_value(lower, "lower"), self._limit_value(upper, "upper")
+        a, b = _limit_array(lo, self.nq, -np.inf), _limit_array(hi, self.nq, np.inf)
+        bad = np.flatnonzero(a > b)
+        if bad.size:
+            k = int(bad[0])
+            raise ValueError(f"hinge {self.name!r}: lower limit {a[k]:g} > upper limit {b[k]:g} "
+                             f"(coordinate {k})")
+        self._lower, self._upper = lo, hi
+
+    def _limit_value(self, value, what):
+        """``value`` as None, a float or a tuple of nq floats-or-None (checked)."""
+        if value is None:
+            return None
+        if any(s.kind_info.chart or s.kind_info.quaternion for s in self.subhinges):
+            raise ValueError(f"hinge {self.name!r} ({self.kind}) has rotation coordinates: position "
+                             f"limits ({what}) apply to scalar coordinates only")
+        if np.ndim(value) == 0:
+            out = _finite(value, f"hinge {self.name!r}: {what} limit")
+        else:
+            if len(value) != self.nq:
+                raise ValueError(f"hinge {self.name!r}: {what} limit needs {self.nq} values (one per "
+                                 f"coordinate), got {len(value)}")
+            out = tuple(None if v is None else _finite(v, f"hinge {self.name!r}: {what} limit")
+                        for v in value)
+        return out
+
+    def q_limits(self):
+        """(lower (nq,), upper (nq,)) position limits per coordinate, -inf / +inf where unbounded."""
+        return _limit_array(self._lower, self.nq, -np.inf), _limit_array(self._upper, self.nq, np.inf)
+
+    @property
+    def has_limits(self):
+        """True when some coordinate of the hinge has a position limit."""
+        return self.nq > 0 and (self._lower is not None or self._upper is not None)
+
+    def limits_text(self):
+        """The hinge's limits in one line, e.g. ``[-2.9, 2.9] rad, effort 87 N m, velocity
+        2.2 rad/s`` (one bracket per coordinate, ``-inf``/``inf`` where unbounded)."""
+        units = [u for s in self.subhinges for u in ["rad" if s.kind_info.rotation != "none" else "m"] * s.nq]
+        lo, hi = self.q_limits()
+        parts = [f"[{a:.6g}, {b:.6g}] {u}" for a, b, u in zip(lo, hi, units)]
+        one = units[0] if len(set(units)) == 1 else None
+        for nm, v, unit in (("effort", self._effort, {"rad": "N m", "m": "N"}.get(one, "")),
+                            ("velocity", self._velocity, {"rad": "rad/s", "m": "m/s"}.get(one, ""))):
+            if v is not None:
+                parts.append(f"{nm} {v:.6g} {unit}".rstrip())
+        return ", ".join(parts)
+
+    effort = _metadata_limit("_effort", "effort", """Effort limit (URDF ``<limit effort>``)
+        [N m or N], None or a finite value >= 0; metadata: no algorithm enforces it.""")
+    velocity = _metadata_limit("_velocity", "velocity", """Speed limit (URDF ``<limit
+        velocity>``) [rad/s or m/s], None or a finite value >= 0; metadata: no algorithm
+        enforces it.""")
 
     @property
     def nq(self):
