@@ -9,6 +9,7 @@ default data also in the subhinge objects, which new Data objects start from.
 import numpy as np
 
 from ..kernels import layout as L
+from ..model.hinge import sample_within_limits
 from .checks import check_vector, data_object
 from .entry import KERNELS
 
@@ -22,8 +23,23 @@ def neutral_q(m):
     return q
 
 
+def q_limits(m):
+    """(lower (nq,), upper (nq,)): the hinges' position limits per coordinate of q [rad or
+    m], -inf / +inf where unbounded (see ``Hinge.lower``)."""
+    c = m.compiled
+    lower, upper = np.full(c.nq, -np.inf), np.full(c.nq, np.inf)
+    for h in m.hinges:
+        if h.has_limits:
+            sl = c.q_slices[h.name]
+            lower[sl], upper[sl] = h.q_limits()
+    return lower, upper
+
+
 def random_q(m, rng=None, scale=np.pi):
-    """A random configuration: uniform angles/offsets in [-scale, scale], random unit quaternions."""
+    """A random configuration (nq,): angles/offsets uniform in [-scale, scale], rotation
+    vectors of random direction and angle up to min(scale, max_chart_angle), random unit
+    quaternions; coordinates with position limits uniform in [lower, upper] (one-sided:
+    a window of width 2 scale from the bound). ``rng``: a numpy Generator or seed."""
     rng = np.random.default_rng(rng)
     c = m.compiled
     q = rng.uniform(-scale, scale, c.nq)
@@ -35,7 +51,7 @@ def random_q(m, rng=None, scale=np.pi):
         elif s.kind_info.quaternion:
             v = rng.normal(size=4)
             q[i:i + 4] = v / np.linalg.norm(v)
-    return q
+    return sample_within_limits(rng, q, *q_limits(m), scale)
 
 
 def qdot(m, q, u, data=None):

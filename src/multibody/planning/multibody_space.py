@@ -3,10 +3,13 @@
 Uses only the multibody's public API: ``hinges`` (in coordinate order, each with
 ``name`` and ``subhinges`` having ``kind_info`` (their row of the kind table) and, for
 rotation-vector subhinges,
-``chart_offset``), ``q_slice`` / ``u_slice``, ``nq`` / ``nu`` and ``chart_offsets()``.
+``chart_offset``) and ``q_limits()``, ``q_slice`` / ``u_slice``, ``nq`` / ``nu`` and
+``chart_offsets()``.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from ..kernels.kinds import KIND_BY_NAME
 from .factors import SO3, Factor, VectorSpace
@@ -43,14 +46,17 @@ def configuration_space(multibody) -> LiegroupSpace:
     child frame); locked subhinges have no factor. Then ``space.nq == m.nq``,
     ``space.nv == m.nu`` and ``space.integrate(q, u)`` moves like ``m.integrate(q, u)``.
 
-    Chart offsets are read when the space is built: rebuild it after
-    ``Multibody.sanitize`` moved a chart.
+    The hinges' position limits (``Hinge.lower`` / ``upper``) become the space's sampling
+    bounds: ``space.random`` draws limited coordinates within them. Chart offsets and
+    limits are read when the space is built: rebuild it after ``Multibody.sanitize``
+    moved a chart or a limit changed.
     """
     offsets = multibody.chart_offsets() if hasattr(multibody, "chart_offsets") else {}
     factors: list[Factor] = []
     names: list[str] = []
     q_at = 0
     v_at = 0
+    lower, upper = [], []
     for hinge in multibody.hinges:
         qs = multibody.q_slice(hinge.name)
         us = multibody.u_slice(hinge.name)
@@ -81,8 +87,12 @@ def configuration_space(multibody) -> LiegroupSpace:
         for k, f in enumerate(hinge_factors):
             factors.append(f)
             names.append(hinge.name if len(hinge_factors) == 1 else f"{hinge.name}[{k}]")
+        lo, hi = hinge.q_limits()
+        lower.append(lo)
+        upper.append(hi)
         q_at, v_at = qs.stop, us.stop
     if q_at != multibody.nq or v_at != multibody.nu:
         raise ValueError(f"hinges cover nq={q_at}, nu={v_at} of the multibody's nq="
                          f"{multibody.nq}, nu={multibody.nu}")
-    return LiegroupSpace(factors, names)
+    return LiegroupSpace(factors, names, lower=np.concatenate(lower) if lower else None,
+                         upper=np.concatenate(upper) if upper else None)

@@ -13,6 +13,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..model.hinge import sample_within_limits
 from .factors import SO2, SO3, Factor, VectorSpace
 from .indices import as_index_array
 from .rigid_factors import SE2, SE3, R3xSO3
@@ -45,15 +46,22 @@ class LiegroupSpace:
         ``LiegroupSpace`` objects (flattened).
     names
         Optional label per factor (e.g. the hinge names of a multibody).
+    lower, upper
+        Optional sampling bounds (nq,) of the coordinates (-inf / +inf: unbounded; the
+        default concatenates those of nested spaces). Only R^n coordinates may be
+        bounded. They shape :meth:`random` alone (not the group, nor equality);
+        :func:`configuration_space` sets them from the hinges' position limits.
 
     ``q`` arrays have shape ``(nq,)``, tangent vectors ``(nv,)``, Jacobians ``(nv, nv)``.
     Two spaces compare equal when their factors do, adjacent ``R^n`` merged.
     Spaces multiply: ``LiegroupSpace.Rn(3) * LiegroupSpace.SE3()``.
     """
 
-    def __init__(self, factors: Iterable = (), names: Sequence[str] | None = None):
+    def __init__(self, factors: Iterable = (), names: Sequence[str] | None = None,
+                 lower=None, upper=None):
         flat: list[Factor] = []
         flat_names: list[str | None] = []
+        bounds: list = []
         factors = list(factors)
         if names is not None and len(names) != len(factors):
             raise ValueError(f"names has {len(names)} entries for {len(factors)} factors")
@@ -61,9 +69,11 @@ class LiegroupSpace:
             if isinstance(f, LiegroupSpace):
                 flat.extend(f.factors)
                 flat_names.extend(f.names)
+                bounds.append((f.lower, f.upper))
             elif isinstance(f, Factor):
                 flat.append(f)
                 flat_names.append(None if names is None else str(names[k]))
+                bounds.append((np.full(f.nq, -np.inf), np.full(f.nq, np.inf)))
             else:
                 raise ValueError(f"factors[{k}] is {f!r}, expected a Lie-group factor "
                                  f"(VectorSpace, SO2, SO3, SE2, SE3, R3xSO3) or a LiegroupSpace")
@@ -80,6 +90,29 @@ class LiegroupSpace:
         self._q_factor = np.repeat(np.arange(len(flat)), nqs)
         self._v_factor = np.repeat(np.arange(len(flat)), nvs)
         self._is_vector = all(f.is_vector_space for f in flat)
+        self.lower, self.upper = self._check_bounds(
+            np.concatenate([b[0] for b in bounds]) if lower is None and bounds else lower,
+            np.concatenate([b[1] for b in bounds]) if upper is None and bounds else upper)
+
+    def _check_bounds(self, lower, upper):
+        """(lower, upper) as checked float arrays (nq,): no NaN, lower <= upper, and
+        infinite on the coordinates of non-vector factors."""
+        out = []
+        for name, b, inf in (("lower", lower, -np.inf), ("upper", upper, np.inf)):
+            b = np.full(self.nq, inf) if b is None else np.array(b, dtype=float).reshape(-1)
+            if b.shape != (self.nq,) or np.any(np.isnan(b)):
+                raise ValueError(f"{name} must be ({self.nq},) numbers (+-inf: unbounded), got {b!r}")
+            fixed = np.isfinite(b) & ~np.array([self.factors[i].is_vector_space for i in self._q_factor],
+                                              dtype=bool).reshape(-1)
+            if fixed.any():
+                i = int(np.flatnonzero(fixed)[0])
+                raise ValueError(f"{name}[{i}] bounds a coordinate of the {self.factors[self._q_factor[i]].name} "
+                                 f"factor; only R^n coordinates can be bounded")
+            out.append(b)
+        if np.any(out[0] > out[1]):
+            i = int(np.flatnonzero(out[0] > out[1])[0])
+            raise ValueError(f"lower[{i}] = {out[0][i]} > upper[{i}] = {out[1][i]}")
+        return out[0], out[1]
 
     # ----------------------------------------------------------- constructors
     @classmethod
@@ -185,7 +218,8 @@ class LiegroupSpace:
             factors.append(f)
             vidx.extend(range(v0, v0 + f.nv))
             k += f.nq
-        return LiegroupSpace(_merge_vectors(factors)), idx, np.asarray(vidx, dtype=np.int64)
+        return (LiegroupSpace(_merge_vectors(factors), lower=self.lower[idx], upper=self.upper[idx]), idx,
+                np.asarray(vidx, dtype=np.int64))
 
     def velocity_indices(self, q_indices) -> np.ndarray:
         """Velocity coordinates (m,) matching a selection of configuration coordinates."""
@@ -220,11 +254,14 @@ class LiegroupSpace:
 
     def random(self, rng=None, scale: float = 1.0) -> np.ndarray:
         """Random configuration (nq,): R^n components and positions uniform in
-        ``[-scale, scale]``, rotations uniform (Haar). ``rng``: a numpy Generator or seed."""
+        ``[-scale, scale]``, rotations uniform (Haar); bounded coordinates (``lower``,
+        ``upper``) uniform within their bounds (one-sided: a window of width 2 scale from
+        the bound). ``rng``: a numpy Generator or seed."""
         rng = np.random.default_rng(rng)
         if not self.factors:
             return np.zeros(0)
-        return np.concatenate([f.random(rng, float(scale)) for f in self.factors])
+        q = np.concatenate([f.random(rng, float(scale)) for f in self.factors])
+        return sample_within_limits(rng, q, self.lower, self.upper, float(scale))
 
     def normalize(self, q) -> np.ndarray:
         """Project coordinates back onto the group (unit quaternions, unit (cos, sin))."""
