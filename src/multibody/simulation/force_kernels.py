@@ -17,18 +17,22 @@ __all__ = ["apply_forces"]
 FM_SPRING = 0    # tau[u_i] += -k (q[q_i] - q_ref) - c u[u_i]
 FM_WRENCH = 1    # link wrench (link axes, about the link origin) w0 + w1 sin(omega t + phase)
 FM_WORLD = 2     # world-axes wrench w0 + w1 sin(omega t + phase) at a point of the link
+FM_LIMIT = 3     # one-sided spring-damper: tau[u_i] += max(0, k d + c d_dot) out of the limit,
+                 # d = lower - q or q - upper, the penetration (nothing while d <= 0)
 
 # --- integer columns (fmi)
-FMI_TYPE = 0     # FM_SPRING, FM_WRENCH or FM_WORLD
-FMI_U = 1        # FM_SPRING: index of the coordinate in u
+FMI_TYPE = 0     # FM_SPRING, FM_WRENCH, FM_WORLD or FM_LIMIT
+FMI_U = 1        # FM_SPRING, FM_LIMIT: index of the coordinate in u
 FMI_LINK = 1     # FM_WRENCH, FM_WORLD: the link the wrench acts on
-FMI_Q = 2        # FM_SPRING: index of the coordinate in q
+FMI_Q = 2        # FM_SPRING, FM_LIMIT: index of the coordinate in q
 N_FMI = 3
 
 # --- float columns (fmf)
-FM_K = 0         # FM_SPRING: stiffness
-FM_C = 1         # FM_SPRING: damping
+FM_K = 0         # FM_SPRING, FM_LIMIT: stiffness [N m/rad or N/m]
+FM_C = 1         # FM_SPRING, FM_LIMIT: damping [N m s/rad or N s/m]
 FM_QREF = 2      # FM_SPRING: rest position
+FM_LOWER = 3     # FM_LIMIT: lower limit [rad or m] (-inf: none)
+FM_UPPER = 4     # FM_LIMIT: upper limit [rad or m] (+inf: none)
 FM_W0 = 0        # wrenches: constant part [moment; force] (6 columns)
 FM_W1 = 6        # wrenches: amplitude of the sinusoidal part (6 columns)
 FM_OMEGA = 12    # wrenches: angular frequency [rad/s]
@@ -59,7 +63,7 @@ def _world_wrench_to_link(ws, j, fmf, e, s):
 
 @njit(cache=True, inline="always")
 def apply_forces(mi, ws, fmi, fmf, q, u, t, tau0, tau):
-    """tau = tau0 + spring-dampers; fill ws[:, W_FEXT]; return the use_fext flag."""
+    """tau = tau0 + spring-dampers and limit forces; fill ws[:, W_FEXT]; return the use_fext flag."""
     for i in range(tau.shape[0]):
         tau[i] = tau0[i]
     nf = fmi.shape[0]
@@ -74,6 +78,14 @@ def apply_forces(mi, ws, fmi, fmf, q, u, t, tau0, tau):
         if typ == FM_SPRING:
             ui = fmi[e, FMI_U]
             tau[ui] += -fmf[e, FM_K] * (q[fmi[e, FMI_Q]] - fmf[e, FM_QREF]) - fmf[e, FM_C] * u[ui]
+            continue
+        if typ == FM_LIMIT:
+            ui = fmi[e, FMI_U]
+            x = q[fmi[e, FMI_Q]]
+            if x < fmf[e, FM_LOWER]:
+                tau[ui] += max(0.0, fmf[e, FM_K] * (fmf[e, FM_LOWER] - x) - fmf[e, FM_C] * u[ui])
+            elif x > fmf[e, FM_UPPER]:
+                tau[ui] -= max(0.0, fmf[e, FM_K] * (x - fmf[e, FM_UPPER]) + fmf[e, FM_C] * u[ui])
             continue
         use = 1
         j = fmi[e, FMI_LINK]

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from ..results import ResultWriter, SimulationResult, check_output_path, coordinate_labels
+from .forces import limit_model, warn_outside_limits
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError, check_positive
 from .sinks import ExpandingStorage, OdeResultsSink, RingBufferStorage
 from .tableaus import ButcherTableau, get_tableau
@@ -60,7 +61,7 @@ class _Progress:
 def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rtol=1e-8, atol=1e-10,
              tableau=None, tau=None, forces=(), stabilization_gains=None, save_every=1,
              h_min=None, h_max=math.inf, output=None, progress=False, output_every=None,
-             keep_in_memory=True):
+             keep_in_memory=True, limits=True):
     """Integrate the dynamics of ``m`` from (q0, u0) at t = 0 to ``t_final``.
 
     Parameters
@@ -95,6 +96,12 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     keep_in_memory : False (needs ``output=``): the returned result holds only the
         last sample and memory stays bounded however long the run; read the samples
         back with ``load_result(output)``.
+    limits : True (default): enforce the hinges' position limits (``Hinge.lower`` /
+        ``upper``, e.g. from URDF) by a ``JointLimits`` force model (stiff one-sided
+        spring-dampers, at most 0.1 / dt Hz for the fixed-step integrators; see
+        ``simulation.forces.JointLimits`` for the equations and the penetration); a
+        ``JointLimits`` for other settings; False: not enforced, and a
+        ``JointLimitWarning`` names the hinge, time and value if a kept sample leaves them.
 
     Returns
     -------
@@ -121,8 +128,9 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     cls = MuntheKaasIntegrator if lie else RungeKuttaIntegrator
     c = m.compiled
     store = ExpandingStorage(c.nq, c.nu, capacity=1) if keep_in_memory else RingBufferStorage(c.nq, c.nu, 1)
+    lim = limit_model(m, limits, None if tab.is_embedded else dt_f)
     integ = cls(m, q0, u0, tableau=tab, sink=store, control=control, tau=tau,
-                forces=forces,
+                forces=tuple(forces or ()) + (() if lim is None else (lim,)),
                 rtol=rtol, atol=atol, h_min=h_min, h_max=h_max, stabilization_gains=stabilization_gains)
     stride, dt_f = _output_stride(output_every, save_every, dt_f, t_final_f, integ.adaptive)
     n_out = int(math.ceil(t_final_f / dt_f - 1e-9))
@@ -156,6 +164,8 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     res = SimulationResult(store.t.copy(), store.q.copy(), store.u.copy(), status, message,
                            integ.n_steps, integ.n_rejected, time.perf_counter() - wall0, name,
                            integ.n_chart_resets, labels=labels)
+    if lim is None and limits is not True:
+        warn_outside_limits(m, res.t, res.q)
     if err is not None:
         if isinstance(err, SimulationError):
             err.result = res
