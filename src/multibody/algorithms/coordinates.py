@@ -66,7 +66,11 @@ def qdot(m, q, u, data=None):
 
 def integrate(m, q, u, dt=1.0, data=None):
     """q (+) u dt (nq,): move along the constant speeds u for dt seconds, on each
-    hinge's manifold (exact exponential for rotations and free hinges)."""
+    hinge's manifold (exact exponential for rotations and free hinges). Stacked q (B, nq)
+    and u (B, nu) give (B, nq), computed in parallel (``batch``)."""
+    if getattr(q, "ndim", 1) == 2 and data is None:
+        from . import batch
+        return batch.integrate(m, q, u, dt)
     c = m.compiled
     d = data_object(c, data)
     q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")

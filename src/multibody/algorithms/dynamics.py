@@ -30,19 +30,26 @@ def forward_dynamics(m, q, u, tau, f_ext=None, out=None, data=None):
         d = data_object(c, data)
         dbuf = d.buf
         if f_ext is not None:
+            if getattr(q, "ndim", 1) == 2:
+                raise ValueError("forward_dynamics: f_ext is not supported with stacked states")
             return with_external_forces(c, d, f_ext, forward_dynamics, m, q, u, tau, None, out, d)
     else:
         try:
             dbuf = c.thread_local.buf
         except AttributeError:
             dbuf = c.thread_data().buf
+    given = out
     if out is None:
         out = _empty(c.nu)
     elif getattr(out, "shape", None) != (c.nu,):
+        if getattr(q, "ndim", 1) == 2:  # stacked states with a stacked out
+            return _batched(m, "forward_dynamics", data, q, u, tau, given)
         check_out(out, (c.nu,))
     try:
         st = KERNELS.forward_dynamics(dbuf, q, u, tau, out)
     except TypeError:
+        if getattr(q, "ndim", 1) == 2:  # stacked states: the batched path
+            return _batched(m, "forward_dynamics", data, q, u, tau, given)
         q, u, tau = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(tau, "tau")
         check_out(out, (c.nu,))
         st = KERNELS.forward_dynamics(dbuf, q, u, tau, out)
@@ -64,19 +71,26 @@ def inverse_dynamics(m, q, u, udot, f_ext=None, out=None, data=None):
         d = data_object(c, data)
         dbuf = d.buf
         if f_ext is not None:
+            if getattr(q, "ndim", 1) == 2:
+                raise ValueError("inverse_dynamics: f_ext is not supported with stacked states")
             return with_external_forces(c, d, f_ext, inverse_dynamics, m, q, u, udot, None, out, d)
     else:
         try:
             dbuf = c.thread_local.buf
         except AttributeError:
             dbuf = c.thread_data().buf
+    given = out
     if out is None:
         out = _empty(c.nu)
     elif getattr(out, "shape", None) != (c.nu,):
+        if getattr(q, "ndim", 1) == 2:  # stacked states with a stacked out
+            return _batched(m, "inverse_dynamics", data, q, u, udot, given)
         check_out(out, (c.nu,))
     try:
         st = KERNELS.inverse_dynamics(dbuf, q, u, udot, out)
     except TypeError:
+        if getattr(q, "ndim", 1) == 2:  # stacked states: the batched path
+            return _batched(m, "inverse_dynamics", data, q, u, udot, given)
         q, u, udot = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(udot, "udot")
         check_out(out, (c.nu,))
         st = KERNELS.inverse_dynamics(dbuf, q, u, udot, out)
@@ -101,13 +115,18 @@ def mass_matrix(m, q, out=None, data=None):
             dbuf = c.thread_local.buf
         except AttributeError:
             dbuf = c.thread_data().buf
+    given = out
     if out is None:
         out = _empty(c.shape_M)
     elif getattr(out, "shape", None) != c.shape_M:
+        if getattr(q, "ndim", 1) == 2:  # stacked states with a stacked out
+            return _batched(m, "mass_matrix", data, q, given)
         check_out(out, c.shape_M)
     try:
         st = KERNELS.mass_matrix(dbuf, q, out)
     except TypeError:
+        if getattr(q, "ndim", 1) == 2:  # stacked states: the batched path
+            return _batched(m, "mass_matrix", data, q, given)
         q = as_float_vector(q, "q")
         check_out(out, c.shape_M)
         st = KERNELS.mass_matrix(dbuf, q, out)
@@ -135,9 +154,12 @@ def inverse_mass_matrix(m, q, out=None, data=None):
     else:
         d = data_object(c, data)
     dbuf = d.buf
+    given = out
     if out is None:
         out = _empty(c.shape_M)
     elif getattr(out, "shape", None) != c.shape_M:
+        if getattr(q, "ndim", 1) == 2:  # stacked states with a stacked out
+            return _batched(m, "inverse_mass_matrix", data, q, given)
         check_out(out, c.shape_M)
     W = d.minv_work
     if W is None:
@@ -145,6 +167,8 @@ def inverse_mass_matrix(m, q, out=None, data=None):
     try:
         st = KERNELS.inverse_mass_matrix(dbuf, q, W, out)
     except TypeError:
+        if getattr(q, "ndim", 1) == 2:  # stacked states: the batched path
+            return _batched(m, "inverse_mass_matrix", data, q, given)
         q = as_float_vector(q, "q")
         check_out(out, c.shape_M)
         st = KERNELS.inverse_mass_matrix(dbuf, q, W, out)
@@ -168,3 +192,12 @@ def gravity_forces(m, q, data=None):
 
 __all__ = ["forward_dynamics", "inverse_dynamics", "mass_matrix", "inverse_mass_matrix",
            "bias_forces", "gravity_forces"]
+
+
+def _batched(m, name, data, *args):
+    """Stacked states go to ``multibody.algorithms.batch`` (per-thread work buffers there)."""
+    from . import batch
+    if data is not None:
+        raise ValueError(f"{name}: data= is not supported with stacked states (each worker "
+                         f"thread uses its own buffer)")
+    return getattr(batch, name)(m, *args)

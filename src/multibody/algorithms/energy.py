@@ -6,7 +6,10 @@ from .entry import KERNELS
 
 
 def kinetic_energy(m, q, u, data=None):
-    """Kinetic energy [J] = 1/2 u^T M(q) u."""
+    """Kinetic energy [J] = 1/2 u^T M(q) u; stacked q (B, nq), u (B, nu) give (B,) (``batch``)."""
+    if getattr(q, "ndim", 1) == 2 and data is None:
+        from . import batch
+        return batch.kinetic_energy(m, q, u)
     c = m.compiled
     dbuf = data_object(c, data).buf
     q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
@@ -30,11 +33,22 @@ def mass_and_com(m, q, data=None):
 
 
 def potential_energy(m, q, data=None):
-    """Gravitational potential energy [J] = -m_total g . c (zero at the world origin)."""
-    out = mass_and_com(m, q, data)
-    return float(-out[0] * m.gravity @ out[1:])
+    """Gravitational potential energy [J] = -m_total g . c (zero at the world origin);
+    stacked q (B, nq) gives (B,)."""
+    if getattr(q, "ndim", 1) == 2 and data is None:
+        from . import batch
+        return _potential(batch.mass_and_com(m, q), m.gravity)
+    return float(_potential(mass_and_com(m, q, data)[None], m.gravity)[0])
+
+
+def _potential(mc, g):
+    """-m g . c for rows [m, c (3)] of mc (one formula for single and stacked states)."""
+    return -mc[:, 0] * (mc[:, 1] * g[0] + mc[:, 2] * g[1] + mc[:, 3] * g[2])
 
 
 def center_of_mass(m, q, data=None):
-    """Centre of mass (3,) [m] of all bodies, in the world frame."""
+    """Centre of mass (3,) [m] of all bodies, in the world frame; stacked q (B, nq) gives (B, 3)."""
+    if getattr(q, "ndim", 1) == 2 and data is None:
+        from . import batch
+        return batch.mass_and_com(m, q)[:, 1:].copy()
     return mass_and_com(m, q, data)[1:].copy()

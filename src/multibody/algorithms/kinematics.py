@@ -10,7 +10,12 @@ from .entry import KERNELS
 
 
 def body_pose(m, q, body, data=None):
-    """T_world_body (4, 4): the pose of a body (or node) frame in the world."""
+    """T_world_body (4, 4): the pose of a body (or node) frame in the world.
+
+    Stacked q (B, nq) gives stacked poses (B, 4, 4), computed in parallel (``batch``)."""
+    if getattr(q, "ndim", 1) == 2 and data is None:
+        from . import batch
+        return batch.body_pose(m, q, body)
     c = m.compiled
     dbuf = data_object(c, data).buf
     q = check_vector(q, c.nq, "q")
@@ -27,7 +32,11 @@ def body_jacobian(m, q, body, frame="body", data=None):
     frame="body": w and v (velocity of the frame origin) in the frame's own axes;
     "world_aligned": the same vectors in world axes; "world": the spatial velocity
     in world coordinates (v is the velocity of the world-origin point moving with the body).
+    Stacked q (B, nq) with frame="body" gives stacked Jacobians (B, 6, nu) (``batch``).
     """
+    if getattr(q, "ndim", 1) == 2 and data is None and frame == "body":
+        from . import batch
+        return batch.body_jacobian(m, q, body)
     c = m.compiled
     dbuf = data_object(c, data).buf
     q = check_vector(q, c.nq, "q")

@@ -23,15 +23,19 @@ def velocity_pass(mi, mf, ws, q, u):
 
 @njit(cache=True)
 def kinetic_energy(dbuf, q, u, out):
-    """out[0] = 1/2 sum_j (v_j^T I_j v_j + u_j^T A_j u_j), A_j the armature. Returns a
-    ``check_state`` status."""
+    """Checked entry point: out[0] = ``kinetic_energy_core``; a ``check_state`` status."""
     mi, mf = model_arrays(dbuf)
     n = mi.shape[0]
-    d0 = data_start(dbuf, n)
-    ws = link_rows(dbuf, d0, n)
+    ws = link_rows(dbuf, data_start(dbuf, n), n)
     st = check_state(mi, q, u, u, 1, -1)
-    if st:
-        return st
+    if st == 0:
+        out[0] = kinetic_energy_core(mi, mf, ws, q, u)
+    return st
+
+
+@njit(cache=True)
+def kinetic_energy_core(mi, mf, ws, q, u):
+    """1/2 sum_j (v_j^T I_j v_j + u_j^T A_j u_j), A_j the armature [J]."""
     velocity_pass(mi, mf, ws, q, u)
     e = 0.0
     for j in range(mi.shape[0]):
@@ -41,20 +45,24 @@ def kinetic_energy(dbuf, q, u, out):
         uj = mi[j, UOFF]
         for k in range(mi[j, NU]):
             e += mf[j, ARMATURE + k] * u[uj + k] * u[uj + k]
-    out[0] = 0.5 * e
-    return 0
+    return 0.5 * e
 
 
 @njit(cache=True)
 def mass_and_com(dbuf, q, out):
-    """out = [total mass, centre of mass in the world (3)], after a kinematics pass."""
+    """Checked entry point of ``mass_and_com_core``: a ``check_state`` status for q."""
     mi, mf = model_arrays(dbuf)
     n = mi.shape[0]
-    d0 = data_start(dbuf, n)
-    ws = link_rows(dbuf, d0, n)
+    ws = link_rows(dbuf, data_start(dbuf, n), n)
     st = check_state(mi, q, q, q, -1, -1)
-    if st:
-        return st
+    if st == 0:
+        mass_and_com_core(mi, mf, ws, q, out)
+    return st
+
+
+@njit(cache=True)
+def mass_and_com_core(mi, mf, ws, q, out):
+    """out = [total mass, centre of mass in the world (3)], after a kinematics pass."""
     forward_kinematics_pass(mi, mf, ws, q)
     m = 0.0
     c0 = 0.0
@@ -78,4 +86,3 @@ def mass_and_com(dbuf, q, out):
         out[1] = 0.0
         out[2] = 0.0
         out[3] = 0.0
-    return 0

@@ -35,46 +35,55 @@ def frame_world_pose(ws, fr, f, out):
 
 
 @njit(cache=True)
+def frame_pose_core(mi, mf, fr, ws, q, f, T_wf):
+    """T_wf (4x4) = pose in the world of frame row f at q."""
+    forward_kinematics_pass(mi, mf, ws, q)
+    frame_world_pose(ws, fr, f, T_wf)
+
+
+@njit(cache=True)
 def frame_pose(dbuf, q, f, T_wf):
-    """T_wf (4x4) = pose in the world of frame row f. Returns a ``check_state`` status for q."""
+    """Checked entry point of ``frame_pose_core``: a ``check_state`` status for q."""
     mi, mf = model_arrays(dbuf)
-    fr = frame_table(dbuf, mi.shape[0])
     n = mi.shape[0]
-    d0 = data_start(dbuf, n)
-    ws = link_rows(dbuf, d0, n)
+    fr = frame_table(dbuf, n)
+    ws = link_rows(dbuf, data_start(dbuf, n), n)
     st = check_state(mi, q, q, q, -1, -1)
     if st == 0:
-        forward_kinematics_pass(mi, mf, ws, q)
-        frame_world_pose(ws, fr, f, T_wf)
+        frame_pose_core(mi, mf, fr, ws, q, f, T_wf)
     return st
 
 
 @njit(cache=True)
 def frame_jacobian(dbuf, q, f, T_wf, J):
+    """Checked entry point of ``frame_jacobian_core``: a ``check_state`` status for q."""
+    mi, mf = model_arrays(dbuf)
+    n = mi.shape[0]
+    fr = frame_table(dbuf, n)
+    ws = link_rows(dbuf, data_start(dbuf, n), n)
+    st = check_state(mi, q, q, q, -1, -1)
+    if st == 0:
+        frame_jacobian_core(mi, mf, fr, ws, q, f, T_wf, J)
+    return st
+
+
+@njit(cache=True)
+def frame_jacobian_core(mi, mf, fr, ws, q, f, T_wf, J):
     """J (6, nu): u -> [w; v] of frame row f (origin velocity), in the frame's axes.
 
     Also writes the frame's world pose into T_wf. J must be zero on entry.
-    Returns a ``check_state`` status for q.
     """
-    mi, mf = model_arrays(dbuf)
-    fr = frame_table(dbuf, mi.shape[0])
-    n = mi.shape[0]
-    d0 = data_start(dbuf, n)
-    ws = link_rows(dbuf, d0, n)
-    st = check_state(mi, q, q, q, -1, -1)
-    if st:
-        return st
     forward_kinematics_pass(mi, mf, ws, q)
     frame_world_pose(ws, fr, f, T_wf)
     i = int(fr[f, FR_LINK])
     while i >= 0:
         # pose of link i in the frame: R = R_wf^T R_wi, p = R_wf^T (p_wi - p_wf)
-        d0 = ws[i, W_PW] - T_wf[0, 3]
-        d1 = ws[i, W_PW + 1] - T_wf[1, 3]
-        d2 = ws[i, W_PW + 2] - T_wf[2, 3]
-        p0 = T_wf[0, 0] * d0 + T_wf[1, 0] * d1 + T_wf[2, 0] * d2
-        p1 = T_wf[0, 1] * d0 + T_wf[1, 1] * d1 + T_wf[2, 1] * d2
-        p2 = T_wf[0, 2] * d0 + T_wf[1, 2] * d1 + T_wf[2, 2] * d2
+        e0 = ws[i, W_PW] - T_wf[0, 3]
+        e1 = ws[i, W_PW + 1] - T_wf[1, 3]
+        e2 = ws[i, W_PW + 2] - T_wf[2, 3]
+        p0 = T_wf[0, 0] * e0 + T_wf[1, 0] * e1 + T_wf[2, 0] * e2
+        p1 = T_wf[0, 1] * e0 + T_wf[1, 1] * e1 + T_wf[2, 1] * e2
+        p2 = T_wf[0, 2] * e0 + T_wf[1, 2] * e1 + T_wf[2, 2] * e2
         u0 = mi[i, UOFF]
         for k in range(mi[i, NU]):
             s = S_COLS + 6 * k

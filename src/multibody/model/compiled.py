@@ -58,6 +58,20 @@ class Data:
         return f"Data(links={self.model.n_links}, nq={self.model.nq}, nu={self.model.nu})"
 
 
+class BatchData:
+    """Per-call state of a batched call: ``workers`` data buffers stacked in ``buf``
+    (workers, rows, cols), one per parallel worker, each laid out as a Data's."""
+
+    def __init__(self, model, workers):
+        self.model = model
+        self.workers = workers
+        one = Data(model)
+        self.buf = np.repeat(one.buf[None], workers, axis=0)
+        d0 = model.buf.shape[0]
+        self.chart_offsets = self.buf[:, d0 + 1:d0 + 1 + model.n_links, L.W_CHART:L.W_CHART + 4]
+        self.minv_work = None  # (workers, n + 3, 6 nu), made on first use
+
+
 class CompiledModel:
     """Constants of a compiled Multibody (built by ``compile_model``; treat as read-only).
 
@@ -100,11 +114,20 @@ class CompiledModel:
         self._data.add(d)
         return d
 
+    def batch_data(self, workers):
+        """The calling thread's BatchData with ``workers`` data buffers (made on first use)."""
+        local = self.thread_local
+        b = getattr(local, "batch", None)
+        if b is None or b.workers != workers:
+            b = local.batch = BatchData(self, workers)
+            self._data.add(b)
+        return b
+
     def set_gravity(self, g):
         """Write gravity (3,) [m/s^2] into the constants and into every Data's copy of them."""
         row = 1 + 2 * self.n_links  # mf's model-wide row (row n of mf)
         for buf in [self.buf] + [d.buf for d in list(self._data)]:
-            buf[row, L.GRAVITY:L.GRAVITY + 3] = g
+            buf[..., row, L.GRAVITY:L.GRAVITY + 3] = g  # a batch's buffers are stacked (T, rows, cols)
 
     def thread_data(self):
         """The calling thread's default Data (made on first use)."""

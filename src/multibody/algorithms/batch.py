@@ -1,0 +1,152 @@
+"""Batched algorithms: stacked states (B, ...) in one compiled call across cores.
+
+``forward_dynamics``, ``inverse_dynamics``, ``mass_matrix``, ``inverse_mass_matrix``,
+``body_pose``, ``body_jacobian``, ``kinetic_energy``, ``potential_energy``,
+``center_of_mass`` and ``integrate`` accept stacked inputs (q of shape
+(B, nq), u (B, nu), ...) and return stacked outputs: the single-state functions send
+2-D inputs here (after their fast path has refused them, so single calls cost nothing
+more). The work is split over Numba's threads (``numba.get_num_threads()``), each with
+its own data buffer (rotation-vector charts: those of the calling thread's default
+Data, as in a single call); every sample gets exactly the arithmetic of a single call.
+A failing sample raises an error naming its index (the others are computed).
+"""
+import numba
+import numpy as np
+
+from ..kernels import batch as K
+from .checks import frame_row, raise_status
+
+
+def stacked(x, shape, name):
+    """x as a C-contiguous float64 array of ``shape``, or ValueError naming ``name``."""
+    if np.iscomplexobj(x):
+        raise ValueError(f"{name} must be real; got complex values")
+    try:
+        y = np.ascontiguousarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of numbers, got {type(x).__name__}") from None
+    if y.shape != shape:
+        raise ValueError(f"{name} must have shape {shape} (stacked states), got {y.shape}")
+    return y
+
+
+def _run(c, kernel, names, arrays, *rest, minv_work=False):
+    """Call a batch kernel on the thread's BatchData (and its M^-1 work arrays when
+    ``minv_work``); raise for the first failing sample."""
+    workers = max(1, min(numba.get_num_threads(), arrays[0].shape[0]))
+    b = c.batch_data(workers)
+    b.chart_offsets[:] = c.thread_data().chart_offsets  # q is read in the thread's charts
+    before = ()
+    if minv_work:
+        if b.minv_work is None:
+            b.minv_work = np.zeros((workers, c.n_links + 3, 6 * c.nu))
+        before = (b.minv_work,)
+    status = np.zeros(arrays[0].shape[0], dtype=np.int64)
+    kernel(b.buf, *before, *arrays, *rest, status)
+    bad = np.flatnonzero(status)
+    if bad.size:
+        i = int(bad[0])
+        try:
+            raise_status(c, int(status[i]), names, [a[i] for a in arrays])
+        except ValueError as e:
+            raise ValueError(f"sample {i}: {e}") from None
+
+
+def forward_dynamics(m, Q, U, TAU, out=None):
+    """Stacked forward dynamics: UDOT (B, nu) for Q (B, nq), U (B, nu), TAU (B, nu)."""
+    c = m.compiled
+    B = np.shape(Q)[0]
+    Q, U, TAU = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u"), stacked(TAU, (B, c.nu), "tau")
+    out = np.empty((B, c.nu)) if out is None else stacked_out(out, (B, c.nu))
+    _run(c, K.forward_dynamics_batch, ("q", "u", "tau"), (Q, U, TAU), out)
+    return out
+
+
+def inverse_dynamics(m, Q, U, UDOT, out=None):
+    """Stacked inverse dynamics: TAU (B, nu) for Q (B, nq), U (B, nu), UDOT (B, nu)."""
+    c = m.compiled
+    B = np.shape(Q)[0]
+    Q, U, UDOT = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u"), stacked(UDOT, (B, c.nu), "udot")
+    out = np.empty((B, c.nu)) if out is None else stacked_out(out, (B, c.nu))
+    _run(c, K.inverse_dynamics_batch, ("q", "u", "udot"), (Q, U, UDOT), out)
+    return out
+
+
+def mass_matrix(m, Q, out=None):
+    """Stacked mass matrices (B, nu, nu) for Q (B, nq)."""
+    c = m.compiled
+    B = np.shape(Q)[0]
+    Q = stacked(Q, (B, c.nq), "q")
+    out = np.empty((B, c.nu, c.nu)) if out is None else stacked_out(out, (B, c.nu, c.nu))
+    _run(c, K.mass_matrix_batch, ("q",), (Q,), out)
+    return out
+
+
+def inverse_mass_matrix(m, Q, out=None):
+    """Stacked inverse mass matrices (B, nu, nu) for Q (B, nq)."""
+    c = m.compiled
+    B = np.shape(Q)[0]
+    Q = stacked(Q, (B, c.nq), "q")
+    out = np.empty((B, c.nu, c.nu)) if out is None else stacked_out(out, (B, c.nu, c.nu))
+    _run(c, K.inverse_mass_matrix_batch, ("q",), (Q,), out, minv_work=True)
+    return out
+
+
+def body_pose(m, Q, body):
+    """Stacked poses T_world_body (B, 4, 4) of a body (or node) for Q (B, nq)."""
+    c = m.compiled
+    B = np.shape(Q)[0]
+    Q = stacked(Q, (B, c.nq), "q")
+    out = np.empty((B, 4, 4))
+    _run(c, K.frame_pose_batch, ("q",), (Q,), frame_row(c, body), out)
+    return out
+
+
+def body_jacobian(m, Q, body):
+    """Stacked body Jacobians (B, 6, nu) of a body (or node), frame="body", for Q (B, nq)."""
+    c = m.compiled
+    B = np.shape(Q)[0]
+    Q = stacked(Q, (B, c.nq), "q")
+    out = np.zeros((B, 6, c.nu))
+    _run(c, K.frame_jacobian_batch, ("q",), (Q,), frame_row(c, body), np.empty((B, 4, 4)), out)
+    return out
+
+
+def kinetic_energy(m, Q, U):
+    """Stacked kinetic energies (B,) [J] for Q (B, nq), U (B, nu)."""
+    c = m.compiled
+    B = np.shape(Q)[0]
+    Q, U = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u")
+    out = np.empty(B)
+    _run(c, K.kinetic_energy_batch, ("q", "u"), (Q, U), out)
+    return out
+
+
+def mass_and_com(m, Q):
+    """Stacked [total mass, centre of mass (3)] (B, 4) for Q (B, nq)."""
+    c = m.compiled
+    B = np.shape(Q)[0]
+    Q = stacked(Q, (B, c.nq), "q")
+    out = np.empty((B, 4))
+    _run(c, K.mass_and_com_batch, ("q",), (Q,), out)
+    return out
+
+
+def integrate(m, Q, U, dt=1.0):
+    """Stacked q (+) u dt (B, nq) for Q (B, nq), U (B, nu)."""
+    c = m.compiled
+    B = np.shape(Q)[0]
+    Q, U = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u")
+    if not np.isfinite(dt):
+        raise ValueError(f"dt must be finite, got {dt!r}")
+    out = np.empty((B, c.nq))
+    _run(c, K.integrate_batch, ("q", "u"), (Q, U), float(dt), out)
+    return out
+
+
+def stacked_out(out, shape):
+    """Check a user's stacked ``out`` array (writeable C-contiguous float64 of ``shape``)."""
+    if not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.shape == shape
+            and out.flags.c_contiguous and out.flags.writeable):
+        raise ValueError(f"out must be a writeable C-contiguous float64 array of shape {shape}")
+    return out
