@@ -55,9 +55,12 @@ def test_limits_validation_names_the_hinge():
     with pytest.raises(ValueError, match=f"hinge '{h.name}'.*lower limit 3 > upper limit 2"):
         h.lower = 3.0
     assert h.lower == -1.0
-    for bad in (np.nan, np.inf, "abc"):
+    for bad in (np.nan, -np.inf, "abc"):
         with pytest.raises(ValueError, match=f"hinge '{h.name}': upper limit"):
             h.upper = bad
+    h.lower = -np.inf                                               # -inf: unbounded below
+    assert h.q_limits()[0][0] == -np.inf and h.has_limits
+    h.lower = -1.0
     with pytest.raises(ValueError, match="needs 1 values"):
         h.lower = (0.0, 1.0)
     with pytest.raises(ValueError, match="effort limit must be >= 0"):

@@ -92,14 +92,15 @@ def make_subhinges(kind, axis=None, axes=None, pitch=0.0):
     raise AssertionError(k)
 
 
-def _finite(value, what):
-    """float(value), or ValueError naming ``what`` if it is not a finite number."""
+def _finite(value, what, unbounded=None):
+    """float(value), or ValueError naming ``what`` if it is not a finite number (or the
+    infinity ``unbounded``, which means no bound)."""
     try:
         v = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{what} must be a number, got {value!r}") from None
-    if not np.isfinite(v):
-        raise ValueError(f"{what} must be finite, got {value!r}")
+    if not (np.isfinite(v) or v == unbounded):
+        raise ValueError(f"{what} must be finite{'' if unbounded is None else f' or {unbounded}'}, got {value!r}")
     return v
 
 
@@ -201,7 +202,7 @@ class Hinge:
         """Lower position limit of the hinge's coordinates [rad for angles, m for offsets], or
         None (unbounded). A float bounds every coordinate (the usual one-coordinate pin or
         slider, as URDF's ``<limit lower>``); a tuple of nq floats-or-None bounds each.
-        Settable; checked: finite where given, <= ``upper``, and only on hinges whose
+        Settable; checked: finite where given (or -inf, unbounded; +inf for ``upper``), <= ``upper``, and only on hinges whose
         coordinates are scalars (no spherical or free subhinge). Limits are read when they
         are used (no recompilation). ``set_limits`` sets both bounds at once."""
         return self._lower
@@ -238,15 +239,14 @@ class Hinge:
         if any(s.kind_info.chart or s.kind_info.quaternion for s in self.subhinges):
             raise ValueError(f"hinge {self.name!r} ({self.kind}) has rotation coordinates: position "
                              f"limits ({what}) apply to scalar coordinates only")
+        inf = -np.inf if what == "lower" else np.inf
         if np.ndim(value) == 0:
-            out = _finite(value, f"hinge {self.name!r}: {what} limit")
-        else:
-            if len(value) != self.nq:
-                raise ValueError(f"hinge {self.name!r}: {what} limit needs {self.nq} values (one per "
-                                 f"coordinate), got {len(value)}")
-            out = tuple(None if v is None else _finite(v, f"hinge {self.name!r}: {what} limit")
-                        for v in value)
-        return out
+            return _finite(value, f"hinge {self.name!r}: {what} limit", inf)
+        if len(value) != self.nq:
+            raise ValueError(f"hinge {self.name!r}: {what} limit needs {self.nq} values (one per "
+                             f"coordinate), got {len(value)}")
+        return tuple(None if v is None else _finite(v, f"hinge {self.name!r}: {what} limit", inf)
+                     for v in value)
 
     def q_limits(self):
         """(lower (nq,), upper (nq,)) position limits per coordinate, -inf / +inf where unbounded."""
@@ -255,7 +255,10 @@ class Hinge:
     @property
     def has_limits(self):
         """True when some coordinate of the hinge has a position limit."""
-        return self.nq > 0 and (self._lower is not None or self._upper is not None)
+        if self._lower is None and self._upper is None:
+            return False
+        lo, hi = self.q_limits()
+        return bool(np.isfinite(lo).any() or np.isfinite(hi).any())
 
     def limits_text(self):
         """The hinge's limits in one line, e.g. ``[-2.9, 2.9] rad, effort 87 N m, velocity
