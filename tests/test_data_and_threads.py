@@ -175,3 +175,16 @@ def test_inertia_violating_the_triangle_inequality_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         m.add_body("rod", mass=1.0, inertia=np.diag([1e-9, 1.0, 1.0]))  # a thin rod is fine
+
+
+def test_a_model_pickles_with_its_charts_and_rebuilds_its_constants():
+    import pickle
+    m = mb.Multibody()
+    m.add_serial_chain("l", 3, kind="spherical")
+    q = np.full(m.nq, 2.0)
+    m.sanitize(q)  # charts moved: they travel with the model objects
+    u = np.ones(m.nu)
+    m2 = pickle.loads(pickle.dumps(m))
+    assert "compiled" not in pickle.loads(pickle.dumps(m)).__dict__
+    assert m2.compiled.buf.tobytes() == m.compiled.buf.tobytes()
+    assert np.array_equal(m2.forward_dynamics(q, u, u), m.forward_dynamics(q, u, u))

@@ -53,6 +53,13 @@ class Multibody:
 
     compiled = _CompiledOnDemand()
 
+    def __getstate__(self):
+        """Pickle the model objects only: the compiled constants (with their per-thread
+        data) are rebuilt on first use where the model lands (a worker process, say)."""
+        state = dict(self.__dict__)
+        state.pop("compiled", None)
+        return state
+
     # ------------------------------------------------------------------ building
     def invalidate(self):
         """Mark the compiled model stale (a parameter changed): the next call recompiles."""
