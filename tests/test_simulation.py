@@ -100,7 +100,8 @@ def test_energy_drift_xarm7_swinging_about_its_hanging_pose():
     assert np.abs(m.gravity_forces(q)).max() < 0.1
     q0 = q + np.random.default_rng(0).uniform(-0.3, 0.3, 7)
     for integrator, kw in (("rk4", {}), ("dopri5", dict(rtol=1e-10, atol=1e-12))):
-        res = simulate(m, q0, np.zeros(7), 10.0, dt=1e-3, integrator=integrator, **kw)
+        # the hanging pose lies beyond joint 2's URDF limit: the unconstrained dynamics here
+        res = simulate(m, q0, np.zeros(7), 10.0, dt=1e-3, integrator=integrator, limits=False, **kw)
         E = energy(m, res)
         assert np.abs(res.u).max() > 5.0  # it really moves
         assert np.max(np.abs(E - E[0])) / abs(E[0]) <= 1e-8, integrator
