@@ -21,7 +21,7 @@ from .planning import ExplicitConstraintSet, LiegroupSpace
 from .results import load_result
 from .simulation import (
     ButcherTableau, ExpandingStorage, ExternalForce, JointSpringDamper, MuntheKaasIntegrator, OdeResultsSink,
-    RingBufferStorage, RungeKuttaIntegrator, SimulationError, SimulationResult, simulate,
+    RingBufferStorage, RolloutResult, RungeKuttaIntegrator, SimulationError, SimulationResult, rollout, simulate,
 )
 
 __version__ = "0.1.0"
@@ -59,6 +59,8 @@ __all__ = [
     "MuntheKaasIntegrator",
     "OdeResultsSink",
     "RingBufferStorage",
+    "RolloutResult",
+    "rollout",
     "RungeKuttaIntegrator",
     "SimulationError",
     "SimulationResult",

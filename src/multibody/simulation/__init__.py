@@ -3,6 +3,7 @@
 models, and the ``simulate`` entry point. The stepping loop runs compiled (Numba)."""
 from .forces import ExternalForce, JointSpringDamper
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError, integrate, step
+from .rollout import RolloutResult, rollout
 from .simulate import INTEGRATORS, SimulationResult, simulate
 from .sinks import ExpandingStorage, OdeResultsSink, RingBufferStorage
 from .tableaus import TABLEAUS, ButcherTableau, get_tableau, runge_kutta_4
@@ -10,7 +11,7 @@ from .tableaus import TABLEAUS, ButcherTableau, get_tableau, runge_kutta_4
 __all__ = [
     "ButcherTableau", "TABLEAUS", "get_tableau", "runge_kutta_4",
     "RungeKuttaIntegrator", "MuntheKaasIntegrator", "SimulationError", "step", "integrate",
-    "simulate", "SimulationResult", "INTEGRATORS",
+    "simulate", "SimulationResult", "INTEGRATORS", "rollout", "RolloutResult",
     "OdeResultsSink", "ExpandingStorage", "RingBufferStorage",
     "JointSpringDamper", "ExternalForce",
 ]

@@ -209,7 +209,10 @@ class RungeKuttaIntegrator:
             self._initialized = True
 
     # ------------------------------------------------------------------ running
-    def _setup(self, t_final, dt, stride=1):
+    def setup(self, t_final, dt, stride=1):
+        """Prepare a run from the current time to ``t_final`` [s] with output interval ``dt``
+        (fixed step: the step) storing every ``stride``-th step; return the number of
+        output rows the run will write after the initial one."""
         t0 = self.t
         span = t_final - t0
         if not span > 0:
@@ -305,7 +308,7 @@ class RungeKuttaIntegrator:
         adaptive = self.iopt[K.O_ADAPT]
         self.iopt[K.O_ADAPT] = 0
         try:
-            self._setup(float(t) + dt, dt)
+            self.setup(float(t) + dt, dt)
             T, Q, U = np.empty(1), np.empty((1, self._c.nq)), np.empty((1, self._c.nu))
             st, n = self._advance(T, Q, U)
         finally:
@@ -336,7 +339,7 @@ class RungeKuttaIntegrator:
         if not rate > 0:
             raise ValueError(f"max_realtime_rate must be positive, got {max_realtime_rate!r}")
         self._initialize_sink()
-        n_out = self._setup(t_final, dt, save_every)
+        n_out = self.setup(t_final, dt, save_every)
         c = self._c
         if block is None:
             block = n_out if (rate == math.inf and progress is None) else 64

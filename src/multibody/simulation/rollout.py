@@ -1,0 +1,116 @@
+"""``rollout``: simulate many initial states at once, compiled and parallel across cores."""
+import numba
+import numpy as np
+
+from ..kernels.status import FINISHED, Status
+from . import kernels as K
+from . import rollout_kernels as R
+from .forces import limit_model
+from .integrators import RungeKuttaIntegrator
+from .stages import normalize_quaternions
+
+__all__ = ["rollout", "RolloutResult"]
+
+
+class RolloutResult:
+    """Trajectories of a rollout.
+
+    ``t`` (N,) [s]; ``q`` (B, N, nq) in the charts the model had when the rollout started;
+    ``u`` (B, N, nu); ``status`` (B,) ``Status`` codes (FINISHED, or why the sample
+    stopped: SINGULAR, NONFINITE_STATE, MIN_STEP); ``t_failure`` (B,) the time a failed
+    sample stopped (NaN for finished ones). Rows of a failed sample after its failure are
+    NaN. ``failed`` lists the indices of failed samples.
+    """
+
+    def __init__(self, t, q, u, status, t_failure):
+        self.t, self.q, self.u, self.status, self.t_failure = t, q, u, status, t_failure
+
+    @property
+    def failed(self):
+        """Indices of the samples that did not finish."""
+        return np.flatnonzero(self.status != FINISHED)
+
+    def __repr__(self):
+        B, N = self.q.shape[:2]
+        return f"RolloutResult(samples={B}, rows={N}, failed={self.failed.size})"
+
+
+def _stacked(x, shape, name):
+    x = np.asarray(x, dtype=float)
+    if x.shape != shape or not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} must be a finite array of shape {shape}, got {x.shape}")
+    return np.ascontiguousarray(x)
+
+
+def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, forces=(), save_every=1,
+            lie_group=False, limits=True):
+    """Simulate B initial states from t = 0 to ``t_final`` in one compiled call across cores.
+
+    Q0 (B, nq), U0 (B, nu): initial states (charts of the calling thread's default Data).
+    ``dt`` [s] fixed step of the Runge-Kutta ``integrator`` (a tableau name or
+    ButcherTableau; "munthe_kaas" or ``lie_group=True`` for the Lie-group stepper);
+    ``tau``: None, (B, nu) constant generalized forces per sample, or (B, N, nu) open-loop
+    inputs held over each output interval (N = number of output intervals); ``forces``:
+    force models as in ``simulate``; ``limits``: the hinges' position limits as in
+    ``simulate`` (on by default); ``save_every``: store every k-th step. Each sample runs
+    through the same compiled loop as ``simulate`` (so a sample's trajectory equals its own
+    ``simulate`` run), on Numba's threads (``numba.get_num_threads()``), each with its own
+    data and work arrays; a sample that fails stops alone (see ``RolloutResult``). Python
+    control callbacks are not supported here (use ``simulate`` or open-loop ``tau``).
+    """
+    c = m.compiled
+    Q0 = np.atleast_2d(np.asarray(Q0, dtype=float))
+    B = Q0.shape[0]
+    Q0 = _stacked(Q0, (B, c.nq), "Q0")
+    U0 = _stacked(U0, (B, c.nu), "U0")
+    if not (np.isfinite(t_final) and t_final > 0):
+        raise ValueError(f"t_final must be a positive time, got {t_final!r}")
+    if not (np.isfinite(dt) and dt > 0):
+        raise ValueError(f"dt must be a positive step, got {dt!r}")
+    if integrator == "munthe_kaas":
+        integrator, lie_group = "rk4", True
+    # one integrator as the template of every sample's options and packed force models
+    lim = limit_model(m, limits, dt)
+    tpl = RungeKuttaIntegrator(m, Q0[0], U0[0], tableau=integrator, adaptive=False, lie_group=lie_group,
+                               forces=tuple(forces or ()) + (() if lim is None else (lim,)))
+    n_rows = tpl.setup(t_final, dt, save_every)
+    lie = int(tpl.lie_group)
+    if tau is None:
+        tau = np.zeros((B, c.nu))
+    tau = np.asarray(tau, dtype=float)
+    segmented = tau.ndim == 3
+    tau = _stacked(tau, (B, n_rows, c.nu) if segmented else (B, c.nu), "tau")
+
+    W = max(1, min(numba.get_num_threads(), B))
+    dbufs = np.repeat(tpl.data.buf[None], W, axis=0)
+    work, ctl = K.allocate_work(c.nq, c.nu, tpl.tab.shape[1], lie)
+    WORK = tuple(np.repeat(a[None], W, axis=0) for a in work)
+    CTL = tuple(np.repeat(a[None], W, axis=0) for a in ctl)
+    Q, U = Q0.copy(), U0.copy()
+    if not lie:
+        for b in range(B):
+            normalize_quaternions(c.mi, Q[b])
+    CLK = np.zeros((B, K.N_CLK))
+    CTR = np.zeros((B, K.N_CTR), dtype=np.int64)
+    CTR[:, K.C_STAGE] = -1
+    CTR[:, K.C_STATUS] = Status.RUNNING
+    CHARTS = np.repeat(tpl.chart0[None], B, axis=0)
+    T = np.full((B, n_rows + 1), np.nan)
+    QO = np.full((B, n_rows + 1, c.nq), np.nan)
+    UO = np.full((B, n_rows + 1, c.nu), np.nan)
+    T[:, 0], QO[:, 0], UO[:, 0] = 0.0, Q0, U0
+    run = R.rollout_munthe_kaas if lie else R.rollout_classic
+    args = (c.mi, c.mf, dbufs, tpl.tab, tpl.fmi, tpl.fmf)
+    opts = (tpl.iopt, tpl.fopt, tpl.smap, tpl.max_angles, tpl.chart0, Q, U, CLK, CTR, CHARTS, WORK, CTL)
+    if segmented:
+        for k in range(n_rows):
+            run(*args, np.ascontiguousarray(tau[:, k]), *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], k, 1)
+    else:
+        run(*args, tau, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], 0, n_rows)
+    status = CTR[:, K.C_STATUS].copy()
+    status[status == Status.BUFFER_FULL] = FINISHED  # a segmented run ends on its last full row
+    t_failure = np.where(status == FINISHED, np.nan, CLK[:, K.K_TBAD])
+    done = np.flatnonzero(status == FINISHED)
+    # the output times, as the loop wrote them (every sample's are the same grid)
+    t = T[done[0]] if done.size else np.minimum(np.arange(n_rows + 1) * dt * save_every, t_final)
+    return RolloutResult(t, QO, UO, status, t_failure)
