@@ -644,3 +644,14 @@ def test_bad_input_values():
         sp.so3_exp("abc")
     with pytest.raises(ValueError, match="p must have shape"):
         sp.transform_point(T0, np.zeros((2, 4)))
+
+
+def test_rpy_rebuilds_near_gimbal_lock_rotations_to_rounding():
+    """cp = cos(pitch) down to 1e-13: the angles rebuild R to 1e-15 (was ~cp)."""
+    from multibody.spatial import matrix_to_rpy, rpy_to_matrix
+    rng = np.random.default_rng(7)
+    for cp in (1e-3, 1e-8, 5e-12, 1e-13):
+        for sign in (1.0, -1.0):
+            pitch = sign * np.arccos(cp)
+            R = rpy_to_matrix([rng.uniform(-3, 3), pitch, rng.uniform(-3, 3)])
+            assert np.abs(rpy_to_matrix(matrix_to_rpy(R)) - R).max() < 1e-15 * 4

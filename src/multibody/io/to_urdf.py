@@ -37,7 +37,7 @@ from xml.sax.saxutils import escape, quoteattr
 import numpy as np
 
 from ..model import make_subhinges
-from ..spatial import rpy_to_matrix, transform_inverse
+from ..spatial import matrix_to_rpy, transform_inverse
 
 __all__ = ["to_urdf"]
 
@@ -48,20 +48,10 @@ def _nums(v):
     return " ".join(repr(float(x)) for x in np.ravel(v))
 
 
-def _rpy(R):
-    """Roll-pitch-yaw of R (``R = Rz(yaw) Ry(pitch) Rx(roll)``) that rebuild R to rounding even
-    near gimbal lock: roll is taken from ``(Rz(yaw) Ry(pitch))^T R``, so it absorbs any error
-    of the ill-conditioned yaw there."""
-    pitch = np.arctan2(-R[2, 0], np.hypot(R[0, 0], R[1, 0]))
-    yaw = np.arctan2(R[1, 0], R[0, 0])
-    M = rpy_to_matrix([0.0, pitch, yaw]).T @ R
-    return np.array([np.arctan2(M[2, 1], M[1, 1]), pitch, yaw])
-
-
 def _origin(T):
     if np.array_equal(T, _I4):
         return ""
-    return f'<origin xyz="{_nums(T[:3, 3])}" rpy="{_nums(_rpy(T[:3, :3]))}"/>'
+    return f'<origin xyz="{_nums(T[:3, 3])}" rpy="{_nums(matrix_to_rpy(T[:3, :3]))}"/>'
 
 
 def _joint_type(h, m, root_form):

@@ -57,10 +57,15 @@ def matrix_to_rpy(R) -> np.ndarray:
     R = as_rotation(R, "R")
     cp = np.hypot(R[0, 0], R[1, 0])
     pitch = np.arctan2(-R[2, 0], cp)
-    if cp > 1e-10:
-        roll = np.arctan2(R[2, 1], R[2, 2])
+    if cp > 1e-14:
+        # yaw from R's first column, which Rz(yaw) Ry(pitch) then matches exactly; roll from
+        # (Rz(yaw) Ry(pitch))^T R, which absorbs the error of the ill-conditioned yaw near
+        # gimbal lock, so the angles rebuild R to rounding (atan2(R21, R22) for roll left
+        # 5e-12 on Baxter's near-lock joints, cp = 5e-12)
         yaw = np.arctan2(R[1, 0], R[0, 0])
-    else:
+        M = rpy_to_matrix([0.0, pitch, yaw]).T @ R
+        roll = np.arctan2(M[2, 1], M[1, 1])
+    else:  # the lock itself, to rounding: yaw carries the whole rotation about z
         roll = 0.0
         yaw = np.arctan2(-R[0, 1], R[1, 1])
     return np.array([roll, pitch, yaw])
