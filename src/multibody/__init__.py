@@ -19,6 +19,7 @@ from .io.model_file import load_model
 from .io.urdf import load_urdf, load_urdf_string
 from .planning import ExplicitConstraintSet, LiegroupSpace
 from .results import load_result
+from .sweep import sweep
 from .simulation import (
     ButcherTableau, ExpandingStorage, ExternalForce, JointSpringDamper, MuntheKaasIntegrator, OdeResultsSink,
     RingBufferStorage, RolloutResult, RungeKuttaIntegrator, SimulationError, SimulationResult, rollout, simulate,
@@ -66,4 +67,5 @@ __all__ = [
     "SimulationResult",
     "load_result",
     "simulate",
+    "sweep",
 ]
