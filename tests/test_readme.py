@@ -14,7 +14,7 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 _FENCE = re.compile(r"^```(?P<info>[^\n`]*)\n(?P<body>.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 #: marker text -> why the block does not run yet (sections owned elsewhere)
-NOT_YET_RUNNABLE = {'load_urdf("solo12.urdf"': "the interop section names solo12.urdf, not an installed path"}
+NOT_YET_RUNNABLE = {}
 
 
 def python_blocks(text):
