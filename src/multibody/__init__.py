@@ -21,7 +21,8 @@ from .planning import ExplicitConstraintSet, LiegroupSpace
 from .results import load_result
 from .sweep import sweep
 from .simulation import (
-    ButcherTableau, ExpandingStorage, ExternalForce, JointSpringDamper, MuntheKaasIntegrator, OdeResultsSink,
+    ButcherTableau, ExpandingStorage, ExternalForce, JointLimits, JointLimitWarning, JointSpringDamper,
+    MuntheKaasIntegrator, OdeResultsSink,
     RingBufferStorage, RolloutResult, RungeKuttaIntegrator, SimulationError, SimulationResult, rollout, simulate,
 )
 
@@ -56,6 +57,8 @@ __all__ = [
     "ButcherTableau",
     "ExpandingStorage",
     "ExternalForce",
+    "JointLimits",
+    "JointLimitWarning",
     "JointSpringDamper",
     "MuntheKaasIntegrator",
     "OdeResultsSink",

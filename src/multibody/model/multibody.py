@@ -323,6 +323,7 @@ class Multibody:
     pose_gradient = kinematics.pose_gradient
     neutral_q = coordinates.neutral_q
     random_q = coordinates.random_q
+    q_limits = coordinates.q_limits
     qdot = coordinates.qdot
     integrate = coordinates.integrate
     sanitize = coordinates.sanitize
