@@ -74,3 +74,29 @@ def test_bad_arguments_are_named():
         mb.rollout(m, Q0, U0, 0.1, dt=1e-2, tau=np.zeros((2, 3, m.nu)))
     with pytest.raises(ValueError, match="t_final"):
         mb.rollout(m, Q0, U0, -1.0)
+
+
+def test_a_stacked_control_equals_each_samples_simulate_with_its_control():
+    m = chain()
+    rng = np.random.default_rng(3)
+    B = 5
+    Q0, U0 = rng.normal(size=(B, m.nq)), rng.normal(size=(B, m.nu))
+    gains = rng.uniform(1.0, 20.0, B)
+
+    def stacked(t, Q, U, TAU):
+        TAU[:] = -gains[:, None] * Q - 0.5 * U + np.sin(t)
+
+    r = mb.rollout(m, Q0, U0, 0.1, dt=1e-3, control=stacked)
+    assert r.failed.size == 0
+    for b in (0, 4):
+        def single(t, q, u, tau, k=gains[b]):
+            tau[:] = -k * q - 0.5 * u + np.sin(t)
+        s = mb.simulate(m, Q0[b], U0[b], 0.1, dt=1e-3, control=single)
+        assert np.array_equal(s.q, r.q[b]) and np.array_equal(s.u, r.u[b])
+
+    def bad(t, Q, U, TAU):
+        TAU[:] = 0.0
+        if t > 0.05:
+            TAU[2, 1] = np.nan
+    r = mb.rollout(m, Q0, U0, 0.1, dt=1e-3, control=bad)
+    assert list(r.failed) == [2] and r.status[2] == Status.CONTROL_NONFINITE

@@ -42,8 +42,8 @@ def _stacked(x, shape, name):
     return np.ascontiguousarray(x)
 
 
-def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, forces=(), save_every=1,
-            lie_group=False, limits=True):
+def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=None, forces=(),
+            save_every=1, lie_group=False, limits=True):
     """Simulate B initial states from t = 0 to ``t_final`` in one compiled call across cores.
 
     Q0 (B, nq), U0 (B, nu): initial states (charts of the calling thread's default Data).
@@ -55,8 +55,14 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, forces=(), 
     ``simulate`` (on by default); ``save_every``: store every k-th step. Each sample runs
     through the same compiled loop as ``simulate`` (so a sample's trajectory equals its own
     ``simulate`` run), on Numba's threads (``numba.get_num_threads()``), each with its own
-    data and work arrays; a sample that fails stops alone (see ``RolloutResult``). Python
-    control callbacks are not supported here (use ``simulate`` or open-loop ``tau``).
+    data and work arrays; a sample that fails stops alone (see ``RolloutResult``).
+
+    ``control(t, Q, U, TAU_out)``: an optional Python callback called once per Runge-Kutta
+    stage for all samples at once: Q (B, nq) (start charts), U (B, nu) and TAU_out (B, nu)
+    (filled with ``tau``) are stacked; write the generalized forces into TAU_out in place.
+    Rows of samples that have stopped are included and ignored; a non-finite row stops its
+    sample (status CONTROL_NONFINITE). Every sample then pauses at every stage, so its step
+    state stays with it (memory grows with B).
     """
     c = m.compiled
     Q0 = np.atleast_2d(np.asarray(Q0, dtype=float))
@@ -81,11 +87,15 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, forces=(), 
     segmented = tau.ndim == 3
     tau = _stacked(tau, (B, n_rows, c.nu) if segmented else (B, c.nu), "tau")
 
+    if control is not None and not callable(control):
+        raise TypeError(f"control must be callable as control(t, Q, U, TAU_out), got {type(control).__name__}")
+    tpl.iopt[K.O_CONTROL] = int(control is not None)
     W = max(1, min(numba.get_num_threads(), B))
     dbufs = np.repeat(tpl.data.buf[None], W, axis=0)
     work, ctl = K.allocate_work(c.nq, c.nu, tpl.tab.shape[1], lie)
-    WORK = tuple(np.repeat(a[None], W, axis=0) for a in work)
-    CTL = tuple(np.repeat(a[None], W, axis=0) for a in ctl)
+    rows = B if control is not None else W  # work arrays per sample (paused steps) or per worker
+    WORK = tuple(np.repeat(a[None], rows, axis=0) for a in work)
+    CTL = tuple(np.repeat(a[None], rows, axis=0) for a in ctl)
     Q, U = Q0.copy(), U0.copy()
     if not lie:
         for b in range(B):
@@ -102,11 +112,14 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, forces=(), 
     run = R.rollout_munthe_kaas if lie else R.rollout_classic
     args = (c.mi, c.mf, dbufs, tpl.tab, tpl.fmi, tpl.fmf)
     opts = (tpl.iopt, tpl.fopt, tpl.smap, tpl.max_angles, tpl.chart0, Q, U, CLK, CTR, CHARTS, WORK, CTL)
-    if segmented:
-        for k in range(n_rows):
-            run(*args, np.ascontiguousarray(tau[:, k]), *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], k, 1)
-    else:
-        run(*args, tau, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], 0, n_rows)
+    blocks = [(np.ascontiguousarray(tau[:, k]), k, 1) for k in range(n_rows)] if segmented else [(tau, 0, n_rows)]
+    for tau_k, row0, nrows in blocks:
+        CTR[:, K.C_WRITTEN] = 0
+        run(*args, tau_k, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], row0, nrows)
+        while control is not None and np.any(CTR[:, K.C_STATUS] == Status.NEED_CONTROL):
+            waiting = int(np.argmax(CTR[:, K.C_STATUS] == Status.NEED_CONTROL))
+            control(float(CLK[waiting, K.K_TSTAGE]), CTL[1], CTL[2], CTL[0])
+            run(*args, tau_k, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], row0, nrows)
     status = CTR[:, K.C_STATUS].copy()
     status[status == Status.BUFFER_FULL] = FINISHED  # a segmented run ends on its last full row
     t_failure = np.where(status == FINISHED, np.nan, CLK[:, K.K_TBAD])

@@ -1,19 +1,22 @@
 """Parallel rollouts: many initial states through the one stepping loop, across cores.
 
-Worker w (a ``prange`` iteration) owns data buffer ``dbufs[w]`` and the work arrays
-``WORK[k][w]`` (the ``allocate_work`` layout stacked over workers), and runs samples
+Worker w (a ``prange`` iteration) owns data buffer ``dbufs[w]`` and runs samples
 w, w + W, w + 2W, ... one after the other through ``kernels._run``, the loop every
-simulation uses. A sample's whole state (q, u, clock, counters and its rotation-vector
+simulation uses, with the work arrays of ``allocate_work`` stacked over workers (or over
+samples when a Python control pauses every sample at every stage: then a paused step's
+partial state must stay with its sample). A sample's whole state (q, u, clock, counters and its rotation-vector
 charts) lives in its own rows, so a call may stop after any number of output rows and
 the next call continues (open-loop inputs that change per output interval run that
-way); a sample that fails stops alone, with its status in its counters.
+way: the caller resets each sample's written-row counter C_WRITTEN before a new block of
+rows); a sample that fails stops alone, with its status in its counters.
 """
+import numpy as np
 from numba import njit, prange
 
 from ..kernels.common import data_start, link_rows
 from ..kernels.layout import W_CHART
-from ..kernels.status import FINISHED, MIN_STEP, NONFINITE_STATE, SINGULAR
-from .kernels import C_STATUS, C_WRITTEN, _run
+from ..kernels.status import CONTROL_NONFINITE, FINISHED, MIN_STEP, NONFINITE_STATE, SINGULAR
+from .kernels import C_STATUS, _run
 
 
 @njit(cache=True, inline="always")
@@ -22,20 +25,23 @@ def _rollout(lie, mi, mf, dbufs, tab, fmi, fmf, TAU, iopt, fopt, smap, max_angle
     W = dbufs.shape[0]
     B = Q.shape[0]
     n = mi.shape[0]
+    per_sample = WORK[0].shape[0] == B  # (when B == W both layouts index alike)
     for w in prange(W):
         dbuf = dbufs[w]
         ws = link_rows(dbuf, data_start(dbuf, n), n)
-        work = (WORK[0][w], WORK[1][w], WORK[2][w], WORK[3][w], WORK[4][w], WORK[5][w], WORK[6][w],
-                WORK[7][w], WORK[8][w], WORK[9][w])
-        ctl = (CTL[0][w], CTL[1][w], CTL[2][w])
         for b in range(w, B, W):
+            # a step paused for a control keeps its partial state in the sample's own work
+            # arrays (per_sample); otherwise a worker's arrays serve its samples in turn
+            r = np.int64(b) if per_sample else np.int64(w)  # (one integer type for both)
+            work = (WORK[0][r], WORK[1][r], WORK[2][r], WORK[3][r], WORK[4][r], WORK[5][r], WORK[6][r],
+                    WORK[7][r], WORK[8][r], WORK[9][r])
+            ctl = (CTL[0][r], CTL[1][r], CTL[2][r])
             st = CTR[b, C_STATUS]
-            if st == FINISHED or st == SINGULAR or st == NONFINITE_STATE or st == MIN_STEP:
+            if st == FINISHED or st == SINGULAR or st == NONFINITE_STATE or st == MIN_STEP or st == CONTROL_NONFINITE:
                 continue  # done, or failed before: the sample stays stopped
             for j in range(n):  # the sample's charts into the worker's data
                 for k in range(4):
                     ws[j, W_CHART + k] = CHARTS[b, j, k]
-            CTR[b, C_WRITTEN] = 0
             _run(lie, mi, mf, dbuf, tab, fmi, fmf, TAU[b], iopt, fopt, smap, max_angles, chart0,
                  Q[b], U[b], CLK[b], CTR[b], work, ctl, TOUT[b, row0:row0 + nrows],
                  QOUT[b, row0:row0 + nrows], UOUT[b, row0:row0 + nrows])
