@@ -66,21 +66,23 @@ def main(B=256, t_final=1.0, dt=1e-3):
 
 
 def memory(B=1000, steps=1000, dt=1e-3):
-    """Peak resident memory of a B x steps UR5 rollout, in a fresh process (kernels loaded
-    first), against the size of its output arrays (t, q, u)."""
-    import subprocess
-    code = ("import resource, numpy as np, sys; sys.path.insert(0, %r); import multibody as mb; "
-            "from bench_simulation import ur5; m = ur5(); rng = np.random.default_rng(0); "
-            "Q0 = np.array([m.random_q(rng, scale=1.0) for _ in range(%d)]); U0 = np.zeros((%d, m.nu)); "
-            "mb.rollout(m, Q0[:2], U0[:2], 0.01, dt=1e-3, limits=False); "  # kernels loaded first
-            "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
-            "r = mb.rollout(m, Q0, U0, %g, dt=%g, limits=False); "
-            "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
-            "print(base / 1024, peak / 1024, (r.t.nbytes + r.q.nbytes + r.u.nbytes) / 2**20)"
-            % (HERE, B, B, steps * dt, dt))
-    base, peak, out = map(float, subprocess.check_output([sys.executable, "-c", code]).split())
-    print(f"memory, UR5 B = {B} x {steps} steps: peak RSS grew {peak - base:.0f} MiB during the rollout "
-          f"for {out:.0f} MiB of output arrays (before it: {base:.0f} MiB)", flush=True)
+    """Peak memory allocated during a B x steps UR5 rollout (tracemalloc, which sees NumPy's
+    arrays; the kernels allocate nothing), against the size of its output arrays."""
+    import tracemalloc
+
+    import multibody as mb
+    m = ur5()
+    rng = np.random.default_rng(0)
+    Q0 = np.array([m.random_q(rng, scale=1.0) for _ in range(B)])
+    U0 = np.zeros((B, m.nu))
+    mb.rollout(m, Q0[:2], U0[:2], 10 * dt, dt=dt, limits=False)  # kernels loaded first
+    tracemalloc.start()
+    r = mb.rollout(m, Q0, U0, steps * dt, dt=dt, limits=False)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    out = r.t.nbytes + r.q.nbytes + r.u.nbytes
+    print(f"memory, UR5 B = {B} x {steps} steps: peak allocation during the rollout {peak / 2**20:.1f} MiB "
+          f"for {out / 2**20:.1f} MiB of output arrays", flush=True)
 
 
 if __name__ == "__main__":

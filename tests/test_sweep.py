@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import multibody as mb
-from multibody.sweep import SweepError, _Bar
+from multibody.progress import ProgressBar
+from multibody.sweep import SweepError
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 BAD = 5  # the case that raises
@@ -154,9 +155,9 @@ def test_bad_arguments(tmp_path):
 
 def test_progress_bar_ends_cleanly(capsys):
     stream = io.StringIO()
-    bar = _Bar(4, after=0.0, stream=stream)
+    bar = ProgressBar(after=0.0, stream=stream)
     for k in range(1, 5):
-        bar.update(k, 1 if k > 2 else 0)
+        bar.update(k / 4, f"{k}/4 cases" + (", 1 failed" if k > 2 else ""))
     bar.close()
     text = stream.getvalue()
     assert text.endswith("4/4 cases, 1 failed  elapsed 0.0 s  eta 0.0 s\n") and text.count("\n") == 1

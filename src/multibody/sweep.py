@@ -67,13 +67,13 @@ import concurrent.futures as cf
 import math
 import multiprocessing
 import pickle
-import sys
-import time
 import traceback
 from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
+
+from .progress import ProgressBar
 
 __all__ = ["sweep", "SweepError"]
 
@@ -157,32 +157,6 @@ def _stack(outputs):
     if kind == "tuple":
         return tuple(np.stack([p[j] for _, p in outputs]) for j in range(len(outputs[0][1])))
     return np.stack([p for _, p in outputs])
-
-
-class _Bar:
-    """A text progress bar on stderr (cases done of n), shown once a sweep has lasted ``after`` s."""
-
-    def __init__(self, n, after=0.5, stream=None, width=30):
-        self.n, self.after, self.width = n, after, width
-        self.stream = stream or sys.stderr
-        self.t0, self.shown = time.perf_counter(), False
-
-    def update(self, done, failed):
-        el = time.perf_counter() - self.t0
-        if el < self.after:
-            return  # a short sweep prints nothing
-        k = int(self.width * done / self.n)
-        eta = el * (self.n - done) / done if done else float("nan")
-        bad = f", {failed} failed" if failed else ""
-        self.stream.write(f"\r[{'#' * k}{'.' * (self.width - k)}] {done}/{self.n} cases{bad}  "
-                          f"elapsed {el:.1f} s  eta {eta:.1f} s")
-        self.stream.flush()
-        self.shown = True
-
-    def close(self):
-        if self.shown:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def _check_output(output):
@@ -323,13 +297,14 @@ def sweep(run, cases, client=None, processes=None, progress=True, output=None, *
     path = _check_output(output)
     n = len(items)
     done, failures = {}, {}
-    bar = _Bar(n) if progress else None
+    bar = ProgressBar(after=0.5) if progress else None
 
     def collect(rows):
         for i, ok, value in rows:
             (done if ok else failures)[i] = value
         if bar is not None:
-            bar.update(len(done) + len(failures), len(failures))
+            finished, failed = len(done) + len(failures), len(failures)
+            bar.update(finished / n, f"{finished}/{n} cases" + (f", {failed} failed" if failed else ""))
 
     try:
         if client is None and processes is None:

@@ -1,12 +1,12 @@
 """``simulate``: integrate a Multibody from an initial state, the one-call entry point."""
 import math
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
 from ..results import ResultWriter, SimulationResult, check_output_path, coordinate_labels
+from ..progress import ProgressBar
 from .forces import limit_model, warn_outside_limits
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError, check_positive
 from .sinks import ExpandingStorage, OdeResultsSink, RingBufferStorage
@@ -32,30 +32,9 @@ def _resolve(integrator, tableau):
     return get_tableau(name), False
 
 
-class _Progress:
-    """A text progress bar on stderr, shown once a run has lasted more than ``after`` s."""
-
-    def __init__(self, after=1.0, stream=None, width=30):
-        self.t_wall0 = time.perf_counter()
-        self.after, self.stream, self.width = after, stream or sys.stderr, width
-        self.shown = False
-
-    def __call__(self, t, t_final, t0=0.0):
-        el = time.perf_counter() - self.t_wall0
-        if el < self.after:
-            return
-        frac = min(max((t - t0) / (t_final - t0), 0.0), 1.0)
-        n = int(frac * self.width)
-        eta = el * (1 - frac) / frac if frac > 0 else float("nan")
-        self.stream.write(f"\r[{'#' * n}{'.' * (self.width - n)}] {100 * frac:5.1f}%  t = {t:.4g} s  "
-                          f"elapsed {el:.1f} s  eta {eta:.1f} s")
-        self.stream.flush()
-        self.shown = True
-
-    def close(self):
-        if self.shown:
-            self.stream.write("\n")
-            self.stream.flush()
+def _simulated_time(bar):
+    """The integrator's ``progress(t, t_final)`` drawing simulated time on ``bar``."""
+    return lambda t, t_final: bar.update(t / t_final, f"{100 * t / t_final:5.1f}%  t = {t:.4g} s")
 
 
 def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rtol=1e-8, atol=1e-10,
@@ -145,12 +124,13 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     block = max(64, n_out // 200) if (progress or control is None and n_out > 200000) else None
     if writer is not None:  # stream in blocks: the file grows as the run goes on
         block = min(block or n_out, 8192)
-    bar = _Progress() if progress else None
+    bar = ProgressBar(after=1.0) if progress else None
     name = ("munthe_kaas/" if lie else "") + tab.name
     wall0 = time.perf_counter()
     status, message, err = "failed", "stopped by an unexpected error", None
     try:
-        integ.integrate(t_final_f, dt_f, save_every=stride, block=block, progress=bar)
+        integ.integrate(t_final_f, dt_f, save_every=stride, block=block,
+                        progress=None if bar is None else _simulated_time(bar))
         status, message = "finished", ""
     except SimulationError as e:
         status, message, err = "failed", str(e), e
