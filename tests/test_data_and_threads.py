@@ -188,3 +188,17 @@ def test_a_model_pickles_with_its_charts_and_rebuilds_its_constants():
     assert "compiled" not in pickle.loads(pickle.dumps(m)).__dict__
     assert m2.compiled.buf.tobytes() == m.compiled.buf.tobytes()
     assert np.array_equal(m2.forward_dynamics(q, u, u), m.forward_dynamics(q, u, u))
+
+
+def test_a_non_unit_quaternion_is_refused_not_normalised():
+    m = mb.Multibody()
+    b = m.add_body("b", mass=1.0, inertia=np.eye(3) * 0.1)
+    m.add_hinge(None, b, "free_quat", name="root")
+    z = np.zeros(6)
+    q = np.r_[0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0]
+    for call in (lambda: m.forward_dynamics(q, z, z), lambda: m.mass_matrix(q),
+                 lambda: m.body_pose(q, "b"), lambda: m.forward_dynamics(np.array([q, q]), np.zeros((2, 6)), np.zeros((2, 6)))):
+        with pytest.raises(ValueError, match=r"q\[0:4\] is not a unit quaternion \(norm 2; .*'root'\): normalise"):
+            call()
+    q[3] = 1.0 + 1e-8  # within 1e-6: accepted as unit
+    m.forward_dynamics(q, z, z)

@@ -48,6 +48,19 @@ def raise_status(c, status, names, arrays):
         name = names[arg]
         n = c.nq if name == "q" else c.nu
         raise ValueError(f"{name} must have shape ({n},), got {np.shape(arrays[arg])}")
+    if st == Status.BAD_QUATERNION:
+        q = np.asarray(arrays[0], dtype=float)
+        for j, sub in enumerate(c.link_subhinges):
+            if sub.kind_info.quaternion:
+                i = int(c.mi[j, L.QOFF])
+                norm = float(np.linalg.norm(q[i:i + 4]))
+                if norm == 0.0:
+                    raise ValueError(f"q[{i}:{i + 4}] is a zero quaternion ({coordinate_owner(c, 'q', i)}); "
+                                     f"a rotation needs a unit quaternion (x, y, z, w)")
+                if not abs(norm * norm - 1.0) <= 2e-6:
+                    raise ValueError(f"q[{i}:{i + 4}] is not a unit quaternion (norm {norm:.9g}; "
+                                     f"{coordinate_owner(c, 'q', i)}): normalise it, "
+                                     f"q[{i}:{i + 4}] /= np.linalg.norm(q[{i}:{i + 4}])")
     if st == Status.SINGULAR:
         raise ValueError("the joint-space inertia of a subhinge is singular (a massless body "
                          "at the end of a moving hinge?)")

@@ -4,8 +4,11 @@ import math
 import numpy as np
 from numba import njit
 
-from .layout import GRAVITY, H_NCONSTRAINTS, H_NFRAMES, H_NLINKS, NQ, NU, QOFF, S_COLS, UOFF, W_R
-from .status import BAD_LENGTH_ARG0, BAD_LENGTH_ARG1, BAD_LENGTH_ARG2, NONFINITE_ARG0, NONFINITE_ARG1, NONFINITE_ARG2, OK
+from .layout import GRAVITY, H_NCONSTRAINTS, H_NFRAMES, H_NLINKS, KIND, NQ, NU, QOFF, S_COLS, UOFF, W_R
+from .kinds import FREE_QUAT, SPHERICAL_QUAT
+from .status import (
+    BAD_LENGTH_ARG0, BAD_LENGTH_ARG1, BAD_LENGTH_ARG2, BAD_QUATERNION, NONFINITE_ARG0, NONFINITE_ARG1, NONFINITE_ARG2, OK,
+)
 
 _INL = dict(cache=True, inline="always")
 
@@ -55,8 +58,9 @@ def coordinate_sizes(mi):
 
 @njit(**_INL)
 def check_state(mi, a, b, c, nb, nc):
-    """Status (kernels/status.py) of a kernel's three state arguments: a has nq entries,
-    b and c have nq (nb/nc = 0) or nu (1) entries or are not used (-1)."""
+    """Status (kernels/status.py) of a kernel's three state arguments: a (q) has nq entries
+    and unit quaternions (to 1e-6), b and c have nq (nb/nc = 0) or nu (1) entries or are
+    not used (-1)."""
     nq, nu = coordinate_sizes(mi)
     if a.shape[0] != nq:
         return BAD_LENGTH_ARG0
@@ -70,6 +74,13 @@ def check_state(mi, a, b, c, nb, nc):
         return NONFINITE_ARG1
     if nc >= 0 and first_nonfinite(c) >= 0:
         return NONFINITE_ARG2
+    for j in range(mi.shape[0]):  # a is q: its quaternions must be unit (none is normalised here)
+        k = mi[j, KIND]
+        if k == SPHERICAL_QUAT or k == FREE_QUAT:
+            i = mi[j, QOFF]
+            n2 = a[i] * a[i] + a[i + 1] * a[i + 1] + a[i + 2] * a[i + 2] + a[i + 3] * a[i + 3]
+            if not abs(n2 - 1.0) <= 2e-6:
+                return BAD_QUATERNION
     return OK
 
 

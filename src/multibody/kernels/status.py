@@ -25,6 +25,9 @@ NEED_CONTROL = 13    # paused at a stage: call the control with the stage state,
 CONTROL_NONFINITE = 14  # the control returned a non-finite joint force
 
 
+BAD_QUATERNION = 15  # the first state argument (q) holds a quaternion whose norm is not 1 (1e-6)
+
+
 class Status(IntEnum):
     """Python view of the kernel status codes (same values)."""
 
@@ -41,6 +44,7 @@ class Status(IntEnum):
     BUFFER_FULL = BUFFER_FULL
     NONFINITE_STATE = NONFINITE_STATE
     MIN_STEP = MIN_STEP
+    BAD_QUATERNION = BAD_QUATERNION
     NEED_CONTROL = NEED_CONTROL
     CONTROL_NONFINITE = CONTROL_NONFINITE
 
