@@ -17,6 +17,7 @@ from . import algorithms, planning, simulation, spatial
 from . import interop
 from .io.model_file import load_model
 from .io.urdf import load_urdf, load_urdf_string
+from .io.mjcf import load_mjcf
 from .planning import ExplicitConstraintSet, LiegroupSpace
 from .results import load_result
 from .sweep import sweep
@@ -49,6 +50,7 @@ __all__ = [
     "planning",
     "simulation",
     "spatial",
+    "load_mjcf",
     "load_model",
     "load_urdf",
     "load_urdf_string",

@@ -123,9 +123,11 @@ def model_to_dict(m):
 def _format_of(path, fmt):
     """The format of ``path``: ``fmt`` if given, else from its extension."""
     if fmt is None:
-        fmt = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".urdf": "urdf"}.get(Path(path).suffix.lower())
+        fmt = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".urdf": "urdf", ".xml": "mjcf"}.get(
+            Path(path).suffix.lower())
         if fmt is None:
-            raise ValueError(f"{path}: unknown extension {Path(path).suffix!r}; expected .yaml, .yml, .json, .urdf")
+            raise ValueError(f"{path}: unknown extension {Path(path).suffix!r}; expected .yaml, .yml, .json, .urdf, "
+                             f".xml (MJCF)")
     return fmt
 
 
@@ -386,13 +388,17 @@ def load_model(path, format=None, **urdf_options):
 
     ``path``: a ``.yaml``/``.yml`` or ``.json`` model file (see docs/model_format.md) or a
     ``.urdf`` file (read by ``load_urdf``, which takes ``urdf_options`` such as
-    ``floating_base``); ``format`` ("yaml", "json", "urdf") overrides the extension.
+    ``floating_base``) or a ``.xml`` MJCF file (read by ``load_mjcf``); ``format`` ("yaml", "json",
+    "urdf", "mjcf") overrides the extension.
     Raises ValueError naming the file and the field path on bad content.
     """
     fmt = _format_of(path, format)
     if fmt == "urdf":
         from .urdf import load_urdf
         return load_urdf(path, **urdf_options)
+    if fmt == "mjcf":
+        from .mjcf import load_mjcf
+        return load_mjcf(path, **urdf_options)
     if urdf_options:
         raise TypeError(f"options {sorted(urdf_options)} apply to URDF files only")
     text = Path(path).read_text(encoding="utf-8")

@@ -1,0 +1,264 @@
+"""MJCF import: ``load_mjcf(path)``, a MuJoCo model file as a ``Multibody``.
+
+MuJoCo's own parser and compiler read the file (``mujoco.MjModel.from_xml_path``), so
+defaults classes, includes, ``inertiafromgeom`` and every other compiler rule behave exactly
+as in MuJoCo; the compiled arrays are then mapped:
+
+* bodies: ``body_pos``/``body_quat`` (the body frame in its parent at ``qpos0``),
+  ``body_mass``, ``body_ipos``, ``body_iquat`` and the principal ``body_inertia``; a body
+  without joints is welded (a locked hinge);
+* joints: hinge -> pin, slide -> slider, ball -> quaternion spherical, free -> quaternion
+  free (on a child of the world). The joints of one body become one hinge made of several
+  subhinges, one per joint, named after the joints (see ``_mjcf_build`` for the rare
+  combination that needs a massless intermediate body ``<body>__<joint>``). Hinge and
+  slide coordinates carry MuJoCo's qpos numbers (with ``ref`` != 0 our zero is shifted
+  accordingly); ball and free joints follow ``multibody.interop.MujocoLayout``'s layouts;
+  ``m.mjcf_map`` (an ``MjcfMap``) converts states, forces and mass matrices;
+* joint ``armature`` -> ``Hinge.armature``; joint ranges of limited hinge/slide joints ->
+  hinge limits; ``stiffness``/``damping``/``springref`` -> ``JointSpringDamper`` force
+  models listed in ``m.mjcf_forces`` (pass them: ``simulate(m, ..., forces=m.mjcf_forces)``);
+* sites -> nodes (a site named like a body gets the suffix ``_site``); ``opt.gravity``
+  (zero when MuJoCo's gravity flag is disabled) -> ``m.gravity``.
+
+Not modelled, each warned by name (``MjcfWarning``) and listed in ``m.mjcf_unmapped``:
+equality constraints, tendons, actuators, contacts, friction loss, gravity compensation,
+fluid forces, flexes, ball-joint limits, springs that a hinge cannot carry.
+Unnamed bodies, joints and sites get stable generated names (``body<i>``,
+``<body>_joint<k>``, ``site<i>``).
+"""
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ..model import Multibody
+from ..simulation import JointSpringDamper
+from ._mjcf_build import BALL, FREE, Joint, quat_wxyz_to_matrix, split_runs, transform
+from ._mjcf_map import MjcfMap
+
+__all__ = ["MjcfWarning", "load_mjcf", "model_from_mjmodel"]
+
+_LISTED = 20   # names listed in one warning
+
+
+class MjcfWarning(UserWarning):
+    """An element of an MJCF file that ``load_mjcf`` does not map (named in the message)."""
+
+
+def _import_mujoco():
+    try:
+        import mujoco
+    except ImportError:
+        raise ImportError("load_mjcf needs MuJoCo's Python package: pip install 'multibody[mjcf]' "
+                          "(or pip install mujoco)") from None
+    return mujoco
+
+
+def load_mjcf(path, name=None):
+    """Load the MJCF file ``path`` (compiled by MuJoCo) into a new ``Multibody``.
+
+    ``name``: the model's name (default: the file's stem). Returns the Multibody with
+    ``mjcf_forces`` (force models for ``simulate(..., forces=...)``), ``mjcf_map`` (an
+    ``MjcfMap``: q, u, udot, tau, M <-> qpos, qvel, qacc, qfrc, ``mj_fullM``) and
+    ``mjcf_unmapped`` (one line per element not modelled, each also warned).
+
+    Raises FileNotFoundError for a missing file, ValueError naming the file with MuJoCo's
+    own message when MuJoCo refuses it, and ValueError naming the body for joints that have
+    no counterpart (a free joint below another body or beside other joints).
+    """
+    mujoco = _import_mujoco()
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"MJCF file not found: {path}")
+    try:
+        mm = mujoco.MjModel.from_xml_path(str(p))
+    except ValueError as e:
+        raise ValueError(f"{path}: MuJoCo cannot load this MJCF file: {e}") from e
+    return model_from_mjmodel(mm, name=name or p.stem, source=str(path))
+
+
+def _unique(base, taken):
+    """``base``, or ``base_2``, ``base_3``, ... the first not in ``taken`` (which it joins)."""
+    out, k = base, 2
+    while out in taken:
+        out, k = f"{base}_{k}", k + 1
+    taken.add(out)
+    return out
+
+
+def _rot(mm_quat):
+    return quat_wxyz_to_matrix(mm_quat)
+
+
+class _Builder:
+    """Walks a compiled ``MjModel`` and builds the Multibody (one instance per load)."""
+
+    def __init__(self, mm, name, source):
+        self.mm, self.source = mm, source
+        self.m = Multibody(name)
+        self.bodies = {0: self.m.world}
+        self.body_names = {"world"}
+        self.hinge_names = set()
+        self.records = []        # (joint name, type, hinge name, q offset, u offset, qposadr, dofadr)
+        self.forces, self.unmapped = [], {}
+        self.joint_names = [self._joint_name(j) for j in range(mm.njnt)]
+
+    def note(self, what, item):
+        self.unmapped.setdefault(what, []).append(item)
+
+    def _joint_name(self, j):
+        mm = self.mm
+        n = mm.joint(j).name
+        if n:
+            return n
+        b = int(mm.jnt_bodyid[j])
+        return f"{mm.body(b).name or f'body{b}'}_joint{j - int(mm.body_jntadr[b])}"
+
+    # ------------------------------------------------------------------ bodies and joints
+    def body(self, b):
+        mm = self.mm
+        name = _unique(mm.body(b).name or f"body{b}", self.body_names)
+        R = _rot(mm.body_iquat[b])
+        inertia = R @ np.diag(mm.body_inertia[b]) @ R.T
+        body = self.m.add_body(name, mass=float(mm.body_mass[b]), com=mm.body_ipos[b].copy(), inertia=inertia)
+        self.bodies[b] = body
+        parent = self.bodies[int(mm.body_parentid[b])]
+        T0 = transform(_rot(mm.body_quat[b]), mm.body_pos[b])
+        jids = list(range(int(mm.body_jntadr[b]), int(mm.body_jntadr[b]) + int(mm.body_jntnum[b])))
+        if mm.body_gravcomp[b] != 0:
+            self.note("gravity compensation (gravcomp)", name)
+        if not jids:
+            self.m.add_hinge(parent, body, "locked", name=_unique(f"{name}_weld", self.hinge_names),
+                             T_parent_joint=T0)
+        elif any(int(mm.jnt_type[j]) == FREE for j in jids):
+            self.free(name, body, parent, jids)
+        else:
+            self.chain(name, body, parent, T0, jids)
+
+    def free(self, name, body, parent, jids):
+        j = jids[0]
+        if len(jids) > 1 or parent is not self.m.world:
+            raise ValueError(f"{self.source}: body {name!r}: a free joint is mapped only as the single "
+                             f"joint of a child of the world (MuJoCo places it in world coordinates)")
+        h = self.m.add_hinge(None, body, "free_quat", name=self._hinge_name(self.joint_names[j]))
+        a = self.mm.dof_armature[self.mm.jnt_dofadr[j]:self.mm.jnt_dofadr[j] + 6]
+        if not np.allclose(a[:3], a[0], rtol=0, atol=0):
+            self.note("anisotropic free-joint armature", self.joint_names[j])
+        h.armature = np.r_[a[3:], a[:3]]
+        self.records.append((self.joint_names[j], FREE, h.name, 0, 0, int(self.mm.jnt_qposadr[j]),
+                             int(self.mm.jnt_dofadr[j])))
+        self.springs(h, [j])
+
+    def _hinge_name(self, base):
+        return _unique(base, self.hinge_names)
+
+    def chain(self, name, body, parent, T0, jids):
+        mm = self.mm
+        joints = [Joint(j, self.joint_names[j], int(mm.jnt_type[j]), mm.jnt_pos[j], mm.jnt_axis[j],
+                        mm.qpos0[mm.jnt_qposadr[j]] if int(mm.jnt_type[j]) != BALL else 0.0) for j in jids]
+        runs = split_runs(joints)
+        for k, run in enumerate(runs):
+            last = k == len(runs) - 1
+            child = body if last else self.m.add_body(
+                _unique(f"{name}__{run.joints[-1].name}", self.body_names))
+            hname = run.joints[0].name if len(run.joints) == 1 else f"{name}_hinge"
+            h = self.m.add_hinge(parent, child, name=self._hinge_name(hname), subhinges=run.subhinges,
+                                 T_parent_joint=T0 @ run.pre if k == 0 else run.pre,
+                                 T_child_joint=run.T_child_joint)
+            self.joint_data(h, run.joints)
+            parent = child
+
+    def joint_data(self, h, joints):
+        """Records for the map, armature, limits and springs of the hinge ``h`` of ``joints``."""
+        mm, dq, du, arm = self.mm, 0, 0, []
+        lo, hi, scalar = [], [], all(j.kind != BALL for j in joints)
+        for jt in joints:
+            j, nv = jt.index, 3 if jt.kind == BALL else 1
+            self.records.append((jt.name, jt.kind, h.name, dq, du, int(mm.jnt_qposadr[j]), int(mm.jnt_dofadr[j])))
+            dq, du = dq + (4 if jt.kind == BALL else 1), du + nv
+            arm.extend(mm.dof_armature[mm.jnt_dofadr[j]:mm.jnt_dofadr[j] + nv])
+            limited = bool(mm.jnt_limited[j])
+            if limited and not scalar:
+                self.note("joint limits on rotation coordinates", jt.name)
+            lo.append(float(mm.jnt_range[j, 0]) if limited else None)
+            hi.append(float(mm.jnt_range[j, 1]) if limited else None)
+        h.armature = np.array(arm)
+        if scalar and any(v is not None for v in lo):
+            h.set_limits(tuple(lo), tuple(hi))
+        self.springs(h, [jt.index for jt in joints])
+
+    def springs(self, h, jids):
+        """One JointSpringDamper for the hinge if its joints share stiffness and damping."""
+        mm = self.mm
+        kc = [(float(mm.jnt_stiffness[j]), *map(float, mm.dof_damping[mm.jnt_dofadr[j]:mm.jnt_dofadr[j] + 1]))
+              for j in jids]
+        dofs = [d for j in jids for d in range(mm.jnt_dofadr[j], mm.jnt_dofadr[j] + {0: 6, 1: 3}.get(
+            int(mm.jnt_type[j]), 1))]
+        if not any(k for k, _ in kc) and not mm.dof_damping[dofs].any():
+            return
+        names = [self.joint_names[j] for j in jids]
+        scalar = all(int(mm.jnt_type[j]) not in (FREE, BALL) for j in jids)
+        if not scalar or len(set(kc)) > 1:
+            why = "on a ball/free joint" if not scalar else "differing within one hinge"
+            for n in names:
+                self.note(f"joint stiffness/damping ({why})", n)
+            return
+        k, c = kc[0]
+        qref = np.array([mm.qpos_spring[mm.jnt_qposadr[j]] for j in jids])
+        self.forces.append(JointSpringDamper(h.name, stiffness=k, damping=c, q_ref=qref))
+
+    # ------------------------------------------------------------------ the rest
+    def sites(self):
+        mm, taken = self.mm, set(self.body_names)
+        for i in range(mm.nsite):
+            base = mm.site(i).name or f"site{i}"
+            nm = _unique(base if base not in taken else f"{base}_site", taken)
+            T = transform(_rot(mm.site_quat[i]), mm.site_pos[i])
+            self.m.add_node(nm, self.bodies[int(mm.site_bodyid[i])], T_body_node=T)
+
+    def unmapped_elements(self, mujoco):
+        mm = self.mm
+        for what, n, get in (("equality constraint", mm.neq, mm.equality), ("tendon", mm.ntendon, mm.tendon),
+                             ("actuator", mm.nu, mm.actuator), ("flex", mm.nflex, None)):
+            for i in range(n):
+                self.note(what, (get(i).name if get else "") or f"#{i}")
+        off = mujoco.mjtDisableBit
+        if not mm.opt.disableflags & int(off.mjDSBL_CONTACT):
+            for g in range(mm.ngeom):
+                if mm.geom_contype[g] or mm.geom_conaffinity[g]:
+                    b = self.bodies[int(mm.geom_bodyid[g])].name
+                    self.note("contacts (colliding geom)", mm.geom(g).name or f"#{g} on {b}")
+        for j in range(mm.njnt):
+            nv = {0: 6, 1: 3}.get(int(mm.jnt_type[j]), 1)
+            if mm.dof_frictionloss[mm.jnt_dofadr[j]:mm.jnt_dofadr[j] + nv].any():
+                self.note("joint friction loss", self.joint_names[j])
+        if mm.opt.density > 0 or mm.opt.viscosity > 0:
+            self.note("fluid forces", f"density {mm.opt.density:g}, viscosity {mm.opt.viscosity:g}")
+
+    def build(self):
+        mujoco = _import_mujoco()
+        mm = self.mm
+        off = int(mujoco.mjtDisableBit.mjDSBL_GRAVITY)
+        self.m.gravity = np.zeros(3) if mm.opt.disableflags & off else np.array(mm.opt.gravity)
+        for b in range(1, mm.nbody):
+            self.body(b)
+        self.sites()
+        self.unmapped_elements(mujoco)
+        m = self.m
+        joints = [(n, t, m.q_slice(h).start + dq, m.u_slice(h).start + du, pq, pv)
+                  for n, t, h, dq, du, pq, pv in self.records]
+        m.mjcf_map = MjcfMap(m, joints, mm.nq, mm.nv)
+        m.mjcf_forces = self.forces
+        m.mjcf_unmapped = []
+        for what, items in self.unmapped.items():
+            shown = ", ".join(repr(s) for s in items[:_LISTED]) + (
+                f" and {len(items) - _LISTED} more" if len(items) > _LISTED else "")
+            line = f"{what} ({len(items)}): {shown}"
+            m.mjcf_unmapped.append(line)
+            warnings.warn(f"{self.source}: not modelled by load_mjcf: {line}", MjcfWarning, stacklevel=4)
+        return m
+
+
+def model_from_mjmodel(mm, name="mjcf", source="<MjModel>"):
+    """A Multibody from a compiled ``mujoco.MjModel`` (what ``load_mjcf`` does after compiling)."""
+    return _Builder(mm, name, source).build()
