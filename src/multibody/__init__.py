@@ -29,6 +29,14 @@ from .simulation import (
 
 __version__ = "0.1.0"
 
+
+def view(m, q=None, **kwargs):
+    """Show model ``m`` in a browser at ``q``, or replay a ``SimulationResult``: see
+    ``multibody.viz.view`` (needs ``pip install "multibody[viewer]"``; viser is imported
+    only here, on the first call)."""
+    from .viz import view as _view
+    return _view(m, q, **kwargs)
+
 __all__ = [
     "HINGE_KINDS",
     "FreeQuaternionSubhinge",
@@ -73,4 +81,5 @@ __all__ = [
     "load_result",
     "simulate",
     "sweep",
+    "view",
 ]

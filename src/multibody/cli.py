@@ -5,7 +5,8 @@
     multibody convert IN OUT [--floating-base [free|quaternion]]
     multibody simulate MODEL.urdf [--t-final T] [--dt DT] [--integrator rk4|dopri5|munthe_kaas|...]
                        [--floating-base [free|quaternion]] [--q0 "0.1,0.2,..."] [--u0 ...]
-                       [--output results.npz|.csv] [--output-every SECONDS] [--plot plot.png]
+                       [--output results.npz|.csv] [--output-every SECONDS] [--plot plot.png] [--view]
+    multibody view MODEL [--floating-base ...] [--port 8080] [--host 127.0.0.1]
     multibody --version
 
 Output paths are checked before a run; user errors end with one line on stderr
@@ -156,7 +157,19 @@ def _run(m, args, q0, u0, title):
             return code
         _plot(res, m, args.plot, title)
         print(f"  plot written to {args.plot}")
+    if getattr(args, "view", False):
+        _view(m, res, args)
     return code
+
+
+def _view(m, what, args):
+    """Open the browser viewer (``multibody.viz``) on a configuration or a result; blocks until Ctrl-C."""
+    try:
+        from .viz import view
+    except ImportError as e:
+        raise SystemExit(f"multibody: {e}") from None
+    print("  viewer: press Ctrl-C to stop", flush=True)
+    view(m, what, port=args.port, host=args.host, block=True)
 
 
 def _add_run_options(p, t_final=5.0):
@@ -170,6 +183,11 @@ def _add_run_options(p, t_final=5.0):
     p.add_argument("--output-every", type=float, default=None, metavar="SECONDS",
                    help="keep a sample every SECONDS (a multiple of --dt; default: every step)")
     p.add_argument("--plot", help="plot file (.png), needs matplotlib")
+
+
+def _add_view_options(p):
+    p.add_argument("--port", type=int, default=8080, help="viewer port (default 8080)")
+    p.add_argument("--host", default="127.0.0.1", help="viewer address (0.0.0.0: other machines too)")
 
 
 def main(argv=None):
@@ -197,6 +215,13 @@ def main(argv=None):
     p.add_argument("--q0", help="initial q, comma separated (default: neutral)")
     p.add_argument("--u0", help="initial u, comma separated (default: zeros)")
     _add_run_options(p)
+    p.add_argument("--view", action="store_true", help="replay the run in the browser viewer (needs viser)")
+    _add_view_options(p)
+    p = sub.add_parser("view", help="show a model (.urdf, .yaml, .json) in the browser viewer (needs viser)")
+    p.add_argument("model")
+    p.add_argument("--floating-base", nargs="?", const="free", choices=("free", "quaternion"),
+                   help="URDF input: attach the root by a free hinge (rotation vector, or quaternion)")
+    _add_view_options(p)
     args = ap.parse_args(argv)
     try:
         return _main(args)
@@ -229,6 +254,9 @@ def _main(args):
             print(f"limits ({len(limited)} hinges; enforced by simulate):")
             for h in limited:
                 print(f"  {h.name:30s} {h.limits_text()}")
+        return 0
+    if args.command == "view":
+        _view(m, None, args)
         return 0
     q0 = _parse_vector(args.q0, m.nq, "q0")
     u0 = _parse_vector(args.u0, m.nu, "u0")

@@ -1,0 +1,114 @@
+"""Visual geometry of a body as triangle meshes, from the URDF reader's metadata.
+
+``body.visuals`` is a list of dicts (see ``multibody.io._links.geometry``): ``type``
+(``box``, ``sphere``, ``cylinder``, ``capsule``, ``mesh`` or None), the sizes, for a mesh
+``filename`` (resolved from ``package://`` and relative paths), ``resolved`` and
+``scale``, ``origin`` (4x4 T_body_visual) and maybe ``rgba``.
+
+``visual_meshes(body)`` gives ``[(name, vertices, faces, rgb, opacity, T_body_visual)]``
+in the body frame's units, ready for ``viser``'s ``add_mesh_simple``. A mesh file that
+cannot be found or read is reported by a ``UserWarning`` that names it; the rest of the
+model is drawn.
+"""
+import os
+import warnings
+
+import numpy as np
+
+#: colour of a visual without ``<material>`` colour and of a mesh file without colours
+DEFAULT_RGB = (170, 175, 185)
+
+
+def _rgba(vis):
+    c = vis.get("rgba")
+    if c is None:
+        return None
+    c = np.asarray(c, dtype=float).ravel()
+    if c.shape != (4,) or not np.all(np.isfinite(c)):
+        return None
+    return tuple(int(round(255 * min(max(x, 0.0), 1.0))) for x in c[:3]), float(min(max(c[3], 0.0), 1.0))
+
+
+def _primitive(trimesh, vis):
+    t = vis["type"]
+    if t == "box":
+        return trimesh.creation.box(extents=np.asarray(vis["size"], dtype=float))
+    if t == "sphere":
+        return trimesh.creation.icosphere(subdivisions=3, radius=float(vis["radius"]))
+    if t == "cylinder":
+        return trimesh.creation.cylinder(radius=float(vis["radius"]), height=float(vis["length"]), sections=32)
+    if t == "capsule":
+        return trimesh.creation.capsule(height=float(vis["length"]), radius=float(vis["radius"]), count=[32, 16])
+    return None
+
+
+def _mesh_colour(mesh):
+    """The mean face colour a mesh file carries (rgb, opacity), or None where it has none."""
+    try:
+        visual = mesh.visual
+        if getattr(visual, "kind", None) is None:
+            return None
+        if visual.kind == "texture":
+            visual = visual.to_color()
+        fc = np.asarray(visual.face_colors, dtype=float)
+    except Exception:  # a visual trimesh cannot turn into colours: use the default
+        return None
+    if fc.ndim != 2 or fc.shape[0] == 0:
+        return None
+    mean = fc.mean(axis=0)
+    return tuple(int(round(x)) for x in mean[:3]), float(mean[3] / 255.0)
+
+
+def _load_mesh(trimesh, vis, body_name):
+    """A trimesh.Trimesh of a ``mesh`` visual (scaled), or None with a warning."""
+    path = vis.get("filename") or ""
+    uri = vis.get("uri") or path
+    if not path or not os.path.isfile(path):
+        warnings.warn(f"viewer: body {body_name!r}: mesh file not found: {uri}"
+                      + (f" (looked for {path})" if path and path != uri else "")
+                      + "; the rest of the model is drawn", UserWarning, stacklevel=4)
+        return None
+    try:
+        mesh = trimesh.load(path, force="mesh", process=False)
+    except Exception as e:  # trimesh raises many kinds (missing pycollada for .dae, parse errors)
+        hint = " (COLLADA .dae files need `pip install pycollada`)" if path.lower().endswith(".dae") else ""
+        warnings.warn(f"viewer: body {body_name!r}: cannot read mesh file {path}: {e}{hint}; "
+                      "the rest of the model is drawn", UserWarning, stacklevel=4)
+        return None
+    if not isinstance(mesh, trimesh.Trimesh) or len(mesh.faces) == 0:
+        warnings.warn(f"viewer: body {body_name!r}: mesh file {path} holds no triangles; "
+                      "the rest of the model is drawn", UserWarning, stacklevel=4)
+        return None
+    scale = np.asarray(vis.get("scale", np.ones(3)), dtype=float).ravel()
+    if scale.shape == (3,) and not np.allclose(scale, 1.0):
+        mesh = mesh.copy()
+        mesh.apply_scale(scale)
+    return mesh
+
+
+def visual_meshes(body):
+    """``[(name, vertices, faces, rgb, opacity, T_body_visual)]`` of a body's visuals."""
+    import trimesh
+
+    out = []
+    for i, vis in enumerate(getattr(body, "visuals", None) or []):
+        if not isinstance(vis, dict) or vis.get("type") is None:
+            continue
+        if vis["type"] == "mesh":
+            mesh = _load_mesh(trimesh, vis, body.name)
+            colour = _mesh_colour(mesh) if mesh is not None else None
+        else:
+            try:
+                mesh = _primitive(trimesh, vis)
+            except (KeyError, TypeError, ValueError) as e:
+                warnings.warn(f"viewer: body {body.name!r}: cannot draw visual {i} ({vis['type']}): {e}",
+                              UserWarning, stacklevel=3)
+                mesh = None
+            colour = None
+        if mesh is None:
+            continue
+        rgba = _rgba(vis) or colour or (DEFAULT_RGB, 1.0)
+        T = np.asarray(vis.get("origin", np.eye(4)), dtype=float)
+        out.append((f"visual_{i}", np.asarray(mesh.vertices, dtype=np.float32),
+                    np.asarray(mesh.faces, dtype=np.uint32), rgba[0], rgba[1], T))
+    return out

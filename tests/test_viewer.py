@@ -1,0 +1,192 @@
+"""The browser viewer (multibody.viz, on viser): API, CLI, and real rendering in headless Chromium.
+
+The rendering tests start the viewer on a free port of 127.0.0.1, take a screenshot of its
+page with headless Chromium (software WebGL) and check that the robot is drawn: the
+screenshot differs from one of the same scene without the robot (same camera) over a
+region of the size of the robot. They are skipped only where no Chromium is installed
+(``apt-get install chromium``). Set MULTIBODY_VIEWER_SCREENSHOTS=folder to keep the PNGs.
+"""
+import os
+import shutil
+import socket
+import subprocess
+import warnings
+from importlib import resources
+from importlib.metadata import PackageNotFoundError, files
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("viser")
+pytest.importorskip("trimesh")
+
+import multibody as mb  # noqa: E402
+from multibody.viz import Viewer, view  # noqa: E402
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium found (apt-get install chromium)")
+
+
+def _pendulum():
+    return mb.load_urdf(str(resources.files("multibody") / "data" / "double_pendulum.urdf"))
+
+
+def _free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _screenshot(url, path, size=(1000, 700)):
+    """A PNG of ``url`` taken by headless Chromium (bounded: 90 s); returns an (H, W, 3) array."""
+    Image = pytest.importorskip("PIL.Image")
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-unsafe-swiftshader",
+           "--use-gl=angle", "--use-angle=swiftshader", "--hide-scrollbars", "--no-first-run",
+           "--disable-extensions", f"--user-data-dir={Path(path).parent / 'chromium-profile'}",
+           f"--window-size={size[0]},{size[1]}", "--virtual-time-budget=8000", f"--screenshot={path}", url]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
+    assert r.returncode == 0 and Path(path).is_file(), f"chromium failed ({r.returncode}): {r.stderr[-1500:]}"
+    keep = os.environ.get("MULTIBODY_VIEWER_SCREENSHOTS")
+    if keep:
+        Image.open(path).convert("RGB").save(Path(keep) / Path(path).name, optimize=True)
+    return np.asarray(Image.open(path).convert("RGB"), dtype=int)
+
+
+def _shot_of(m, what, path, **kw):
+    v = view(m, what, port=_free_port(), verbose=False, **kw)
+    try:
+        assert v.url.startswith("http://127.0.0.1:")
+        if v.t is not None:
+            v.pause()
+            v.set_time(0.5 * (v.t[0] + v.t[-1]))
+        return _screenshot(v.url, path)
+    finally:
+        v.close()
+
+
+def _assert_drawn(img, empty, min_pixels):
+    """The robot's pixels: where the scene (left of the control panel) differs from the empty one."""
+    assert img.shape == empty.shape
+    scene = slice(150, img.shape[0]), slice(0, int(0.65 * img.shape[1]))  # below the notice, left of the panel
+    diff = np.abs(img[scene] - empty[scene]).sum(axis=2) > 60
+    assert diff.sum() > min_pixels, f"only {diff.sum()} pixels differ from the empty scene"
+    return diff
+
+
+# ------------------------------------------------------------------ API, no browser
+def test_view_returns_a_handle_and_closes():
+    m = _pendulum()
+    v = mb.view(m, port=_free_port(), verbose=False)
+    try:
+        assert isinstance(v, Viewer) and not v.closed and v.t is None
+        assert v.url == f"http://127.0.0.1:{v.port}"
+        with socket.create_connection(("127.0.0.1", v.port), timeout=5):
+            pass
+        v.set_q(np.array([0.3, -0.2]))
+        np.testing.assert_allclose(v._poses["link2"][0], m.body_pose(np.array([0.3, -0.2]), "link2"))
+    finally:
+        v.close()
+    assert v.closed
+    v.close()  # idempotent
+
+
+def test_replay_controls():
+    m = _pendulum()
+    res = mb.simulate(m, np.array([1.0, 0.0]), np.zeros(2), 1.0, dt=0.01)
+    with view(m, res, port=_free_port(), play=False, verbose=False, frames=True, com=True) as v:
+        assert len(v.t) == len(res.t) and v.index == 0
+        assert v.set_time(0.5) == int(np.argmin(np.abs(res.t - 0.5)))
+        np.testing.assert_allclose(v._poses["link2"][v.index], m.body_pose(res.q[v.index], "link2"), atol=1e-12)
+        v.speed = 4.0
+        assert v.speed == 4.0
+        v.play()
+        assert v._playing.is_set()
+        v.pause()
+        assert not v._playing.is_set()
+    assert v.closed
+
+
+def test_missing_mesh_is_a_warning_naming_the_file(tmp_path):
+    urdf = """<robot name="r"><link name="a">
+      <inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>
+      <visual><geometry><mesh filename="no_such_mesh.stl"/></geometry></visual>
+      <visual><origin xyz="0 0 0.5"/><geometry><box size="0.1 0.2 0.3"/></geometry>
+        <material name="red"><color rgba="1 0 0 1"/></material></visual>
+      <visual><geometry><cylinder radius="0.1" length="0.4"/></geometry></visual>
+      <visual><geometry><sphere radius="0.1"/></geometry></visual></link></robot>"""
+    p = tmp_path / "r.urdf"
+    p.write_text(urdf)
+    m = mb.load_urdf(str(p))
+    with pytest.warns(UserWarning, match="no_such_mesh.stl"):
+        v = view(m, port=_free_port(), verbose=False)
+    v.close()
+    from multibody.viz._geometry import visual_meshes
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        vis = visual_meshes(m.body("a"))
+    assert [x[0] for x in vis] == ["visual_1", "visual_2", "visual_3"]
+    assert vis[0][3] == (255, 0, 0) and vis[0][5][2, 3] == 0.5
+
+
+def test_cli_view_and_simulate_view(monkeypatch):
+    import multibody.viz as viz
+    from multibody.cli import main
+    calls = []
+    monkeypatch.setattr(viz, "view", lambda m, what, **kw: calls.append((m.name, what, kw)))
+    path = str(resources.files("multibody") / "data" / "double_pendulum.urdf")
+    assert main(["view", path, "--port", "8123"]) == 0
+    assert calls[-1][0] == "double_pendulum" and calls[-1][1] is None
+    assert calls[-1][2]["port"] == 8123 and calls[-1][2]["block"] is True
+    assert main(["simulate", path, "--t-final", "0.05", "--view"]) == 0
+    assert hasattr(calls[-1][1], "t") and calls[-1][1].q.shape[1] == 2
+
+
+def test_importing_multibody_does_not_import_viser():
+    code = "import sys, multibody; assert 'viser' not in sys.modules and 'multibody.viz' not in sys.modules"
+    subprocess.run([os.sys.executable, "-c", code], check=True, timeout=120)
+
+
+# ------------------------------------------------------------------ real rendering
+@needs_chromium
+def test_double_pendulum_is_drawn_in_chromium(tmp_path):
+    m = _pendulum()
+    q = np.array([0.5, 0.8])
+    img = _shot_of(m, q, tmp_path / "pendulum.png")
+    empty = _shot_of(m, q, tmp_path / "pendulum_empty.png", skeleton=False)
+    drawn = _assert_drawn(img, empty, 1500)
+    # the skeleton is orange: red well above blue where it is drawn
+    scene = img[150:, : int(0.65 * img.shape[1])]
+    assert ((scene[..., 0] - scene[..., 2] > 50) & drawn).sum() > 1000
+
+
+@needs_chromium
+def test_replay_is_drawn_in_chromium(tmp_path):
+    m = _pendulum()
+    res = mb.simulate(m, np.array([2.0, -1.0]), np.zeros(2), 2.0, dt=0.01)
+    img = _shot_of(m, res, tmp_path / "viewer_replay.png", com=True, frames=True)
+    empty = _shot_of(m, res, tmp_path / "viewer_replay_empty.png", skeleton=False)
+    _assert_drawn(img, empty, 1500)
+
+
+def _talos():
+    try:
+        urdf = next((f for f in files("example-robot-data") if f.name == "talos_full_v2.urdf"), None)
+    except PackageNotFoundError:
+        urdf = None
+    if urdf is None:
+        pytest.skip("example-robot-data (Talos) is not installed")
+    return mb.load_urdf(str(urdf.locate()), floating_base=True)
+
+
+@needs_chromium
+def test_talos_with_meshes_is_drawn_in_chromium(tmp_path):
+    m = _talos()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every Talos mesh is found and read
+        from multibody.viz._geometry import visual_meshes
+        n_meshes = sum(len(visual_meshes(b)) for b in m.bodies)
+    assert n_meshes > 30
+    img = _shot_of(m, None, tmp_path / "viewer_talos.png")
+    empty = _shot_of(m, None, tmp_path / "viewer_talos_empty.png", visuals=False, skeleton=False)
+    _assert_drawn(img, empty, 5000)
