@@ -13,6 +13,8 @@ import threading
 import numpy as np
 from numba import types as nt
 
+from ..progress import compiling_notice
+
 from ..kernels import (
     coordinates, energy, forward_dynamics, frame_acceleration, inverse_dynamics, inverse_mass_matrix, jacobian,
     mass_matrix, operational_space,
@@ -60,7 +62,8 @@ class _Kernels:
             raise AttributeError(name) from None
         with self._lock:
             if name not in self.__dict__:
-                dispatcher.compile(sig)
+                with compiling_notice("kernels"):
+                    dispatcher.compile(sig)
                 dispatcher.disable_compile()
                 setattr(self, name, dispatcher)
         return dispatcher

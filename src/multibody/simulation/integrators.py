@@ -20,6 +20,7 @@ from ..kernels import layout as L
 from ..results import coordinate_labels
 from ..kernels.kinds import KINDS
 from ..kernels.status import NEED_CONTROL, Status
+from ..progress import compiling_notice
 from . import kernels as K
 from .forces import pack_force_models
 from .lie import to_start_charts
@@ -243,7 +244,11 @@ class RungeKuttaIntegrator:
                 self.smap, self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr,
                 self._work, self._ctl, T, Q, U)
         run = K.entry_point(self.lie_group)
-        st = run(*args)
+        if run.signatures:
+            st = run(*args)
+        else:  # the first run compiles the loop (or loads it from Numba's cache)
+            with compiling_notice("the simulation loop"):
+                st = run(*args)
         if st == NEED_CONTROL:
             control, clk = self.control, self.clk
             tau_out, q, u = self._ctl
