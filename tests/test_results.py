@@ -126,3 +126,20 @@ def test_output_path_checked_before_the_run(tmp_path, monkeypatch, output, match
     with pytest.raises(ValueError, match=f"output '{output}'.*{match}"):
         mb.simulate(double_pendulum(), [1.0, -0.5], [0.0, 0.0], 1000.0, control=control, output=output)
     assert calls == [] and time.perf_counter() - t0 < 5.0
+
+
+def test_result_plot_and_to_files(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    m = mb.Multibody()
+    m.add_serial_chain("l", 2)
+    res = mb.simulate(m, np.array([0.3, -0.2]), np.zeros(2), 0.05, dt=1e-3)
+    fig = res.plot(m, tmp_path / "r.png", title="chain")
+    assert (tmp_path / "r.png").stat().st_size > 1000 and len(fig.axes) == 3
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["l0_hinge [rad]", "l1_hinge [rad]"]
+    assert len(res.plot().axes) == 2  # without a model: no energy panel
+    back = mb.load_result(res.to_csv(tmp_path / "r.csv"))
+    assert np.array_equal(back.q, res.q)
+    assert np.array_equal(mb.load_result(res.to_npz(tmp_path / "r.npz")).u, res.u)
+    with pytest.raises(ValueError, match=r"\.csv"):
+        res.to_csv(tmp_path / "r.txt")

@@ -65,34 +65,10 @@ def _convert(m, out):
 
 def _plot(res, m, path, title):
     try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        res.plot(m, path, title)
     except ImportError:
         raise SystemExit("multibody: plotting needs matplotlib; install it with "
                          "`pip install matplotlib` (or `pip install multibody[plot]`), or drop --plot") from None
-    ke, pe = res.energy(m)
-    fig, ax = plt.subplots(3, 1, figsize=(10, 8), sharex=True)
-    for a, x, legend, what in ((ax[0], res.q, res.q_legend(), "q"), (ax[1], res.u, res.u_legend(), "u")):
-        a.plot(res.t, x, label=legend)
-        a.set_ylabel(f"{what} ({', '.join(sorted(set(_units(legend)))) or '-'})")
-        if x.shape[1] <= 24:
-            a.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                     ncol=1 if x.shape[1] <= 12 else 2)
-    ax[2].plot(res.t, ke + pe, label="total")
-    ax[2].plot(res.t, ke, label="kinetic")
-    ax[2].plot(res.t, pe, label="potential")
-    ax[2].set_ylabel("energy [J]")
-    ax[2].set_xlabel("t [s]")
-    ax[2].legend()
-    ax[0].set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
-
-def _units(legend):
-    return [e[e.rindex("[") + 1:-1] for e in legend if e.endswith("]")]
 
 
 #: file types the plot can be written as (matplotlib's common savefig formats)

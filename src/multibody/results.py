@@ -161,6 +161,53 @@ class SimulationResult:
         w.close(self.status, self.message)
         return w.path
 
+    def to_csv(self, path):
+        """Write a ``.csv`` file (header ``t [s],q:<name> [unit],...``); returns the Path."""
+        if not str(path).lower().endswith(".csv"):
+            raise ValueError(f"path must end in .csv, got {str(path)!r}")
+        return self.save(path)
+
+    def to_npz(self, path):
+        """Write a ``.npz`` archive (t, q, u, names, units, status); returns the Path."""
+        if not str(path).lower().endswith(".npz"):
+            raise ValueError(f"path must end in .npz, got {str(path)!r}")
+        return self.save(path)
+
+    def plot(self, m=None, path=None, title=""):
+        """Plot the coordinates and the speeds against time (legends name each joint with
+        its unit) and, given the model ``m``, the kinetic, potential and total energy [J].
+
+        Writes the figure to ``path`` if given (png, pdf, svg ...), and returns the matplotlib
+        Figure. Needs matplotlib (``pip install multibody[plot]``): ImportError otherwise.
+        """
+        import matplotlib
+        if path is not None:
+            matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        rows = 3 if m is not None else 2
+        fig, ax = plt.subplots(rows, 1, figsize=(10, 2.7 * rows), sharex=True)
+        for a, x, legend, what in ((ax[0], self.q, self.q_legend(), "q"), (ax[1], self.u, self.u_legend(), "u")):
+            a.plot(self.t, x, label=legend)
+            units = sorted({e[e.rindex("[") + 1:-1] for e in legend if e.endswith("]")})
+            a.set_ylabel(f"{what} ({', '.join(units) or '-'})")
+            if x.shape[1] <= 24:
+                a.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                         ncol=1 if x.shape[1] <= 12 else 2)
+        if m is not None:
+            ke, pe = self.energy(m)
+            ax[2].plot(self.t, ke + pe, label="total")
+            ax[2].plot(self.t, ke, label="kinetic")
+            ax[2].plot(self.t, pe, label="potential")
+            ax[2].set_ylabel("energy [J]")
+            ax[2].legend()
+        ax[-1].set_xlabel("t [s]")
+        ax[0].set_title(title)
+        fig.tight_layout()
+        if path is not None:
+            fig.savefig(path, dpi=100)
+            plt.close(fig)
+        return fig
+
 
 class ResultWriter:
     """A result sink that streams samples to ``path`` (.npz or .csv) as they arrive.

@@ -3,6 +3,7 @@ import numba
 import numpy as np
 
 from ..kernels.status import FINISHED, Status
+from ..progress import ProgressBar
 from . import kernels as K
 from . import rollout_kernels as R
 from .forces import limit_model
@@ -43,7 +44,7 @@ def _stacked(x, shape, name):
 
 
 def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=None, forces=(),
-            save_every=1, lie_group=False, limits=True):
+            save_every=1, lie_group=False, limits=True, progress=True):
     """Simulate B initial states from t = 0 to ``t_final`` in one compiled call across cores.
 
     Q0 (B, nq), U0 (B, nu): initial states (charts of the calling thread's default Data).
@@ -62,7 +63,8 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     (filled with ``tau``) are stacked; write the generalized forces into TAU_out in place.
     Rows of samples that have stopped are included and ignored; a non-finite row stops its
     sample (status CONTROL_NONFINITE). Every sample then pauses at every stage, so its step
-    state stays with it (memory grows with B).
+    state stays with it (memory grows with B). ``progress``: a bar on stderr for rollouts
+    longer than a second (the run then goes in blocks of rows; the results are the same).
     """
     c = m.compiled
     Q0 = np.atleast_2d(np.asarray(Q0, dtype=float))
@@ -112,7 +114,12 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     run = R.rollout_munthe_kaas if lie else R.rollout_classic
     args = (c.mi, c.mf, dbufs, tpl.tab, tpl.fmi, tpl.fmf)
     opts = (tpl.iopt, tpl.fopt, tpl.smap, tpl.max_angles, tpl.chart0, Q, U, CLK, CTR, CHARTS, WORK, CTL)
-    blocks = [(np.ascontiguousarray(tau[:, k]), k, 1) for k in range(n_rows)] if segmented else [(tau, 0, n_rows)]
+    if segmented:
+        blocks = [(np.ascontiguousarray(tau[:, k]), k, 1) for k in range(n_rows)]
+    else:  # 50 blocks of rows when a bar may show (the loop resumes where a block ended)
+        size = max(1, -(-n_rows // 50)) if progress else n_rows
+        blocks = [(tau, r, min(size, n_rows - r)) for r in range(0, n_rows, size)]
+    bar = ProgressBar(after=1.0) if progress else None
     for tau_k, row0, nrows in blocks:
         CTR[:, K.C_WRITTEN] = 0
         run(*args, tau_k, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], row0, nrows)
@@ -120,6 +127,10 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
             waiting = int(np.argmax(CTR[:, K.C_STATUS] == Status.NEED_CONTROL))
             control(float(CLK[waiting, K.K_TSTAGE]), CTL[1], CTL[2], CTL[0])
             run(*args, tau_k, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], row0, nrows)
+        if bar is not None:
+            bar.update((row0 + nrows) / n_rows, f"{row0 + nrows}/{n_rows} rows of {B} samples")
+    if bar is not None:
+        bar.close()
     status = CTR[:, K.C_STATUS].copy()
     status[status == Status.BUFFER_FULL] = FINISHED  # a segmented run ends on its last full row
     t_failure = np.where(status == FINISHED, np.nan, CLK[:, K.K_TBAD])
