@@ -315,3 +315,16 @@ def test_to_urdf_refuses_armature():
     m.add_hinge(None, "a", kind="pin", name="motor").armature = 0.2
     with pytest.raises(ValueError, match="hinge 'motor' has armature"):
         m.to_urdf()
+
+
+def test_per_coordinate_limits_round_trip(tmp_path):
+    m = mb.Multibody("planar")
+    b = m.add_body("puck", mass=1.0, inertia=np.eye(3) * 0.01)
+    h = m.add_hinge(None, b, "planar", axis=(0, 0, 1))
+    h.set_limits((-1.0, None, -0.5), (1.0, 2.0, None))
+    for suffix in (".yaml", ".json"):
+        m.save(tmp_path / f"p{suffix}")
+        back = mb.load_model(tmp_path / f"p{suffix}")
+        hb = back.hinge(h.name)
+        assert hb.lower == h.lower and hb.upper == h.upper
+        assert back.compiled.buf.tobytes() == m.compiled.buf.tobytes()

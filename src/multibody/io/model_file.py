@@ -12,6 +12,10 @@ import numpy as np
 
 from ..model import HINGE_KINDS, Multibody
 from ..model import subhinge as sh
+from ._model_fields import (
+    MAT4, REQUIRED, VEC3, VEC4, as_float, as_limit, as_list, as_mapping, as_str, built, get_field, limit_out,
+    shaped,
+)
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "load_model", "save_model", "model_to_dict", "model_from_dict", "dumps_model",
            "loads_model"]
@@ -77,7 +81,7 @@ def _hinge_dict(h):
     d = {"name": h.name, "parent": h.parent.name, "child": h.child.name, "kind": h.kind,
          "subhinges": [_subhinge_dict(s) for s in h.subhinges],
          **_transform("T_parent_joint", h.T_parent_joint), **_transform("T_child_joint", h.T_child_joint)}
-    d.update({k: float(getattr(h, k)) for k in _META if getattr(h, k) is not None})
+    d.update({k: limit_out(getattr(h, k)) for k in _META if getattr(h, k) is not None})
     d.update({k: float(getattr(h, k)) for k in ("damping", "friction") if getattr(h, k) != 0.0})
     if np.any(h.armature != 0.0):
         d["armature"] = h.armature.tolist()
@@ -160,75 +164,6 @@ def save_model(m, path, format=None):
 
 
 # ---------------------------------------------------------------------------- reading
-_REQUIRED = object()
-
-
-def _get(d, key, where, conv, default=_REQUIRED):
-    """``conv(d[key], path)``, or ``default`` if absent; ValueError naming the path if required."""
-    path = f"{where}.{key}" if where else key
-    if key not in d:
-        if default is _REQUIRED:
-            raise ValueError(f"{path}: required field missing")
-        return default
-    return conv(d[key], path)
-
-
-def _mapping(v, where, allowed):
-    if not isinstance(v, dict):
-        raise ValueError(f"{where}: expected a mapping, got {type(v).__name__}")
-    for k in v:
-        if allowed is not None and k not in allowed:
-            raise ValueError(f"{where}: unknown field {k!r} (expected some of {', '.join(allowed)})")
-    return v
-
-
-def _built(where, f, *args, **kwargs):
-    """``f(*args, **kwargs)``, its ValueError/KeyError (the builder's checks) prefixed by ``where``."""
-    try:
-        return f(*args, **kwargs)
-    except (ValueError, KeyError) as err:
-        raise ValueError(f"{where}: {err.args[0] if err.args else err}") from None
-
-
-def _list(v, where):
-    if isinstance(v, list):
-        return v
-    raise ValueError(f"{where}: expected a list, got {type(v).__name__}")
-
-
-def _str(v, where):
-    if isinstance(v, str) and v:
-        return v
-    raise ValueError(f"{where}: expected a non-empty string, got {v!r}")
-
-
-def _float(v, where):
-    """A number (YAML 1.1 reads '1e-5' as text, so numeric text is accepted too)."""
-    ok = isinstance(v, (int, float, str)) and not isinstance(v, bool)
-    try:
-        return float(v if ok else "not a number")
-    except ValueError:
-        raise ValueError(f"{where}: expected a number, got {v!r}") from None
-
-
-def _shaped(*shapes):
-    """A converter to a float array of one of ``shapes``."""
-    def conv(v, where):
-        try:
-            a = None if isinstance(v, (str, bool)) else np.array(v, dtype=float)
-        except (TypeError, ValueError):
-            a = None
-        if a is None or a.shape not in shapes:
-            want = " or ".join("x".join(map(str, s)) or "1" for s in shapes)
-            got = repr(v) if a is None else "shape " + "x".join(map(str, a.shape))
-            raise ValueError(f"{where}: expected {want} numbers, got {got}")
-        return a
-    return conv
-
-
-_VEC3, _VEC4, _MAT4 = _shaped((3,)), _shaped((4,)), _shaped((4, 4))
-
-
 def _metadata(v):
     """Geometry metadata back from JSON/YAML: lists of numbers become float arrays."""
     if isinstance(v, dict):
@@ -244,7 +179,7 @@ def _metadata(v):
 def _check_version(d):
     if d.get("format") != FORMAT:
         raise ValueError(f"not a multibody model file (expected format: {FORMAT}, got {d.get('format')!r})")
-    v = _get(d, "format_version", "", lambda v, _: v)
+    v = get_field(d, "format_version", "", lambda v, _: v)
     if isinstance(v, bool) or not isinstance(v, int) or v < 1:
         raise ValueError(f"format_version must be a positive integer, got {v!r}")
     if v > FORMAT_VERSION:
@@ -256,14 +191,14 @@ def _check_version(d):
 
 
 def _add_body(m, e, where):
-    _mapping(e, where, _BODY)
-    args = (_get(e, "name", where, _str), _get(e, "mass", where, _float),
-            _get(e, "com", where, _VEC3, (0.0, 0.0, 0.0)), _get(e, "inertia", where, _shaped((6,), (3, 3)), None))
-    b = _built(where, m.add_body, *args)
-    b.rod_length = _get(e, "rod_length", where, _float, None)
+    as_mapping(e, where, _BODY)
+    args = (get_field(e, "name", where, as_str), get_field(e, "mass", where, as_float),
+            get_field(e, "com", where, VEC3, (0.0, 0.0, 0.0)), get_field(e, "inertia", where, shaped((6,), (3, 3)), None))
+    b = built(where, m.add_body, *args)
+    b.rod_length = get_field(e, "rod_length", where, as_float, None)
     for key in ("visuals", "collisions"):
         if key in e:
-            setattr(b, key, _metadata(_list(e[key], f"{where}.{key}")))
+            setattr(b, key, _metadata(as_list(e[key], f"{where}.{key}")))
 
 
 def _kind(v, where, kinds):
@@ -273,27 +208,27 @@ def _kind(v, where, kinds):
 
 
 def _subhinge(e, where):
-    kind = _get(_mapping(e, where, None), "kind", where, lambda v, w: _kind(v, w, _SUBHINGES))
-    _mapping(e, where, ("kind", "name", *_SUB_PARAMS.get(kind, ())))
+    kind = get_field(as_mapping(e, where, None), "kind", where, lambda v, w: _kind(v, w, _SUBHINGES))
+    as_mapping(e, where, ("kind", "name", *_SUB_PARAMS.get(kind, ())))
     cls, name = _SUBHINGES[kind], e.get("name")
     if kind in ("pin", "slider", "screw"):
         s = cls(name=name)
-        a = _get(e, "axis", where, _VEC3, s.axis)
+        a = get_field(e, "axis", where, VEC3, s.axis)
         n = np.linalg.norm(a)
         if not (np.isfinite(n) and n >= 1e-12):
             raise ValueError(f"{where}.axis: expected a finite non-zero axis, got {a.tolist()}")
         s.axis = a if abs(n - 1.0) <= 1e-12 else a / n  # a stored unit axis is kept bit for bit
         if kind == "screw":
-            s.pitch = _get(e, "pitch", where, _float, 0.0)
+            s.pitch = get_field(e, "pitch", where, as_float, 0.0)
             if not np.isfinite(s.pitch):
                 raise ValueError(f"{where}.pitch: must be finite, got {s.pitch!r}")
         return s
     if kind in ("spherical", "free"):
         try:
-            s = cls(max_chart_angle=_get(e, "max_chart_angle", where, _float, _DEFAULT_CHART_ANGLE), name=name)
+            s = cls(max_chart_angle=get_field(e, "max_chart_angle", where, as_float, _DEFAULT_CHART_ANGLE), name=name)
         except ValueError as err:
             raise ValueError(f"{where}.max_chart_angle: {err}") from None
-        q = _get(e, "chart_offset", where, _VEC4, np.array(_IDENTITY_Q))
+        q = get_field(e, "chart_offset", where, VEC4, np.array(_IDENTITY_Q))
         if not abs(np.linalg.norm(q) - 1.0) <= 1e-9:
             raise ValueError(f"{where}.chart_offset: expected a unit quaternion (x, y, z, w), got {q.tolist()}")
         s.chart_offset = q
@@ -304,14 +239,14 @@ def _subhinge(e, where):
 def _hinge_args(e, where):
     """``add_hinge`` keyword arguments for the kind/subhinges of hinge entry ``e``, and its kind."""
     if "subhinges" not in e:
-        kind = _get(e, "kind", where, lambda v, w: _kind(v, w, HINGE_KINDS))
-        return {"kind": kind, "pitch": _get(e, "pitch", where, _float, 0.0), "axis": _get(e, "axis", where, _VEC3, None),
-                "axes": _get(e, "axes", where, _shaped((2, 3), (3, 3)), None)}, None
+        kind = get_field(e, "kind", where, lambda v, w: _kind(v, w, HINGE_KINDS))
+        return {"kind": kind, "pitch": get_field(e, "pitch", where, as_float, 0.0), "axis": get_field(e, "axis", where, VEC3, None),
+                "axes": get_field(e, "axes", where, shaped((2, 3), (3, 3)), None)}, None
     for key in ("axis", "axes", "pitch"):
         if key in e:
             raise ValueError(f"{where}.{key}: give either kind parameters or subhinges, not both")
-    kind = _get(e, "kind", where, lambda v, w: _kind(v, w, [*_HINGE_PARTS, "custom"]), "custom")
-    subs = [_subhinge(s, f"{where}.subhinges[{i}]") for i, s in enumerate(_list(e["subhinges"], f"{where}.subhinges"))]
+    kind = get_field(e, "kind", where, lambda v, w: _kind(v, w, [*_HINGE_PARTS, "custom"]), "custom")
+    subs = [_subhinge(s, f"{where}.subhinges[{i}]") for i, s in enumerate(as_list(e["subhinges"], f"{where}.subhinges"))]
     if kind != "custom" and [s.kind for s in subs] != _HINGE_PARTS[kind]:
         raise ValueError(f"{where}.subhinges: a {kind} hinge is made of {_HINGE_PARTS[kind]}, "
                          f"got {[s.kind for s in subs]}")
@@ -319,21 +254,22 @@ def _hinge_args(e, where):
 
 
 def _add_hinge(m, e, where):
-    _mapping(e, where, _HINGE)
+    as_mapping(e, where, _HINGE)
     args, kind = _hinge_args(e, where)
-    h = _built(where, m.add_hinge, _get(e, "parent", where, _str), _get(e, "child", where, _str),
-               name=_get(e, "name", where, _str), T_parent_joint=_get(e, "T_parent_joint", where, _MAT4, None),
-               T_child_joint=_get(e, "T_child_joint", where, _MAT4, None), **args)
-    _built(where, setattr, h, "armature", _get(e, "armature", where, _shaped((h.nu,), ()), 0.0))
+    h = built(where, m.add_hinge, get_field(e, "parent", where, as_str), get_field(e, "child", where, as_str),
+               name=get_field(e, "name", where, as_str), T_parent_joint=get_field(e, "T_parent_joint", where, MAT4, None),
+               T_child_joint=get_field(e, "T_child_joint", where, MAT4, None), **args)
+    built(where, setattr, h, "armature", get_field(e, "armature", where, shaped((h.nu,), ()), 0.0))
     if kind is not None:
         h.kind = kind
     for key in (*_META, "damping", "friction"):
-        setattr(h, key, _get(e, key, where, _float, None if key in _META else 0.0))
+        setattr(h, key, get_field(e, key, where, as_limit if key in ("lower", "upper") else as_float,
+                             None if key in _META else 0.0))
     if e.get("mimic") is not None:
-        mim = _mapping(e["mimic"], f"{where}.mimic", ("joint", "multiplier", "offset"))
-        h.mimic = {"joint": _get(mim, "joint", f"{where}.mimic", _str),
-                   "multiplier": _get(mim, "multiplier", f"{where}.mimic", _float, 1.0),
-                   "offset": _get(mim, "offset", f"{where}.mimic", _float, 0.0)}
+        mim = as_mapping(e["mimic"], f"{where}.mimic", ("joint", "multiplier", "offset"))
+        h.mimic = {"joint": get_field(mim, "joint", f"{where}.mimic", as_str),
+                   "multiplier": get_field(mim, "multiplier", f"{where}.mimic", as_float, 1.0),
+                   "offset": get_field(mim, "offset", f"{where}.mimic", as_float, 0.0)}
     if "urdf_type" in e:
         h.urdf_type = e["urdf_type"]
 
@@ -349,22 +285,22 @@ def model_from_dict(d, source="<model>"):
         raise ValueError(f"{source}: expected a mapping at the top level, got {type(d).__name__}")
     try:
         _check_version(d)
-        _mapping(d, "", _TOP)
-        m = Multibody(name=_get(d, "name", "", _str, "multibody"))
-        m.gravity = _get(d, "gravity", "", _VEC3, m.gravity)
+        as_mapping(d, "", _TOP)
+        m = Multibody(name=get_field(d, "name", "", as_str, "multibody"))
+        m.gravity = get_field(d, "gravity", "", VEC3, m.gravity)
         if "source" in d:
-            m.source = _get(d, "source", "", _str)
-        for key, v in _mapping(d.get("world", {}), "world", ("visuals", "collisions")).items():
-            setattr(m.world, key, _metadata(_list(v, f"world.{key}")))
-        for i, e in enumerate(_get(d, "bodies", "", _list)):
+            m.source = get_field(d, "source", "", as_str)
+        for key, v in as_mapping(d.get("world", {}), "world", ("visuals", "collisions")).items():
+            setattr(m.world, key, _metadata(as_list(v, f"world.{key}")))
+        for i, e in enumerate(get_field(d, "bodies", "", as_list)):
             _add_body(m, e, f"bodies[{i}]")
-        for i, e in enumerate(_get(d, "hinges", "", _list)):
+        for i, e in enumerate(get_field(d, "hinges", "", as_list)):
             _add_hinge(m, e, f"hinges[{i}]")
-        for i, e in enumerate(_get(d, "nodes", "", _list, [])):
+        for i, e in enumerate(get_field(d, "nodes", "", as_list, [])):
             where = f"nodes[{i}]"
-            _mapping(e, where, ("name", "body", "T_body_node"))
-            _built(where, m.add_node, _get(e, "name", where, _str), _get(e, "body", where, _str),
-                   _get(e, "T_body_node", where, _MAT4, None))
+            as_mapping(e, where, ("name", "body", "T_body_node"))
+            built(where, m.add_node, get_field(e, "name", where, as_str), get_field(e, "body", where, as_str),
+                   get_field(e, "T_body_node", where, MAT4, None))
         m.finalize()
     except ValueError as err:
         raise ValueError(f"{source}: {str(err).lstrip(': ')}") from None
