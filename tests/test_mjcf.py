@@ -211,3 +211,23 @@ def test_print_summary(capsys):
     with capsys.disabled():
         for name, line in sorted(SUMMARY.items()):
             print(f"  MJCF {name}: {line}")
+
+
+def test_geoms_become_visuals_the_viewer_draws():
+    """MuJoCo's own test model: box, capsule, cylinder and mesh geoms as body visuals."""
+    import os
+    import warnings
+    mujoco = pytest.importorskip("mujoco")
+    pytest.importorskip("trimesh")
+    from multibody.viz._geometry import visual_meshes
+    path = os.path.join(os.path.dirname(mujoco.__file__), "testdata", "model.xml")
+    if not os.path.exists(path):
+        pytest.skip("MuJoCo's testdata/model.xml is not installed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = mb.load_mjcf(path)
+    bodies = [m.world] + [m.body(n) for n in m.body_names]
+    kinds = {v["type"] for b in bodies for v in (getattr(b, "visuals", None) or [])}
+    assert {"box", "capsule", "cylinder", "trimesh"} <= kinds
+    drawn = [mesh for b in bodies for mesh in visual_meshes(b)]
+    assert len(drawn) >= 14 and all(v.shape[1] == 3 and len(f) > 0 for _, v, f, *_ in drawn)

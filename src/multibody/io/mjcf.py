@@ -33,6 +33,7 @@ import numpy as np
 
 from ..model import Multibody
 from ..simulation import JointSpringDamper
+from ._mjcf_geoms import geom_visuals
 from ._mjcf_build import BALL, FREE, Joint, quat_wxyz_to_matrix, split_runs, transform
 from ._mjcf_map import MjcfMap
 
@@ -242,6 +243,8 @@ class _Builder:
         self.m.gravity = np.zeros(3) if mm.opt.disableflags & off else np.array(mm.opt.gravity)
         for b in range(1, mm.nbody):
             self.body(b)
+        for b, body in self.bodies.items():  # geoms as visuals (for the viewer)
+            body.visuals = geom_visuals(mm, b)
         self.sites()
         self.unmapped_elements(mujoco)
         m = self.m

@@ -39,6 +39,9 @@ def _primitive(trimesh, vis):
         return trimesh.creation.cylinder(radius=float(vis["radius"]), height=float(vis["length"]), sections=32)
     if t == "capsule":
         return trimesh.creation.capsule(height=float(vis["length"]), radius=float(vis["radius"]), count=[32, 16])
+    if t == "trimesh":  # a mesh given as arrays (MJCF mesh geoms)
+        return trimesh.Trimesh(vertices=np.asarray(vis["vertices"], dtype=float),
+                               faces=np.asarray(vis["faces"], dtype=np.int64), process=False)
     return None
 
 
