@@ -1,0 +1,15 @@
+"""Flexible bodies by assumed modes: modal data, its file format, and a beam generator.
+
+* ``ModalData`` (``modal_data.py``): modes, modal integrals and node mode shapes of one
+  body, validated on construction; every field's frame, shape and units are in that
+  module's docstring.
+* ``beam_modes`` (``beam_modes.py``): Euler-Bernoulli or Timoshenko beam modes by finite
+  elements (``beam_element.py``), cantilever or free-free.
+* ``load_modal_data`` / ``ModalData.save`` (``modal_file.py``): ``.npz`` files, and
+  ``.h5``/``.hdf5`` with h5py. The keys are listed in ``docs/modal_data.md``.
+"""
+from .beam_modes import beam_modes
+from .modal_data import ModalData
+from .modal_file import load_modal_data, save_modal_data
+
+__all__ = ["ModalData", "beam_modes", "load_modal_data", "save_modal_data"]
