@@ -26,6 +26,8 @@ def forward_dynamics(m, q, u, tau, f_ext=None, out=None, data=None):
     of ``m`` (default: the calling thread's).
     """
     c = m.compiled
+    if c.nc:  # enabled constraints: tree-augmented dynamics
+        return _constrained_udot(m, q, u, tau, f_ext, out, data)
     if f_ext is not None or data is not None:
         d = data_object(c, data)
         dbuf = d.buf
@@ -57,6 +59,19 @@ def forward_dynamics(m, q, u, tau, f_ext=None, out=None, data=None):
         raise zero_division_error(c, q, e) from None
     if st:
         raise_status(c, st, ("q", "u", "tau"), (q, u, tau))
+    return out
+
+
+def _constrained_udot(m, q, u, tau, f_ext, out, data):
+    """forward_dynamics of a model with enabled constraints (no stabilization)."""
+    from .constraints import constrained_dynamics
+    if getattr(q, "ndim", 1) == 2:
+        raise ValueError("forward_dynamics: stacked states are not supported with constraints yet")
+    udot = constrained_dynamics(m, q, u, tau, f_ext=f_ext, data=data).udot
+    if out is None:
+        return udot
+    check_out(out, (m.compiled.nu,))
+    out[:] = udot
     return out
 
 

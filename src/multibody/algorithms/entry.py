@@ -16,7 +16,7 @@ from numba import types as nt
 from ..progress import compiling_notice
 
 from ..kernels import (
-    coordinates, energy, forward_dynamics, frame_acceleration, inverse_dynamics, inverse_mass_matrix, jacobian,
+    constrained_dynamics, coordinates, energy, forward_dynamics, frame_acceleration, inverse_dynamics, inverse_mass_matrix, jacobian,
     mass_matrix, operational_space,
 )
 
@@ -32,6 +32,9 @@ _SIGNATURES = {
     "inverse_dynamics": (inverse_dynamics.inverse_dynamics, (_F2, _F1, _F1, _F1, _F1)),
     "forward_dynamics": (forward_dynamics.forward_dynamics, (_F2, _F1, _F1, _F1, _F1)),
     "mass_matrix": (mass_matrix.mass_matrix, (_F2, _F1, _F2)),
+    "constrained_forward_dynamics": (constrained_dynamics.constrained_forward_dynamics,
+                                     (_F2, _F1, _F1, _F1, _F2, _F1)),
+    "constraint_rows": (constrained_dynamics.evaluate_constraint_rows, (_F2, _F1, _F1, _F2)),
     "inverse_mass_matrix": (inverse_mass_matrix.inverse_mass_matrix, (_F2, _F1, _F2, _F2)),
     "operational_space_compliance": (operational_space.operational_space_compliance,
                                      (_F2, _F1, _I1, _F2, _F2)),

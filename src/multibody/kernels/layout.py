@@ -24,10 +24,11 @@ in topological depth-first order, so link j's subtree is the range [j, SUBTREE_E
     rows [1, 1+n)         ``mi``: int64 view, one row per link (PARENT ... RES_ADR)
     rows [1+n, 2+2n)      ``mf``: one row per link (R_TREE ... RB_I); row n is model-wide
     rows [2+2n, 2+2n+nf)  ``fr``: one row per frame (bodies and nodes: FR_*)
-    rows after            ``co``: one row per constraint (CO_*; no constraint kind
-                          exists yet, so the block is empty: the place is reserved)
+    rows after            ``cr``: one row per scalar constraint residual row (CR_*), the
+                          enabled constraints' rows in the order of seed 000 (hinge loops,
+                          convel, coordinate); see model/constraints.py
 
-Data buffer rows (d0 = the number of model rows, 2 + 2n + nf + n_constraints):
+Data buffer rows (d0 = the number of model rows, 2 + 2n + nf + nc):
 
     rows [0, d0)          a copy of the model buffer
     row d0                flags (D_*)
@@ -49,7 +50,7 @@ from .kinds import FREE, FREE_QUAT, PIN, SCREW, SLIDER, SPHERICAL, SPHERICAL_QUA
 # header row (row 0)
 H_NLINKS = 0        # number of links n
 H_NFRAMES = 1       # number of frame rows nf
-H_NCONSTRAINTS = 2  # number of constraint rows
+H_NCONSTRAINTS = 2  # number of constraint residual rows (cr rows)
 H_NQ = 3
 H_NU = 4
 H_ZSIZE = 5         # size of a data buffer's flat region z
@@ -94,14 +95,23 @@ FR_R = 1       # 9, row-major rotation of the frame in the link frame
 FR_P = 10      # 3, origin of the frame in the link frame
 FR_COLS = 13
 
-# co columns (one row per constraint; reserved for the loop-constraint issue)
-CO_KIND = 0    # constraint kind code
-CO_FRAME_A = 1  # frame row of node a
-CO_FRAME_B = 2  # frame row of node b
-CO_NROWS = 3   # number of constraint rows
-CO_COLS = 4
+# cr columns (one row per scalar constraint residual; row types in model/constraints.py)
+CR_TYPE = 0     # ALIGN 1, TRANS 2, SCREW 3, CONVEL 4, COORD 5
+CR_FA = 1       # frame row of node a (its vectors are stored in a's *link* axes)
+CR_FB = 2       # frame row of node b
+CR_E = 3        # 3, ALIGN e / TRANS c / SCREW axis / CONVEL n_w (a's link axes)
+CR_B = 6        # 3, ALIGN b / SCREW e1 (b's link axes)
+CR_E2 = 9       # 3, SCREW e2 / CONVEL n_v (a's link axes)
+CR_E3 = 12      # 3, SCREW e1 (a's link axes)
+CR_SCALAR = 15  # SCREW pitch [m/rad] / COORD ratio
+CR_OFFSET = 16  # COORD offset
+CR_QA = 17      # COORD q index of hinge a
+CR_QB = 18      # COORD q index of hinge b
+CR_UA = 19      # COORD u index of hinge a
+CR_UB = 20      # COORD u index of hinge b
+CR_COLS = 21
 
-MODEL_COLS = max(H_COLS, MI_COLS, MF_COLS, FR_COLS, CO_COLS)
+MODEL_COLS = max(H_COLS, MI_COLS, MF_COLS, FR_COLS, CR_COLS)
 
 # ---------------------------------------------------------------- data buffer
 # flags row (row 0)

@@ -135,7 +135,10 @@ def compile_model(mb):
         link = body_link[node.body.name]
         frame_rows[name] = (link, T_link_body[node.body.name] @ node.T_body_node)
     nf = len(frame_rows)
-    mbuf = np.zeros((2 + 2 * n + nf, L.BUF_COLS))
+    constraints = mb.enabled_constraints
+    nc = sum(c.n_rows for c in constraints)
+    mbuf = np.zeros((2 + 2 * n + nf + nc, L.BUF_COLS))
+    mbuf[0, L.H_NCONSTRAINTS] = nc
     mbuf[0, L.H_NLINKS] = n
     mbuf[0, L.H_NFRAMES] = nf
     mbuf[0, L.H_NQ] = nq
@@ -143,7 +146,7 @@ def compile_model(mb):
     mbuf[0, L.H_ZSIZE] = zsize
     mi = mbuf[1:1 + n].view(np.int64)
     mf = mbuf[1 + n:2 + 2 * n]
-    fr = mbuf[2 + 2 * n:]
+    fr = mbuf[2 + 2 * n:2 + 2 * n + nf]
     for j, (parent, s, T_tree, qo, uo) in enumerate(links):
         mi[j, L.PARENT] = parent
         mi[j, L.KIND] = s.code
@@ -180,4 +183,36 @@ def compile_model(mb):
         fr[f, L.FR_P:L.FR_P + 3] = T[:3, 3]
         frame_index[name] = f
     subhinges = [lk[1] for lk in links]
-    return CompiledModel(mbuf, subhinges, body_link, T_link_body, frame_index, hinge_order, q_slices, u_slices)
+    c = CompiledModel(mbuf, subhinges, body_link, T_link_body, frame_index, hinge_order, q_slices, u_slices)
+    c.set_constraints(constraints, constraint_table(constraints, frame_index, frame_rows, q_slices, u_slices))
+    return c
+
+
+def constraint_table(constraints, frame_index, frame_rows, q_slices, u_slices):
+    """The cr rows (layout CR_*) of the enabled constraints, in order: vectors fixed in a
+    node frame are stored in the axes of the link that frame is fixed on."""
+    rows = []
+    for c in constraints:
+        if c.category == "coordinate":
+            qa, qb = q_slices[c.hinge_a.name].start, q_slices[c.hinge_b.name].start
+            ua, ub = u_slices[c.hinge_a.name].start, u_slices[c.hinge_b.name].start
+            for r in c.rows:
+                row = np.zeros(L.CR_COLS)
+                row[L.CR_TYPE] = r.type
+                row[[L.CR_SCALAR, L.CR_OFFSET, L.CR_QA, L.CR_QB, L.CR_UA, L.CR_UB]] = (r.scalar, r.offset, qa, qb, ua, ub)
+                rows.append(row)
+            continue
+        Ra = frame_rows[c.node_a.name][1][:3, :3]
+        Rb = frame_rows[c.node_b.name][1][:3, :3]
+        for r in c.rows:
+            row = np.zeros(L.CR_COLS)
+            row[L.CR_TYPE] = r.type
+            row[L.CR_FA] = frame_index[c.node_a.name]
+            row[L.CR_FB] = frame_index[c.node_b.name]
+            row[L.CR_E:L.CR_E + 3] = Ra @ r.e
+            row[L.CR_B:L.CR_B + 3] = Rb @ r.b
+            row[L.CR_E2:L.CR_E2 + 3] = Ra @ r.e2
+            row[L.CR_E3:L.CR_E3 + 3] = Ra @ r.b  # a screw's e1 as fixed in frame a
+            row[L.CR_SCALAR] = r.scalar
+            rows.append(row)
+    return np.array(rows).reshape(len(rows), L.CR_COLS)

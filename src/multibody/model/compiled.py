@@ -41,6 +41,7 @@ class Data:
             self.ws[j, L.W_CHART:L.W_CHART + 4] = getattr(s, "chart_offset", (0.0, 0.0, 0.0, 1.0))
         self._scratch = {}
         self.minv_work = None  # the inverse mass matrix's (n + 3, 6 nu) work array, made on first use
+        self.constraint_work = None  # constrained dynamics' (nc, ...) work array, made on first use
 
     @property
     def chart_offsets(self):
@@ -93,7 +94,13 @@ class CompiledModel:
         self.zsize = int(buf[0, L.H_ZSIZE])
         self.mi = buf[1:1 + n].view(np.int64)
         self.mf = buf[1 + n:2 + 2 * n]
-        self.fr = buf[2 + 2 * n:]
+        nf = int(buf[0, L.H_NFRAMES])
+        self.fr = buf[2 + 2 * n:2 + 2 * n + nf]
+        self.cr = buf[2 + 2 * n + nf:]
+        self.nc = self.cr.shape[0]
+        self.constraints = []
+        self.constraint_rows = {}
+        self.constraint_errors = {}
         self.shape_M = (self.nu, self.nu)
         self.link_subhinges = link_subhinges
         self.body_link = body_link
@@ -107,6 +114,20 @@ class CompiledModel:
             [getattr(s, "max_chart_angle", np.inf) for s in link_subhinges], dtype=float)
         self.thread_local = threading.local()
         self._data = weakref.WeakSet()
+
+    def set_constraints(self, constraints, rows):
+        """Write the enabled ``constraints`` (in row order) and their cr ``rows`` (nc, CR_COLS);
+        ``constraint_rows`` / ``constraint_errors`` map each to its slice of the residual
+        vector and of the error vector (6 per hinge loop)."""
+        self.cr[:, :rows.shape[1]] = rows
+        self.constraints = list(constraints)
+        r = e = 0
+        for c in self.constraints:
+            self.constraint_rows[c] = slice(r, r + c.n_rows)
+            self.constraint_errors[c] = slice(e, e + c.n_error)
+            r += c.n_rows
+            e += c.n_error
+        self.n_errors = e
 
     def create_data(self):
         """A new Data object for this model."""

@@ -1,11 +1,12 @@
 """The Multibody: build a tree of bodies and hinges, then run the O(N) algorithms on it."""
 import numpy as np
 
-from ..algorithms import coordinates, dynamics, energy, kinematics, operational_space
+from ..algorithms import constraints, coordinates, dynamics, energy, kinematics, operational_space
 from ..algorithms.checks import missing
 from ..kernels import layout as L
 from .body import Node, RigidBody
 from .compile import compile_model
+from .constraint_api import ConstraintsMixin
 from .hinge import HINGE_KINDS, Hinge, make_subhinges
 
 _WORLD = "world"
@@ -26,7 +27,7 @@ class _CompiledOnDemand:
         return mb.finalize()
 
 
-class Multibody:
+class Multibody(ConstraintsMixin):
     """A multibody system: rigid bodies connected by hinges in a tree rooted at the world.
 
     Build it with ``add_body``/``add_hinge`` (or ``add_serial_chain``/``add_tree``,
@@ -333,6 +334,15 @@ class Multibody:
     kinetic_energy = energy.kinetic_energy
     potential_energy = energy.potential_energy
     center_of_mass = energy.center_of_mass
+    pose_error = constraints.pose_error
+    velocity_error = constraints.velocity_error
+    acceleration_error = constraints.acceleration_error
+    constraint_jacobian = constraints.constraint_jacobian
+    constraint_bias = constraints.constraint_bias
+    pose_error_gradient = constraints.pose_error_gradient
+    constraint_nodes = constraints.constraint_nodes
+    constraint_q_matrix = constraints.constraint_q_matrix
+    constrained_dynamics = constraints.constrained_dynamics
 
     @property
     def total_mass(self):

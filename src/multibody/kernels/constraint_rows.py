@@ -1,0 +1,261 @@
+"""Constraint residual rows: residual r, velocity Jacobian Gc and bias kappa = Gc_dot u, O(rows x depth).
+
+Each row (layout CR_*, model/constraints.py) is a scalar function of the poses of two
+frames a and b. Its rate is linear in their world-axes angular velocities and origin
+velocities,
+    r_dot = alpha . w_a + beta . v_a + gamma . w_b + delta . v_b,
+so a row of Gc is that combination of the two frames' Jacobian columns, and the bias
+kappa (r_ddot at udot = 0) is the same combination of the frames' velocity-product
+accelerations plus the rates of the coefficient vectors. With d = p_b - p_a:
+    ALIGN  r = e_A . b_B     alpha = -gamma = e_A x b_B
+    TRANS  r = c_A . d       alpha = c_A x d, beta = -c_A, delta = c_A
+    SCREW  r = a_A . d - pitch theta, theta = atan2(e2_A . e1_B, e1_A . e1_B)
+    CONVEL r_dot = n_w . (w_b - w_a) + n_v . (d_dot - w_a x d), no position level (r = 0)
+    COORD  r = q_a - ratio q_b - offset, r_dot = u_a - ratio u_b, kappa = 0
+(_A, _B: fixed in frame a, b, rotated into the world). The coefficients stay in C
+(alpha, beta, gamma, delta: 12 columns per row): they are the rows of seed 000's Q matrix.
+"""
+import math
+
+from numba import njit
+
+from .common import joint_motion
+from .joint_transform import place_links, world_placement
+from .layout import (
+    CR_B, CR_E, CR_E2, CR_E3, CR_FA, CR_FB, CR_OFFSET, CR_QA, CR_QB, CR_SCALAR, CR_TYPE, CR_UA, CR_UB,
+    FR_LINK, FR_P, NU, PARENT, S_COLS, UOFF, W_A, W_C, W_PW, W_RW, W_V,
+)
+from .spatial_inline import cross_motion_add, motion_to_child
+
+ALIGN, TRANS, SCREW, CONVEL, COORD = 1, 2, 3, 4, 5
+# per-frame kinematics, world axes: R_world_link (9), origin p, w, v, w_dot, a (origin, classical)
+K_R, K_P, K_W, K_V, K_WD, K_AD, K_COLS = 0, 9, 12, 15, 18, 21, 24
+
+
+@njit(cache=True)
+def bias_motion_pass(mi, mf, ws, u, after_aba):
+    """World placements, link velocities W_V, W_C = v x (S u), and the velocity-product
+    accelerations W_A (udot = 0, no gravity). The link placements W_R/W_P must be there;
+    ``after_aba``: W_V and W_C are too (the ABA's first pass made them)."""
+    for j in range(mi.shape[0]):
+        world_placement(mi, ws, j)
+        p = mi[j, PARENT]
+        if not after_aba:
+            if p < 0:
+                for k in range(6):
+                    ws[j, W_V + k] = 0.0
+            else:
+                motion_to_child(ws, j, ws, p, W_V, ws, j, W_V)
+            joint_motion(mi, mf, j, u, ws, j, W_A)
+            for k in range(6):
+                ws[j, W_V + k] += ws[j, W_A + k]
+                ws[j, W_C + k] = 0.0
+            cross_motion_add(ws, j, W_V, ws, j, W_A, ws, j, W_C)
+        if p < 0:
+            for k in range(6):
+                ws[j, W_A + k] = ws[j, W_C + k]
+        else:
+            motion_to_child(ws, j, ws, p, W_A, ws, j, W_A)
+            for k in range(6):
+                ws[j, W_A + k] += ws[j, W_C + k]
+
+
+@njit(cache=True, inline="always")
+def _rot(K, o, x0, x1, x2):
+    """R x for the rotation K[o + K_R : o + K_R + 9]."""
+    return (K[o] * x0 + K[o + 1] * x1 + K[o + 2] * x2, K[o + 3] * x0 + K[o + 4] * x1 + K[o + 5] * x2,
+            K[o + 6] * x0 + K[o + 7] * x1 + K[o + 8] * x2)
+
+
+@njit(cache=True)
+def frame_kinematics(fr, ws, f, K, o):
+    """K[o:o+24] = world R of frame f's link, the frame origin, and its w, v, w_dot, a
+    (velocity-product accelerations, udot = 0) in world axes."""
+    link = int(fr[f, FR_LINK])
+    px, py, pz = fr[f, FR_P], fr[f, FR_P + 1], fr[f, FR_P + 2]
+    if link < 0:
+        for k in range(K_COLS):
+            K[o + k] = 0.0
+        K[o], K[o + 4], K[o + 8] = 1.0, 1.0, 1.0
+        K[o + K_P], K[o + K_P + 1], K[o + K_P + 2] = px, py, pz
+        return
+    for k in range(9):
+        K[o + k] = ws[link, W_RW + k]
+    r = _rot(K, o, px, py, pz)
+    for k in range(3):
+        K[o + K_P + k] = ws[link, W_PW + k] + r[k]
+    wx, wy, wz = ws[link, W_V], ws[link, W_V + 1], ws[link, W_V + 2]
+    vx = ws[link, W_V + 3] + wy * pz - wz * py  # frame origin velocity, link axes
+    vy = ws[link, W_V + 4] + wz * px - wx * pz
+    vz = ws[link, W_V + 5] + wx * py - wy * px
+    ax, ay, az = ws[link, W_A], ws[link, W_A + 1], ws[link, W_A + 2]
+    # classical acceleration of the origin: A_v + A_w x p + w x (v_link + w x p)
+    cx = ws[link, W_A + 3] + ay * pz - az * py + wy * vz - wz * vy
+    cy = ws[link, W_A + 4] + az * px - ax * pz + wz * vx - wx * vz
+    cz = ws[link, W_A + 5] + ax * py - ay * px + wx * vy - wy * vx
+    _put(K, o + K_W, _rot(K, o, wx, wy, wz))
+    _put(K, o + K_V, _rot(K, o, vx, vy, vz))
+    _put(K, o + K_WD, _rot(K, o, ax, ay, az))
+    _put(K, o + K_AD, _rot(K, o, cx, cy, cz))
+
+
+@njit(cache=True, inline="always")
+def _put(K, o, t):
+    K[o], K[o + 1], K[o + 2] = t[0], t[1], t[2]
+
+
+@njit(cache=True, inline="always")
+def _cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@njit(cache=True, inline="always")
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True, inline="always")
+def _vec(K, o):
+    return (K[o], K[o + 1], K[o + 2])
+
+
+@njit(cache=True, inline="always")
+def _add(a, b, s):
+    return (a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2])
+
+
+@njit(cache=True, inline="always")
+def _align(K, e, b):
+    """(r, w, r_ddot bias) of r = e . b for e fixed in frame a (K[0:24]), b in frame b (K[24:48]):
+    r_dot = (w_a - w_b) . w with w = e x b."""
+    wa, wb = _vec(K, K_W), _vec(K, K_COLS + K_W)
+    w = _cross(e, b)
+    ed, bd = _cross(wa, e), _cross(wb, b)
+    wdot = _add(_cross(ed, b), _cross(e, bd), 1.0)
+    rel = _add(wa, wb, -1.0)
+    kap = _dot(_add(_vec(K, K_WD), _vec(K, K_COLS + K_WD), -1.0), w) + _dot(rel, wdot)
+    return _dot(e, b), w, _dot(rel, w), kap
+
+
+@njit(cache=True, inline="always")
+def _trans(K, c):
+    """(r, alpha, r_dot, r_ddot bias) of r = c . d for c fixed in frame a: r_dot = c . (d_dot - w_a x d)."""
+    wa = _vec(K, K_W)
+    d = _add(_vec(K, K_COLS + K_P), _vec(K, K_P), -1.0)
+    dd = _add(_vec(K, K_COLS + K_V), _vec(K, K_V), -1.0)
+    ddd = _add(_vec(K, K_COLS + K_AD), _vec(K, K_AD), -1.0)
+    rel = _add(dd, _cross(wa, d), -1.0)
+    cd = _cross(wa, c)
+    rel_d = _add(_add(ddd, _cross(_vec(K, K_WD), d), -1.0), _cross(wa, dd), -1.0)
+    return _dot(c, d), _cross(c, d), _dot(c, rel), _dot(cd, rel) + _dot(c, rel_d)
+
+
+@njit(cache=True, inline="always")
+def _link_vec(cr, i, col, K, o):
+    return _rot(K, o, cr[i, col], cr[i, col + 1], cr[i, col + 2])
+
+
+@njit(cache=True)
+def row_coefficients(cr, i, K, q, u, C):
+    """C[i] = (r, alpha, beta, gamma, delta, r_dot, kappa) of row i, frames' kinematics in K."""
+    t = int(cr[i, CR_TYPE])
+    for k in range(16):
+        C[i, k] = 0.0
+    if t == COORD:
+        qa, qb = int(cr[i, CR_QA]), int(cr[i, CR_QB])
+        ua, ub = int(cr[i, CR_UA]), int(cr[i, CR_UB])
+        C[i, 0] = q[qa] - cr[i, CR_SCALAR] * q[qb] - cr[i, CR_OFFSET]
+        C[i, 13] = u[ua] - cr[i, CR_SCALAR] * u[ub]
+        return
+    if t == ALIGN:
+        r, w, rd, kap = _align(K, _link_vec(cr, i, CR_E, K, 0), _link_vec(cr, i, CR_B, K, K_COLS))
+        alpha, beta, delta = w, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+        gamma = (-w[0], -w[1], -w[2])
+    elif t == TRANS:
+        c = _link_vec(cr, i, CR_E, K, 0)
+        r, alpha, rd, kap = _trans(K, c)
+        beta, gamma, delta = (-c[0], -c[1], -c[2]), (0.0, 0.0, 0.0), c
+    elif t == SCREW:
+        a = _link_vec(cr, i, CR_E, K, 0)
+        e1b = _link_vec(cr, i, CR_B, K, K_COLS)
+        r, alpha, rd, kap = _trans(K, a)
+        beta, delta = (-a[0], -a[1], -a[2]), a
+        x, wx, xd, xdd = _align(K, _link_vec(cr, i, CR_E3, K, 0), e1b)
+        y, wy, yd, ydd = _align(K, _link_vec(cr, i, CR_E2, K, 0), e1b)
+        pitch = cr[i, CR_SCALAR]
+        den = x * x + y * y
+        num = x * yd - y * xd
+        r -= pitch * math.atan2(y, x)
+        g = _add((x * wy[0], x * wy[1], x * wy[2]), wx, -y)  # theta_dot = g . (w_a - w_b) / den
+        alpha = _add(alpha, g, -pitch / den)
+        gamma = (pitch * g[0] / den, pitch * g[1] / den, pitch * g[2] / den)
+        rd -= pitch * num / den
+        thdd = (x * ydd - y * xdd) / den - num * 2.0 * (x * xd + y * yd) / (den * den)
+        kap -= pitch * thdd
+    else:  # CONVEL: n_w . (w_b - w_a) + n_v . (d_dot - w_a x d)
+        nw = _link_vec(cr, i, CR_E, K, 0)
+        nv = _link_vec(cr, i, CR_E2, K, 0)
+        _, alpha, rd, kap = _trans(K, nv)
+        r = 0.0
+        alpha = _add(alpha, nw, -1.0)
+        beta, gamma, delta = (-nv[0], -nv[1], -nv[2]), nw, nv
+        wa, wb = _vec(K, K_W), _vec(K, K_COLS + K_W)
+        rel = _add(wb, wa, -1.0)
+        rd += _dot(nw, rel)
+        kap += _dot(_cross(wa, nw), rel) + _dot(nw, _add(_vec(K, K_COLS + K_WD), _vec(K, K_WD), -1.0))
+    C[i, 0] = r
+    for k in range(3):
+        C[i, 1 + k] = alpha[k]
+        C[i, 4 + k] = beta[k]
+        C[i, 7 + k] = gamma[k]
+        C[i, 10 + k] = delta[k]
+    C[i, 13] = rd
+    C[i, 14] = kap
+
+
+@njit(cache=True, inline="always")
+def _jacobian_row_add(mi, mf, ws, link, C, i, o, p, G, g):
+    """G[g] += (C[i, o:o+3] . w + C[i, o+3:o+6] . (v + w x (p - p_link))) over the columns of
+    every link supporting ``link``: the row's coefficients applied to a frame's Jacobian."""
+    while link >= 0:
+        ex = p[0] - ws[link, W_PW]
+        ey = p[1] - ws[link, W_PW + 1]
+        ez = p[2] - ws[link, W_PW + 2]
+        u0 = mi[link, UOFF]
+        for k in range(mi[link, NU]):
+            s = S_COLS + 6 * k
+            w = _rot(ws[link], W_RW, mf[link, s], mf[link, s + 1], mf[link, s + 2])
+            v = _rot(ws[link], W_RW, mf[link, s + 3], mf[link, s + 4], mf[link, s + 5])
+            vo = (v[0] + w[1] * ez - w[2] * ey, v[1] + w[2] * ex - w[0] * ez, v[2] + w[0] * ey - w[1] * ex)
+            G[g, u0 + k] += (C[i, o] * w[0] + C[i, o + 1] * w[1] + C[i, o + 2] * w[2]
+                             + C[i, o + 3] * vo[0] + C[i, o + 4] * vo[1] + C[i, o + 5] * vo[2])
+        link = mi[link, PARENT]
+
+
+@njit(cache=True)
+def constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, C, G):
+    """Rows of every constraint at (q, u): C[i] = (r, alpha, beta, gamma, delta, r_dot, kappa)
+    and G[i, :nu] = row i of Gc. Needs bias_motion_pass (or an ABA then bias_motion_pass) first."""
+    for i in range(cr.shape[0]):
+        for k in range(G.shape[1]):
+            G[i, k] = 0.0
+        t = int(cr[i, CR_TYPE])
+        if t == COORD:
+            row_coefficients(cr, i, K, q, u, C)
+            G[i, int(cr[i, CR_UA])] += 1.0
+            G[i, int(cr[i, CR_UB])] -= cr[i, CR_SCALAR]
+            continue
+        fa, fb = int(cr[i, CR_FA]), int(cr[i, CR_FB])
+        frame_kinematics(fr, ws, fa, K, 0)
+        frame_kinematics(fr, ws, fb, K, K_COLS)
+        row_coefficients(cr, i, K, q, u, C)
+        _jacobian_row_add(mi, mf, ws, int(fr[fa, FR_LINK]), C, i, 1, _vec(K, K_P), G, i)
+        _jacobian_row_add(mi, mf, ws, int(fr[fb, FR_LINK]), C, i, 7, _vec(K, K_COLS + K_P), G, i)
+
+
+@njit(cache=True)
+def constraint_rows(mi, mf, fr, cr, ws, q, u, K, C, G):
+    """Kinematics passes, then ``constraint_rows_core``."""
+    place_links(mi, mf, ws, q)
+    bias_motion_pass(mi, mf, ws, u, False)
+    constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, C, G)
