@@ -209,3 +209,35 @@ def constrained_dynamics(m, q, u, tau, f_ext=None, stabilization_gains=None, dat
     G = W[:, :c.nu]
     forces = {con.name: G[s].T @ lam[s] for con, s in c.constraint_rows.items()}
     return SimpleNamespace(udot=udot, multipliers=lam, forces=forces, constraint_force=G.T @ lam)
+
+
+def constrained_inverse_dynamics(m, q, u, udot, actuated=None, f_ext=None, data=None):
+    """Joint forces and multipliers that produce a motion consistent with the constraints:
+    a namespace with ``tau`` (nu,) (zero outside the actuated speeds), ``multipliers`` (rows,)
+    and ``residual`` (the part of M udot + b that no actuated force and no constraint force
+    can produce: 0 when the motion is reachable), from M udot + b - J^T f_ext = tau + Gc^T lambda.
+
+    ``actuated``: hinge names or u indices of the driven speeds (default: every speed, then
+    tau is the least-norm choice: the constraints carry all they can). With actuated speeds
+    and constraint rows together independent the answer is unique. ``udot`` should satisfy the
+    constraints' acceleration level (``constraint_kinematics().solve_udot``).
+    """
+    c = m.compiled
+    tau_id = m.inverse_dynamics(q, u, udot, f_ext=f_ext, data=data)
+    G = constraint_jacobian(m, q, data=data)
+    if actuated is None:
+        idx = np.arange(c.nu)
+    else:
+        from .constraint_kinematics import ConstraintKinematicsSolver
+        free = ConstraintKinematicsSolver(m)._free(actuated)
+        idx = np.setdiff1d(np.arange(c.nu), free)
+    if actuated is None:
+        lam = np.linalg.lstsq(G.T, tau_id, rcond=1e-12)[0]
+        tau = tau_id - G.T @ lam
+        return SimpleNamespace(tau=tau, multipliers=lam, residual=np.zeros(c.nu))
+    A = np.hstack([np.eye(c.nu)[:, idx], G.T])
+    x = np.linalg.lstsq(A, tau_id, rcond=1e-12)[0]
+    tau = np.zeros(c.nu)
+    tau[idx] = x[:idx.size]
+    lam = x[idx.size:]
+    return SimpleNamespace(tau=tau, multipliers=lam, residual=tau_id - A @ x)

@@ -237,7 +237,7 @@ def constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, C, G):
     """Rows of every constraint at (q, u): C[i] = (r, alpha, beta, gamma, delta, r_dot, kappa)
     and G[i, :nu] = row i of Gc. Needs bias_motion_pass (or an ABA then bias_motion_pass) first."""
     for i in range(cr.shape[0]):
-        for k in range(G.shape[1]):
+        for k in range(u.shape[0]):  # G may be wider (a work array): only its nu columns
             G[i, k] = 0.0
         t = int(cr[i, CR_TYPE])
         if t == COORD:

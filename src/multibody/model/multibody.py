@@ -1,7 +1,7 @@
 """The Multibody: build a tree of bodies and hinges, then run the O(N) algorithms on it."""
 import numpy as np
 
-from ..algorithms import constraints, coordinates, dynamics, energy, kinematics, operational_space
+from ..algorithms import constraint_kinematics, constraints, coordinates, dynamics, energy, kinematics, operational_space
 from ..algorithms.checks import missing
 from ..kernels import layout as L
 from .body import Node, RigidBody
@@ -343,6 +343,8 @@ class Multibody(ConstraintsMixin):
     constraint_nodes = constraints.constraint_nodes
     constraint_q_matrix = constraints.constraint_q_matrix
     constrained_dynamics = constraints.constrained_dynamics
+    constrained_inverse_dynamics = constraints.constrained_inverse_dynamics
+    constraint_kinematics = constraint_kinematics.constraint_kinematics
 
     @property
     def total_mass(self):

@@ -99,8 +99,11 @@ class RungeKuttaIntegrator:
     adaptive : step-size control with the tableau's embedded estimate (default: when
         the tableau has one); rtol, atol the tolerances, h_min/h_max the step bounds.
     t0 : initial time [s].
-    stabilization_gains : Baumgarte gains for loop constraints. Models have no loop
-        constraints yet: only ``None`` is accepted (anything else raises ``ValueError``).
+    stabilization_gains : Baumgarte gains of the enabled constraints (``multibody.algorithms.
+        constraints.baumgarte_gains``): None (off: the accelerations keep the constraints'
+        acceleration level exactly), "default" (critically damped PD, kp = 100 1/s^2,
+        kd = 20 1/s, as in Featherstone 2008 section 8.3), (kp, kd) for all, or a dict
+        {constraint name: (kp, kd)}.
     lie_group : integrate in local exponential coordinates (Munthe-Kaas).
 
     The integrator owns a private copy of the model arrays: rotation-vector charts are
@@ -132,9 +135,17 @@ class RungeKuttaIntegrator:
         self.control = control
         self.tau0 = np.zeros(c.nu) if tau is None else check_vector(tau, c.nu, "tau").copy()
         self.fmi, self.fmf, world = pack_force_models(m, forces)
-        if stabilization_gains is not None:
-            raise ValueError(f"stabilization_gains={stabilization_gains!r}: the model has no loop "
-                             f"constraints to stabilize; leave stabilization_gains as None")
+        self._wc = None  # the constraint work array (with its Baumgarte gains), for models with constraints
+        if c.nc:
+            from ..algorithms.constraints import baumgarte_gains
+            from ..kernels.constrained_dynamics import WC_KP, work_columns
+            self._wc = np.zeros((c.nc, work_columns(c.nu, c.nc)))
+            g0 = 2 * c.nu + c.nc + WC_KP
+            self._wc[:, g0:g0 + 2] = baumgarte_gains(m, stabilization_gains)
+        elif not (stabilization_gains is None or isinstance(stabilization_gains, str)
+                  and stabilization_gains == "default"):
+            raise ValueError(f"stabilization_gains={stabilization_gains!r}: the model has no enabled "
+                             f"constraints to stabilize; leave it as None or 'default'")
         if adaptive is None:
             adaptive = self.tableau.is_embedded
         if adaptive and not self.tableau.is_embedded:
@@ -242,8 +253,8 @@ class RungeKuttaIntegrator:
         c = self._c
         args = (c.mi, c.mf, self.data.buf, self.tab, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
                 self.smap, self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr,
-                self._work, self._ctl, T, Q, U)
-        run = K.entry_point(self.lie_group)
+                self._work, self._ctl, T, Q, U) + (() if self._wc is None else (self._wc,))
+        run = K.entry_point(self.lie_group, self._wc is not None)
         if run.signatures:
             st = run(*args)
         else:  # the first run compiles the loop (or loads it from Numba's cache)

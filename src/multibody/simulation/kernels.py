@@ -19,14 +19,14 @@ import math
 import numpy as np
 from numba import njit
 
-from ..kernels.common import data_start, first_nonfinite, link_rows, ragged
+from ..kernels.common import data_start, first_nonfinite, frame_table, link_rows, ragged
 from ..kernels.status import (
     BUFFER_FULL, CONTROL_NONFINITE, FINISHED, MIN_STEP, NEED_CONTROL, NONFINITE_STATE, RUNNING, SINGULAR,
 )
 from .lie import to_start_charts
 from .stages import after_step, combine, control_inputs, error_norm, first_bad, stage_rates, stage_state
 
-__all__ = ["entry_point", "run_classic", "run_munthe_kaas", "allocate_work"]
+__all__ = ["entry_point", "run_classic", "run_munthe_kaas", "run_classic_ta", "run_munthe_kaas_ta", "allocate_work"]
 
 # --- counters (int64 array ctr)
 C_STEP = 0       # accepted steps so far (fixed step: also the step index)
@@ -151,12 +151,16 @@ def _accept(lie, smap, fopt, clk, ctr, h, hit, q, q1, eq, u, u1, eu):
 
 
 @njit(cache=True, inline="always")
-def _run(lie, mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0,
-         q, u, clk, ctr, work, ctl, T, Q, U):
-    """The stepping loop (see ``entry_point``); ``lie`` is a constant in each entry point."""
-    d0 = data_start(dbuf, mi.shape[0])
-    ws = link_rows(dbuf, d0, mi.shape[0])
-    z = ragged(dbuf, d0, mi.shape[0])
+def _run(lie, ta, mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0,
+         q, u, clk, ctr, work, ctl, T, Q, U, Wc):
+    """The stepping loop (see ``entry_point``); ``lie`` and ``ta`` (tree-augmented constrained
+    dynamics with the work array Wc) are constants in each entry point."""
+    n = mi.shape[0]
+    d0 = data_start(dbuf, n)
+    ws = link_rows(dbuf, d0, n)
+    z = ragged(dbuf, d0, n)
+    fr = frame_table(dbuf, n)
+    cr = dbuf[2 + 2 * n + fr.shape[0]:d0]
     Kq, Ku, phi, qs, us, q1, u1, eq, eu, tau = work
     tauc, qview, uview = ctl
     nq = q.shape[0]
@@ -194,7 +198,8 @@ def _run(lie, mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, c
                     clk[K_TBAD] = ts
                     return _stop(ctr, CONTROL_NONFINITE)
                 src = tauc
-            if not stage_rates(mi, mf, ws, z, lie, worldf, fmi, fmf, ts, qs, us, phi, src, tau, Kq[s], Ku[s]):
+            if not stage_rates(mi, mf, ws, z, lie, ta, fr, cr, Wc, worldf, fmi, fmf, ts, qs, us, phi, src, tau,
+                               Kq[s], Ku[s]):
                 clk[K_TBAD] = ts
                 return _failed(ctr, qs, us, SINGULAR)
         combine(mi, ws, tab, h, lie, adapt, q, u, Kq, Ku, phi, q1, u1, eq, eu)
@@ -231,30 +236,51 @@ def _run(lie, mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, c
             ctr[C_WRITTEN] = w + 1
 
 
-# Two compiled entry points, so that the compiler folds the branches on ``lie`` (measured
-# ~14 % faster on UR5 than one loop reading it from iopt); ``entry_point`` picks one.
+# Compiled entry points per (lie, ta), so that the compiler folds the branches on them
+# (measured ~14 % faster on UR5 than one loop reading lie from iopt); ``entry_point``
+# picks one. Trees use the two without constraints; their signature has no Wc.
 @njit(cache=True)
 def run_classic(mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
                 work, ctl, T, Q, U):
     """``run`` for classic Runge-Kutta (iopt[O_LIE] = 0)."""
-    return _run(0, mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
-                work, ctl, T, Q, U)
+    return _run(0, 0, mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
+                work, ctl, T, Q, U, np.zeros((0, 0)))
 
 
 @njit(cache=True)
 def run_munthe_kaas(mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
                     work, ctl, T, Q, U):
     """``run`` for Munthe-Kaas (iopt[O_LIE] = 1)."""
-    return _run(1, mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
-                work, ctl, T, Q, U)
+    return _run(1, 0, mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
+                work, ctl, T, Q, U, np.zeros((0, 0)))
 
 
-def entry_point(lie):
-    """The compiled loop ``run`` for classic (lie = 0) or Munthe-Kaas (lie = 1) stepping:
+@njit(cache=True)
+def run_classic_ta(mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
+                   work, ctl, T, Q, U, Wc):
+    """``run_classic`` with the model's constraints (tree-augmented dynamics, work array Wc)."""
+    return _run(0, 1, mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
+                work, ctl, T, Q, U, Wc)
+
+
+@njit(cache=True)
+def run_munthe_kaas_ta(mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
+                       work, ctl, T, Q, U, Wc):
+    """``run_munthe_kaas`` with the model's constraints (see ``run_classic_ta``)."""
+    return _run(1, 1, mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
+                work, ctl, T, Q, U, Wc)
+
+
+def entry_point(lie, ta=False):
+    """The compiled loop ``run`` for classic (lie = 0) or Munthe-Kaas (lie = 1) stepping, of a
+    tree (ta False) or of a model with constraints (ta True, one more argument: the
+    constraint work array Wc with its Baumgarte gains, see kernels/constrained_dynamics.py):
     ``entry_point(lie)(mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles,
     chart0, q, u, clk, ctr, work, ctl, T, Q, U)`` advances (q, u, clk[K_T]) until the end
     time, a failure, a full output buffer or (with a control) the next stage that needs
     the control. It writes output samples (times T, configurations Q in the charts
     chart0, speeds U) from row ctr[C_WRITTEN], updates q, u, clk and ctr in place and
     returns the status."""
+    if ta:
+        return run_munthe_kaas_ta if lie else run_classic_ta
     return run_munthe_kaas if lie else run_classic

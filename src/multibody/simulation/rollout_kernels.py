@@ -42,9 +42,9 @@ def _rollout(lie, mi, mf, dbufs, tab, fmi, fmf, TAU, iopt, fopt, smap, max_angle
             for j in range(n):  # the sample's charts into the worker's data
                 for k in range(4):
                     ws[j, W_CHART + k] = CHARTS[b, j, k]
-            _run(lie, mi, mf, dbuf, tab, fmi, fmf, TAU[b], iopt, fopt, smap, max_angles, chart0,
+            _run(lie, 0, mi, mf, dbuf, tab, fmi, fmf, TAU[b], iopt, fopt, smap, max_angles, chart0,
                  Q[b], U[b], CLK[b], CTR[b], work, ctl, TOUT[b, row0:row0 + nrows],
-                 QOUT[b, row0:row0 + nrows], UOUT[b, row0:row0 + nrows])
+                 QOUT[b, row0:row0 + nrows], UOUT[b, row0:row0 + nrows], np.zeros((0, 0)))
             for j in range(n):
                 for k in range(4):
                     CHARTS[b, j, k] = ws[j, W_CHART + k]

@@ -38,7 +38,7 @@ def _simulated_time(bar):
 
 
 def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rtol=1e-8, atol=1e-10,
-             tableau=None, tau=None, forces=(), stabilization_gains=None, save_every=1,
+             tableau=None, tau=None, forces=(), stabilization_gains="default", save_every=1,
              h_min=None, h_max=math.inf, output=None, progress=False, output_every=None,
              keep_in_memory=True, limits=True):
     """Integrate the dynamics of ``m`` from (q0, u0) at t = 0 to ``t_final``.
@@ -59,8 +59,10 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     tableau : tableau name or ButcherTableau for "munthe_kaas".
     tau : constant joint forces (nu,); forces : force models (``JointSpringDamper``,
         ``ExternalForce``).
-    stabilization_gains : Baumgarte gains for loop constraints. Models have no loop
-        constraints yet: only ``None`` is accepted (anything else raises ``ValueError``).
+    stabilization_gains : Baumgarte gains of the model's enabled constraints (loops, convel,
+        coordinate constraints; their forward dynamics is tree-augmented): "default"
+        (critically damped PD, kp = 100 1/s^2, kd = 20 1/s, Featherstone 2008 section 8.3),
+        None (off), (kp, kd) for all, or {constraint name: (kp, kd)}. Ignored by trees.
     save_every : fixed step: keep every n-th step (the last step is always kept).
     h_min, h_max : adaptive step bounds [s].
     output : optional path (.npz or .csv) the samples are streamed to while the run goes

@@ -17,6 +17,7 @@ from numba import njit
 
 from ..kernels.common import first_nonfinite
 from ..kernels.coordinates import integrate_q, qdot_from_u, sanitize_charts
+from ..kernels.constrained_dynamics import ta_core
 from ..kernels.forward_dynamics import aba_core
 from ..kernels.joint_transform import forward_kinematics_pass
 from ..kernels.layout import FREE_QUAT, KIND, QOFF, SPHERICAL_QUAT
@@ -85,13 +86,17 @@ def control_inputs(mi, ws, chart0, qs, us, tau0, qview, uview, tauc):
 
 
 @njit(cache=True, inline="always")
-def stage_rates(mi, mf, ws, z, lie, worldf, fmi, fmf, t, qs, us, phi, tau0, tau, kq, ku):
-    """Rates of one stage: ku = udot, kq = q_dot (classic) or phi_dot (Munthe-Kaas).
-    Returns False when the joint-space inertia is singular."""
+def stage_rates(mi, mf, ws, z, lie, ta, fr, cr, Wc, worldf, fmi, fmf, t, qs, us, phi, tau0, tau, kq, ku):
+    """Rates of one stage: ku = udot (tree ABA, or with ``ta`` the tree-augmented dynamics of
+    the constraint rows cr, Baumgarte gains and work in Wc), kq = q_dot (classic) or
+    phi_dot (Munthe-Kaas). Returns False when the joint-space inertia is singular."""
     if worldf:
         forward_kinematics_pass(mi, mf, ws, qs)
     use = apply_forces(mi, ws, fmi, fmf, qs, us, t, tau0, tau)
-    if not aba_core(mi, mf, ws, z, qs, us, tau, use, ku):
+    if ta:
+        if not ta_core(mi, mf, fr, cr, ws, z, qs, us, tau, use, Wc, ku):
+            return False
+    elif not aba_core(mi, mf, ws, z, qs, us, tau, use, ku):
         return False
     if lie:
         dexp_inv(mi, phi, us, kq)

@@ -1,0 +1,140 @@
+"""Closed loops in motion: the four-bar of RigidBodyDynamics.jl's tests, a slider-crank, Baumgarte
+stabilization, the constraint kinematics solver and constrained inverse dynamics."""
+import warnings
+
+import numpy as np
+import pytest
+
+import multibody as mb
+from multibody.algorithms.constraint_kinematics import ConstraintError
+
+ANGLES = np.array([1.6707963267948966, -1.4591054166649482, 1.5397303602625536])
+
+
+def four_bar():
+    """Ground pivots 1.10 m apart, crank/coupler/rocker of 0.5/1.2/0.75 m, pins about (0, -1, 0)."""
+    m = mb.Multibody("four_bar", gravity=(0, 0, -9.81))
+    axis = (0.0, -1.0, 0.0)
+    for name, mass, c, inertia in (("crank", 0.5, 0.25, 0.333), ("coupler", 1.0, 0.60, 0.537),
+                                   ("rocker", 0.75, 0.375, 0.4)):
+        m.add_body(name, mass, (c, 0, 0), np.eye(3) * inertia)  # inertia about the pin axis through the com
+
+    def at(x):
+        T = np.eye(4)
+        T[0, 3] = x
+        return T
+    m.add_hinge(None, "crank", "pin", name="crank_joint", axis=axis)
+    m.add_hinge("crank", "coupler", "pin", name="coupler_joint", axis=axis, T_parent_joint=at(0.5))
+    m.add_hinge(None, "rocker", "pin", name="rocker_joint", axis=axis, T_parent_joint=at(1.10))
+    m.add_node("coupler_end", "coupler", at(1.2))
+    m.add_node("rocker_end", "rocker", at(0.75))
+    m.add_loop_constraint("closure", "coupler_end", "rocker_end", "pin", axis=axis)
+    return m
+
+
+def _energy(m, res):
+    return np.array([m.kinetic_energy(q, u) + m.potential_energy(q) for q, u in zip(res.q, res.u)])
+
+
+def _closure(m, res):
+    return max(np.abs(m.pose_error(q, "residual")).max() for q in res.q)
+
+
+@pytest.fixture(scope="module")
+def closed_four_bar():
+    m = four_bar()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a planar loop: 3 of its 5 rows are redundant
+        cks = m.constraint_kinematics()
+        q = cks.solve_q(ANGLES)
+        u = cks.solve_u(q, [2.0, 0.0, 0.0], frozen=["crank_joint"])
+    return m, q, u
+
+
+@pytest.mark.parametrize("integrator", ["rk4", "munthe_kaas"])
+def test_four_bar_conserves_energy_and_stays_closed_without_stabilization(closed_four_bar, integrator):
+    m, q, u = closed_four_bar
+    assert np.abs(m.pose_error(q, "residual")).max() < 1e-12
+    assert np.abs(m.velocity_error(q, u, "residual")).max() < 1e-12
+    res = mb.simulate(m, q, u, 1.0, dt=1e-3, integrator=integrator, stabilization_gains=None)
+    E = _energy(m, res)
+    assert np.ptp(res.q[:, 0]) > 0.5  # it moves
+    assert np.abs(E - E[0]).max() < 1e-8
+    assert _closure(m, res) < 1e-10
+
+
+def test_four_bar_opened_by_a_centiradian_is_pulled_shut_by_default_baumgarte(closed_four_bar):
+    m, q, _ = closed_four_bar
+    q0 = q.copy()
+    q0[0] = 1.7
+    assert np.abs(m.pose_error(q0, "residual")).max() > 1e-2
+    res = mb.simulate(m, q0, np.zeros(3), 15.0, dt=1e-3)  # stabilization_gains="default"
+    sep = np.array([np.abs(m.pose_error(x, "residual")).max() for x in res.q])
+    assert sep[-1] < 1e-5 and sep[res.t > 5.0].max() < 1e-5
+    off = mb.simulate(m, q0, np.zeros(3), 1.0, dt=1e-3, stabilization_gains=None)
+    assert _closure(m, off) > 1e-2  # without it the loop stays open
+    with pytest.raises(ValueError, match="'nope' is not an enabled constraint"):
+        mb.simulate(m, q0, np.zeros(3), 0.01, dt=1e-3, stabilization_gains={"nope": (1, 1)})
+
+
+def test_solve_q_reports_an_unclosable_loop_by_name():
+    m = four_bar()
+    q = ANGLES.copy()
+    q[1] += 3.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ConstraintError, match="'closure'"):
+            m.constraint_kinematics(max_iterations=5).solve_q(q, frozen=["crank_joint", "coupler_joint"])
+
+
+def test_solve_udot_and_constrained_inverse_dynamics_round_trip(closed_four_bar):
+    m, q, u = closed_four_bar
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        udot = m.constraint_kinematics().solve_udot(q, u, [0.7, 0.0, 0.0], frozen=["crank_joint"])
+    assert abs(udot[0] - 0.7) < 1e-15
+    assert np.abs(m.acceleration_error(q, u, udot, "residual")).max() < 1e-10
+    inv = m.constrained_inverse_dynamics(q, u, udot, actuated=["crank_joint"])
+    assert np.abs(inv.residual).max() < 1e-9 and np.all(inv.tau[1:] == 0.0)
+    fwd = m.constrained_dynamics(q, u, inv.tau)
+    np.testing.assert_allclose(fwd.udot, udot, atol=1e-9)
+
+
+def slider_crank(r=0.3, length=1.0):
+    m = mb.Multibody("slider_crank", gravity=(0, 0, 0))
+    m.add_body("crank", 2.0, (r / 2, 0, 0), np.eye(3) * 0.02)
+    m.add_body("rod", 1.0, (length / 2, 0, 0), np.eye(3) * 0.1)
+    m.add_body("slider", 0.5, (0, 0, 0), np.eye(3) * 0.01)
+    T = np.eye(4)
+    T[0, 3] = r
+    m.add_hinge(None, "crank", "pin", name="crank_joint", axis=(0, 0, 1))
+    m.add_hinge("crank", "rod", "pin", name="rod_joint", axis=(0, 0, 1), T_parent_joint=T)
+    m.add_hinge(None, "slider", "slider", name="slide", axis=(1, 0, 0))
+    T = np.eye(4)
+    T[0, 3] = length
+    m.add_node("rod_end", "rod", T)
+    m.add_loop_constraint("wrist", "rod_end", "slider", "pin", axis=(0, 0, 1))
+    return m
+
+
+def test_slider_crank_driven_at_constant_speed_follows_the_closed_form():
+    r, length, omega = 0.3, 1.0, 2 * np.pi
+    m = slider_crank(r, length)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cks = m.constraint_kinematics()
+        q = cks.solve_q([0.4, -0.3, 1.2], frozen=["crank_joint"])
+        u = cks.solve_u(q, [omega, 0, 0], frozen=["crank_joint"])
+
+    def drive(t, q, u, tau):  # computed torque for a crank at constant speed, plus a speed servo
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            udot = cks.solve_udot(q, u, np.zeros(3), frozen=["crank_joint"])
+        tau[0] = m.constrained_inverse_dynamics(q, u, udot, actuated=["crank_joint"]).tau[0]
+        tau[0] += 20.0 * (omega - u[0])
+    res = mb.simulate(m, q, u, 1.2, dt=1e-3, control=drive)
+    theta, x = res.q[:, 0], res.q[:, 2]
+    closed_form = r * np.cos(theta) + np.sqrt(length ** 2 - (r * np.sin(theta)) ** 2)
+    assert np.ptp(theta) > 2 * np.pi  # more than a turn
+    assert np.abs(res.u[:, 0] - omega).max() < 1e-8
+    assert np.abs(x - closed_form).max() < 1e-10
