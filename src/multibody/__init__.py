@@ -23,7 +23,7 @@ from .results import load_result
 from .sweep import sweep
 from .simulation import (
     ButcherTableau, ExpandingStorage, ExternalForce, JointLimits, JointLimitWarning, JointSpringDamper,
-    MuntheKaasIntegrator, OdeResultsSink,
+    LinearSpringDamper, MuntheKaasIntegrator, OdeResultsSink,
     RingBufferStorage, RolloutResult, RungeKuttaIntegrator, SimulationError, SimulationResult, rollout, simulate,
 )
 
@@ -70,6 +70,7 @@ __all__ = [
     "JointLimits",
     "JointLimitWarning",
     "JointSpringDamper",
+    "LinearSpringDamper",
     "MuntheKaasIntegrator",
     "OdeResultsSink",
     "RingBufferStorage",

@@ -1,7 +1,7 @@
 """Time integration of multibody dynamics: Butcher tableaus, Runge-Kutta and Munthe-Kaas
 (Lie-group) integrators with fixed or adaptive steps, result sinks, ready-made force
 models, and the ``simulate`` entry point. The stepping loop runs compiled (Numba)."""
-from .forces import ExternalForce, JointLimits, JointLimitWarning, JointSpringDamper
+from .forces import ExternalForce, JointLimits, JointLimitWarning, JointSpringDamper, LinearSpringDamper
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError, integrate, step
 from .rollout import RolloutResult, rollout
 from .simulate import INTEGRATORS, SimulationResult, simulate
@@ -13,5 +13,5 @@ __all__ = [
     "RungeKuttaIntegrator", "MuntheKaasIntegrator", "SimulationError", "step", "integrate",
     "simulate", "SimulationResult", "INTEGRATORS", "rollout", "RolloutResult",
     "OdeResultsSink", "ExpandingStorage", "RingBufferStorage",
-    "JointSpringDamper", "ExternalForce", "JointLimits", "JointLimitWarning",
+    "JointSpringDamper", "ExternalForce", "LinearSpringDamper", "JointLimits", "JointLimitWarning",
 ]

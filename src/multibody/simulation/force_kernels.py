@@ -8,8 +8,9 @@ import math
 
 from numba import njit
 
-from ..kernels.layout import W_FEXT, W_RW
-from ..kernels.spatial_inline import load9, mul33T_vec
+from ..kernels.common import joint_motion_add
+from ..kernels.layout import PARENT, W_FEXT, W_PW, W_RW, W_V
+from ..kernels.spatial_inline import load9, motion_to_child, mul33T_vec, mul33_vec
 
 __all__ = ["apply_forces"]
 
@@ -19,12 +20,15 @@ FM_WRENCH = 1    # link wrench (link axes, about the link origin) w0 + w1 sin(om
 FM_WORLD = 2     # world-axes wrench w0 + w1 sin(omega t + phase) at a point of the link
 FM_LIMIT = 3     # one-sided spring-damper: tau[u_i] += max(0, k d + c d_dot) out of the limit,
                  # d = lower - q or q - upper, the penetration (nothing while d <= 0)
+FM_LINEAR = 4    # spring-damper between point a (link FMI_LINK) and point b (link FMI_LINK_B):
+                 # F = -(k (l - l0) + c l_dot) d/l on b, -F on a; d = p_b - p_a, l = |d|
 
 # --- integer columns (fmi)
 FMI_TYPE = 0     # FM_SPRING, FM_WRENCH, FM_WORLD or FM_LIMIT
 FMI_U = 1        # FM_SPRING, FM_LIMIT: index of the coordinate in u
 FMI_LINK = 1     # FM_WRENCH, FM_WORLD: the link the wrench acts on
 FMI_Q = 2        # FM_SPRING, FM_LIMIT: index of the coordinate in q
+FMI_LINK_B = 2   # FM_LINEAR: the link of point b (-1: the world)
 N_FMI = 3
 
 # --- float columns (fmf)
@@ -37,7 +41,9 @@ FM_W0 = 0        # wrenches: constant part [moment; force] (6 columns)
 FM_W1 = 6        # wrenches: amplitude of the sinusoidal part (6 columns)
 FM_OMEGA = 12    # wrenches: angular frequency [rad/s]
 FM_PHASE = 13    # wrenches: phase [rad]
-FM_POINT = 14    # FM_WORLD: point of application in link axes (3 columns)
+FM_POINT = 14    # FM_WORLD: point of application in link axes (3 columns); FM_LINEAR: point b
+FM_LENGTH = 2    # FM_LINEAR: rest length l0 [m]
+FM_POINT_A = 3   # FM_LINEAR: point a in its link's axes (3 columns)
 N_FMF = 17
 
 
@@ -61,8 +67,66 @@ def _world_wrench_to_link(ws, j, fmf, e, s):
     ws[j, W_FEXT + 5] += f[2]
 
 
+@njit(cache=True)
+def link_velocities(mi, mf, ws, u):
+    """W_V of every link (link axes) from the placements W_R/W_P: v_j = X_j v_p + S_j u_j."""
+    for j in range(mi.shape[0]):
+        p = mi[j, PARENT]
+        if p < 0:
+            for k in range(6):
+                ws[j, W_V + k] = 0.0
+        else:
+            motion_to_child(ws, j, ws, p, W_V, ws, j, W_V)
+        joint_motion_add(mi, mf, j, u, ws, j, W_V)
+
+
 @njit(cache=True, inline="always")
-def apply_forces(mi, ws, fmi, fmf, q, u, t, tau0, tau):
+def _point_state(ws, j, fmf, e, o):
+    """World position and velocity of the point fmf[e, o:o+3] (link j axes; j < 0: the world)."""
+    x, y, z = fmf[e, o], fmf[e, o + 1], fmf[e, o + 2]
+    if j < 0:
+        return (x, y, z), (0.0, 0.0, 0.0)
+    R = load9(ws, j, W_RW)
+    r = mul33_vec(R, x, y, z)
+    wx, wy, wz = ws[j, W_V], ws[j, W_V + 1], ws[j, W_V + 2]
+    v = mul33_vec(R, ws[j, W_V + 3] + wy * z - wz * y, ws[j, W_V + 4] + wz * x - wx * z,
+                  ws[j, W_V + 5] + wx * y - wy * x)
+    return (ws[j, W_PW] + r[0], ws[j, W_PW + 1] + r[1], ws[j, W_PW + 2] + r[2]), v
+
+
+@njit(cache=True, inline="always")
+def _push_at_point(ws, j, fmf, e, o, fx, fy, fz):
+    """Add the world force (fx, fy, fz) at the point fmf[e, o:o+3] of link j to its W_FEXT."""
+    if j < 0:
+        return
+    f = mul33T_vec(load9(ws, j, W_RW), fx, fy, fz)
+    px, py, pz = fmf[e, o], fmf[e, o + 1], fmf[e, o + 2]
+    ws[j, W_FEXT] += py * f[2] - pz * f[1]
+    ws[j, W_FEXT + 1] += pz * f[0] - px * f[2]
+    ws[j, W_FEXT + 2] += px * f[1] - py * f[0]
+    for k in range(3):
+        ws[j, W_FEXT + 3 + k] += f[k]
+
+
+@njit(cache=True)
+def linear_spring(ws, fmi, fmf, e):
+    """Apply the FM_LINEAR entry e (world placements and link velocities must be current)."""
+    ja, jb = fmi[e, FMI_LINK], fmi[e, FMI_LINK_B]
+    pa, va = _point_state(ws, ja, fmf, e, FM_POINT_A)
+    pb, vb = _point_state(ws, jb, fmf, e, FM_POINT)
+    d = (pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2])
+    length = math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
+    if length == 0.0:
+        return  # no direction: the spring pushes nowhere
+    n = (d[0] / length, d[1] / length, d[2] / length)
+    rate = n[0] * (vb[0] - va[0]) + n[1] * (vb[1] - va[1]) + n[2] * (vb[2] - va[2])
+    mag = -(fmf[e, FM_K] * (length - fmf[e, FM_LENGTH]) + fmf[e, FM_C] * rate)
+    _push_at_point(ws, jb, fmf, e, FM_POINT, mag * n[0], mag * n[1], mag * n[2])
+    _push_at_point(ws, ja, fmf, e, FM_POINT_A, -mag * n[0], -mag * n[1], -mag * n[2])
+
+
+@njit(cache=True, inline="always")
+def apply_forces(mi, mf, ws, fmi, fmf, q, u, t, tau0, tau):
     """tau = tau0 + spring-dampers and limit forces; fill ws[:, W_FEXT]; return the use_fext flag."""
     for i in range(tau.shape[0]):
         tau[i] = tau0[i]
@@ -70,6 +134,7 @@ def apply_forces(mi, ws, fmi, fmf, q, u, t, tau0, tau):
     if nf == 0:
         return 0
     use = 0
+    velocities = False
     for j in range(mi.shape[0]):
         for k in range(6):
             ws[j, W_FEXT + k] = 0.0
@@ -88,6 +153,12 @@ def apply_forces(mi, ws, fmi, fmf, q, u, t, tau0, tau):
                 tau[ui] -= max(0.0, fmf[e, FM_K] * (x - fmf[e, FM_UPPER]) + fmf[e, FM_C] * u[ui])
             continue
         use = 1
+        if typ == FM_LINEAR:
+            if not velocities:
+                link_velocities(mi, mf, ws, u)
+                velocities = True
+            linear_spring(ws, fmi, fmf, e)
+            continue
         j = fmi[e, FMI_LINK]
         s = math.sin(fmf[e, FM_OMEGA] * t + fmf[e, FM_PHASE])
         if typ == FM_WRENCH:

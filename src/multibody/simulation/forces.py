@@ -10,6 +10,9 @@
 * ``JointLimits(hinges=None, frequency=50, damping_ratio=1, stiffness=None, damping=None)``:
   the hinges' position limits (``Hinge.lower`` / ``upper``) as stiff one-sided
   spring-dampers; ``simulate`` adds one by default for models with limits.
+* ``LinearSpringDamper(frame_a, frame_b, stiffness, damping=0, rest_length=0)``: a spring
+  and damper along the line between the origins of two body or node frames (a strut,
+  a cable that also pushes, a bushing of zero rest length).
 """
 import warnings
 
@@ -19,7 +22,7 @@ from ..algorithms.checks import frame_row
 from ..algorithms.coordinates import q_limits
 from . import force_kernels as F
 
-__all__ = ["JointSpringDamper", "ExternalForce", "JointLimits", "JointLimitWarning", "pack_force_models",
+__all__ = ["JointSpringDamper", "ExternalForce", "LinearSpringDamper", "JointLimits", "JointLimitWarning", "pack_force_models",
            "limit_model", "warn_outside_limits"]
 
 #: natural frequency [Hz] of ``JointLimits`` by default (at most 0.1 / dt in fixed-step ``simulate``).
@@ -97,6 +100,38 @@ class ExternalForce:
         fi = np.zeros(F.N_FMI, dtype=np.int64)
         fi[F.FMI_TYPE], fi[F.FMI_LINK] = typ, link
         return [(fi, ff)]
+
+
+class LinearSpringDamper:
+    """F = -(k (l - l0) + c dl/dt) along the line from frame_a's origin to frame_b's, pulling b
+    toward a when stretched (and a toward b: equal and opposite); frames are body or node
+    names (or the world). stiffness k [N/m], damping c [N s/m], rest_length l0 [m]."""
+
+    def __init__(self, frame_a, frame_b, stiffness, damping=0.0, rest_length=0.0):
+        for v, what in ((stiffness, "stiffness"), (damping, "damping"), (rest_length, "rest_length")):
+            if not (np.isfinite(v) and v >= 0):
+                raise ValueError(f"LinearSpringDamper {what} must be finite and >= 0, got {v!r}")
+        if frame_a == frame_b:
+            raise ValueError(f"LinearSpringDamper: frame_a and frame_b are the same frame {frame_a!r}")
+        self.frame_a, self.frame_b = frame_a, frame_b
+        self.stiffness, self.damping, self.rest_length = float(stiffness), float(damping), float(rest_length)
+
+    def _entries(self, m):
+        c = m.compiled
+        la, Ta = c.frame_in_link(frame_row(c, self.frame_a))
+        lb, Tb = c.frame_in_link(frame_row(c, self.frame_b))
+        fi = np.zeros(F.N_FMI, dtype=np.int64)
+        fi[F.FMI_TYPE], fi[F.FMI_LINK], fi[F.FMI_LINK_B] = F.FM_LINEAR, la, lb
+        ff = np.zeros(F.N_FMF)
+        ff[F.FM_K], ff[F.FM_C], ff[F.FM_LENGTH] = self.stiffness, self.damping, self.rest_length
+        ff[F.FM_POINT_A:F.FM_POINT_A + 3] = Ta[:3, 3]
+        ff[F.FM_POINT:F.FM_POINT + 3] = Tb[:3, 3]
+        return [(fi, ff)]
+
+    def energy(self, m, q):
+        """Elastic energy 1/2 k (l - l0)^2 [J] at q."""
+        d = m.frame_pose(q, self.frame_b)[:3, 3] - m.frame_pose(q, self.frame_a)[:3, 3]
+        return 0.5 * self.stiffness * (np.linalg.norm(d) - self.rest_length) ** 2
 
 
 class JointLimitWarning(UserWarning):
@@ -230,7 +265,7 @@ def pack_force_models(m, forces):
     rows = []
     for f in forces or ():
         if not hasattr(f, "_entries"):
-            raise TypeError(f"force models must be JointSpringDamper, ExternalForce or JointLimits, "
+            raise TypeError(f"force models must be JointSpringDamper, ExternalForce, LinearSpringDamper or JointLimits, "
                             f"got {type(f).__name__}")
         rows += f._entries(m)
     fmi = np.zeros((len(rows), F.N_FMI), dtype=np.int64)
@@ -238,5 +273,6 @@ def pack_force_models(m, forces):
     for k, (a, b) in enumerate(rows):
         fmi[k] = a
         fmf[k] = b
-    world = int(np.any(fmi[:, F.FMI_TYPE] == F.FM_WORLD)) if rows else 0
+    # world-axes wrenches and linear springs need the world placements before the dynamics
+    world = int(np.any((fmi[:, F.FMI_TYPE] == F.FM_WORLD) | (fmi[:, F.FMI_TYPE] == F.FM_LINEAR))) if rows else 0
     return fmi, fmf, world

@@ -334,7 +334,18 @@ class RungeKuttaIntegrator:
         self.sink.process_block(T[:n], Q[:n], U[:n])
         return self.t
 
-    def integrate(self, t_final, dt, max_realtime_rate=math.inf, save_every=1, block=None, progress=None):
+    def project_onto_constraints(self, solver):
+        """Move the current state onto the constraint manifold: q by ``solver.solve_q`` and u by
+        ``solver.solve_u`` (a ``ConstraintKinematicsSolver`` of the model), in the charts the run
+        started with (the run's charts are reset to those)."""
+        q = solver.solve_q(self.q)
+        u = solver.solve_u(q, self._u)
+        self.data.chart_offsets[:] = self.chart0
+        self._q[:] = q
+        self._u[:] = u
+
+    def integrate(self, t_final, dt, max_realtime_rate=math.inf, save_every=1, block=None, progress=None,
+                  after_block=None):
         """Integrate from the current time to ``t_final`` [s], handing samples to the sink.
 
         dt : fixed step size [s], or the output interval when the integrator is adaptive.
@@ -343,6 +354,8 @@ class RungeKuttaIntegrator:
         save_every : fixed step: pass every n-th step to the sink.
         block : samples per compiled call (default: all at once when unthrottled).
         progress : optional ``progress(t, t_final)`` called between blocks.
+        after_block : optional ``after_block(integrator)`` called between blocks (it may change
+            the state, e.g. ``project_onto_constraints``).
 
         Raises ``SimulationError`` on failure (the sink keeps what was computed).
         KeyboardInterrupt between blocks leaves the sink holding the samples so far.
@@ -371,6 +384,8 @@ class RungeKuttaIntegrator:
                 raise self._failure(st)
             if progress is not None:
                 progress(self.t, t_final)
+            if after_block is not None:
+                after_block(self)
             if rate != math.inf:
                 ahead = (self.t - sim0) / rate - (time.perf_counter() - wall0)
                 if ahead > 0:

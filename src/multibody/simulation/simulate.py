@@ -38,7 +38,7 @@ def _simulated_time(bar):
 
 
 def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rtol=1e-8, atol=1e-10,
-             tableau=None, tau=None, forces=(), stabilization_gains="default", save_every=1,
+             tableau=None, tau=None, forces=(), stabilization_gains="default", project_every=None, save_every=1,
              h_min=None, h_max=math.inf, output=None, progress=False, output_every=None,
              keep_in_memory=True, limits=True):
     """Integrate the dynamics of ``m`` from (q0, u0) at t = 0 to ``t_final``.
@@ -63,6 +63,9 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
         coordinate constraints; their forward dynamics is tree-augmented): "default"
         (critically damped PD, kp = 100 1/s^2, kd = 20 1/s, Featherstone 2008 section 8.3),
         None (off), (kp, kd) for all, or {constraint name: (kp, kd)}. Ignored by trees.
+    project_every : with constraints, every this many stored samples the state is moved back
+        onto the constraint manifold by the constraint kinematics solver (q by ``solve_q``,
+        u by ``solve_u``; default None: never).
     save_every : fixed step: keep every n-th step (the last step is always kept).
     h_min, h_max : adaptive step bounds [s].
     output : optional path (.npz or .csv) the samples are streamed to while the run goes
@@ -126,13 +129,22 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     block = max(64, n_out // 200) if (progress or control is None and n_out > 200000) else None
     if writer is not None:  # stream in blocks: the file grows as the run goes on
         block = min(block or n_out, 8192)
+    after_block = None
+    if project_every is not None:
+        if int(project_every) != project_every or project_every < 1:
+            raise ValueError(f"project_every must be a positive integer, got {project_every!r}")
+        if not c.nc:
+            raise ValueError("project_every: the model has no enabled constraints to project onto")
+        block = int(project_every)
+        solver = m.constraint_kinematics()
+        after_block = lambda integ: integ.project_onto_constraints(solver)  # noqa: E731
     bar = ProgressBar(after=1.0) if progress else None
     name = ("munthe_kaas/" if lie else "") + tab.name
     wall0 = time.perf_counter()
     status, message, err = "failed", "stopped by an unexpected error", None
     try:
         integ.integrate(t_final_f, dt_f, save_every=stride, block=block,
-                        progress=None if bar is None else _simulated_time(bar))
+                        progress=None if bar is None else _simulated_time(bar), after_block=after_block)
         status, message = "finished", ""
     except SimulationError as e:
         status, message, err = "failed", str(e), e

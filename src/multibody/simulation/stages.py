@@ -92,7 +92,7 @@ def stage_rates(mi, mf, ws, z, lie, ta, fr, cr, Wc, worldf, fmi, fmf, t, qs, us,
     phi_dot (Munthe-Kaas). Returns False when the joint-space inertia is singular."""
     if worldf:
         forward_kinematics_pass(mi, mf, ws, qs)
-    use = apply_forces(mi, ws, fmi, fmf, qs, us, t, tau0, tau)
+    use = apply_forces(mi, mf, ws, fmi, fmf, qs, us, t, tau0, tau)
     if ta:
         if not ta_core(mi, mf, fr, cr, ws, z, qs, us, tau, use, Wc, ku):
             return False
