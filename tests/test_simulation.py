@@ -335,12 +335,14 @@ def test_save_every():
 
 
 def test_stabilization_gains_rejected_without_loop_constraints():
+    """Explicit gains on a tree are a mistake worth saying; None and the default are fine."""
     m, q0 = chain7()
-    with pytest.raises(ValueError, match=r"stabilization_gains=\(10\.0, 100\.0\): the model has no loop constraints"):
+    with pytest.raises(ValueError, match=r"stabilization_gains=\(10\.0, 100\.0\): the model has no enabled constraints"):
         simulate(m, q0, np.zeros(7), 0.1, stabilization_gains=(10.0, 100.0))
     with pytest.raises(ValueError, match="stabilization_gains"):
         RungeKuttaIntegrator(m, q0, np.zeros(7), stabilization_gains=0.0)
     assert len(simulate(m, q0, np.zeros(7), 0.01, stabilization_gains=None)) == 11
+    assert len(simulate(m, q0, np.zeros(7), 0.01, stabilization_gains="default")) == 11
 
 
 def test_control_returning_tau_instead_of_writing_it_raises():
