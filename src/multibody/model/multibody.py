@@ -1,8 +1,9 @@
 """The Multibody: build a tree of bodies and hinges, then run the O(N) algorithms on it."""
 import numpy as np
 
-from ..algorithms import constraint_kinematics, constraints, coordinates, dynamics, energy, kinematics, operational_space
+from ..algorithms import constraints, coordinates, dynamics, energy, kinematics, operational_space
 from ..algorithms.checks import missing
+from ..algorithms.constraint_kinematics import constraint_kinematics as _constraint_kinematics
 from ..kernels import layout as L
 from .body import Node, RigidBody
 from .compile import compile_model
@@ -344,7 +345,7 @@ class Multibody(ConstraintsMixin):
     constraint_q_matrix = constraints.constraint_q_matrix
     constrained_dynamics = constraints.constrained_dynamics
     constrained_inverse_dynamics = constraints.constrained_inverse_dynamics
-    constraint_kinematics = constraint_kinematics.constraint_kinematics
+    constraint_kinematics = _constraint_kinematics
 
     @property
     def total_mass(self):
