@@ -172,3 +172,19 @@ def test_projection_every_k_samples_keeps_the_loop_closed(closed_four_bar):
     assert _closure(m, tight) < _closure(m, loose) / 5
     with pytest.raises(ValueError, match="project_every must be a positive integer"):
         mb.simulate(m, q, u, 0.1, dt=1e-2, project_every=0)
+
+
+def test_loop_examples_run(tmp_path, monkeypatch):
+    import importlib
+    import sys
+    from pathlib import Path
+    monkeypatch.syspath_prepend(str(Path(__file__).parents[1] / "examples"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        free, pulled = importlib.import_module("four_bar").main(["--t-final", "1", "--plot", str(tmp_path / "fb.png")])
+        res = importlib.import_module("slider_crank").main(["--turns", "0.2"])
+    assert (tmp_path / "fb.png").stat().st_size > 1000
+    assert np.ptp(free.q[:, 0]) > 0.5 and pulled.status == "finished"
+    assert res.status == "finished"
+    sys.modules.pop("four_bar", None)
+    sys.modules.pop("slider_crank", None)
