@@ -24,8 +24,9 @@ from .external_forces import with_external_forces
 DEFAULT_GAINS = (100.0, 20.0)
 
 
-def _work(c, d):
-    """The Data's constraint work array (nc, work_columns), made on first use."""
+def constraint_work(c, d):
+    """Data d's constraint work array (nc, work_columns), made on first use; its Baumgarte
+    gains are zero except during a ``constrained_dynamics`` call that sets them."""
     W = d.constraint_work
     if W is None:
         W = d.constraint_work = np.zeros((c.nc, work_columns(c.nu, c.nc)))
@@ -38,7 +39,7 @@ def _rows(m, q, u, data):
     d = data_object(c, data)
     q = as_float_vector(q, "q")
     u = np.zeros(c.nu) if u is None else as_float_vector(u, "u")
-    W = _work(c, d)
+    W = constraint_work(c, d)
     st = run_kernel(c, q, KERNELS.constraint_rows, d.buf, q, u, W)
     if st:
         raise_status(c, st, ("q", "u"), (q, u))
@@ -198,11 +199,15 @@ def constrained_dynamics(m, q, u, tau, f_ext=None, stabilization_gains=None, dat
         return with_external_forces(c, d, f_ext, constrained_dynamics, m, q, u, tau, None,
                                     stabilization_gains, d)
     q, u, tau = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(tau, "tau")
-    W = _work(c, d)
+    W = constraint_work(c, d)
     c0 = 2 * c.nu + c.nc
-    W[:, c0 + WC_KP:c0 + WC_KD + 1] = baumgarte_gains(m, stabilization_gains)
+    gains = W[:, c0 + WC_KP:c0 + WC_KD + 1]
+    gains[:] = baumgarte_gains(m, stabilization_gains)
     udot = np.empty(c.nu)
-    st = run_kernel(c, q, KERNELS.constrained_forward_dynamics, d.buf, q, u, tau, W, udot)
+    try:
+        st = run_kernel(c, q, KERNELS.constrained_forward_dynamics, d.buf, q, u, tau, W, udot)
+    finally:
+        gains[:] = 0.0
     if st:
         raise_status(c, st, ("q", "u", "tau"), (q, u, tau))
     lam = W[:, c0 + WC_LAMBDA].copy()

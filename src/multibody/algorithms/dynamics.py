@@ -63,15 +63,34 @@ def forward_dynamics(m, q, u, tau, f_ext=None, out=None, data=None):
 
 
 def _constrained_udot(m, q, u, tau, f_ext, out, data):
-    """forward_dynamics of a model with enabled constraints (no stabilization)."""
-    from .constraints import constrained_dynamics
+    """forward_dynamics of a model with enabled constraints: tree-augmented dynamics with no
+    stabilization (the kernel straight from here: this is the hot path of users with loops)."""
+    from .constraints import constrained_dynamics, constraint_work
+    c = m.compiled
     if getattr(q, "ndim", 1) == 2:
         raise ValueError("forward_dynamics: stacked states are not supported with constraints yet")
-    udot = constrained_dynamics(m, q, u, tau, f_ext=f_ext, data=data).udot
+    if f_ext is not None:
+        udot = constrained_dynamics(m, q, u, tau, f_ext=f_ext, data=data).udot
+        if out is None:
+            return udot
+        check_out(out, (c.nu,))
+        out[:] = udot
+        return out
+    d = data_object(c, data)
+    W = constraint_work(c, d)
     if out is None:
-        return udot
-    check_out(out, (m.compiled.nu,))
-    out[:] = udot
+        out = _empty(c.nu)
+    else:
+        check_out(out, (c.nu,))
+    try:
+        st = KERNELS.constrained_forward_dynamics(d.buf, q, u, tau, W, out)
+    except TypeError:
+        q, u, tau = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(tau, "tau")
+        st = KERNELS.constrained_forward_dynamics(d.buf, q, u, tau, W, out)
+    except ZeroDivisionError as e:
+        raise zero_division_error(c, q, e) from None
+    if st:
+        raise_status(c, st, ("q", "u", "tau"), (q, u, tau))
     return out
 
 
