@@ -200,3 +200,25 @@ def test_bad_constraints_are_refused_with_their_names():
         m.add_loop_constraint("ok", "na", "nb", "spherical")
     with pytest.raises(KeyError, match="unknown constraint 'nope'"):
         m.constraint("nope")
+
+
+def test_pose_error_gradient_is_the_derivative_in_the_coordinates():
+    """d(residual)/dq against central differences of q itself (no quaternion kinds: a raw
+    step off the unit sphere is not a configuration)."""
+    rng = np.random.default_rng(5)
+    m = random_tree(rng, ["spherical", "free", "universal", "pin", "slider", "cylindrical"], n_bodies=10)
+    bodies = m.body_names
+    m.add_node("na", bodies[3], random_transform(rng))
+    m.add_node("nb", bodies[8], random_transform(rng))
+    m.add_loop_constraint("weld", "na", "nb", "locked")
+    m.add_node("nc", None, random_transform(rng))
+    m.add_loop_constraint("ball", "nc", "nb", "spherical")
+    q = m.random_q(rng)
+    P = m.pose_error_gradient(q, "residual")
+    E = m.pose_error_gradient(q)
+    eps = 1e-6
+    fd = np.column_stack([(m.pose_error(q + eps * e, "residual") - m.pose_error(q - eps * e, "residual")) / (2 * eps)
+                          for e in np.eye(m.nq)])
+    np.testing.assert_allclose(P, fd, atol=1e-7 * max(1, np.abs(fd).max()))
+    from multibody.algorithms.constraints import error_map
+    np.testing.assert_allclose(E, error_map(m) @ P, atol=1e-14)
