@@ -175,6 +175,19 @@ class ConstraintsMixin:
             raise IndexError(f"indices {sorted(bad)} are outside range({n_u})")
         return np.array([i for i in range(n_u) if i not in idx], dtype=int)
 
+    # ------------------------------------------------------------------ constraint embedding
+    def aggregation_sub_graph(self, name, constraints, with_velocity_constraints=True, independent=None, q=None):
+        """The ``AggregationSubGraph`` of ``constraints``; see
+        ``multibody.algorithms.constraint_embedding.aggregation_sub_graph``."""
+        from ..algorithms.constraint_embedding import aggregation_sub_graph
+        return aggregation_sub_graph(self, name, constraints, with_velocity_constraints, independent, q)
+
+    def embedded_forward_dynamics(self, q, u, tau, aggregations=None, f_ext=None, method="recursive", data=None):
+        """udot by constraint embedding (aggregations as compound bodies in minimal coordinates); see
+        ``multibody.algorithms.constraint_embedding.embedded_forward_dynamics``."""
+        from ..algorithms.constraint_embedding import embedded_forward_dynamics
+        return embedded_forward_dynamics(self, q, u, tau, aggregations, f_ext, method, data)
+
 
 def _body(frame):
     return frame if isinstance(frame, RigidBody) else frame.body
