@@ -18,6 +18,7 @@ from . import interop
 from .io.model_file import load_model
 from .io.urdf import load_urdf, load_urdf_string
 from .io.mjcf import load_mjcf
+from .io.sdf import load_sdf
 from .planning import ExplicitConstraintSet, LiegroupSpace
 from .results import load_result
 from .sweep import sweep
@@ -59,6 +60,7 @@ __all__ = [
     "simulation",
     "spatial",
     "load_mjcf",
+    "load_sdf",
     "load_model",
     "load_urdf",
     "load_urdf_string",
