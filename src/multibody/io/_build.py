@@ -10,10 +10,12 @@
   (as Pinocchio's free flyer would be).
 * Every other joint becomes a hinge (``Multibody.add_hinge``), added in the tree's
   depth-first order, with its URDF metadata.
+* With ``mimic="constraint"``, every ``<mimic>`` becomes the coordinate constraint
+  ``mimic_<joint>`` (``_joints.add_mimic_constraints``).
 """
 from ..model import Multibody
 from ..spatial import transform_inverse
-from ._joints import axis, hinge_kind, set_metadata
+from ._joints import add_mimic_constraints, axis, hinge_kind, set_metadata
 from ._links import link_geometries, mass_properties, nearest_psd
 
 
@@ -58,8 +60,10 @@ def _add_root_hinge(m, tree, root_kind, source):
     return skip
 
 
-def build_multibody(tree, name, source, materials, base_dir, package_dirs, root_kind, on_bad_inertia):
-    """A finalized ``Multibody`` named ``name`` from a checked ``Tree``."""
+def build_multibody(tree, name, source, materials, base_dir, package_dirs, root_kind, on_bad_inertia,
+                    mimic="metadata"):
+    """A finalized ``Multibody`` named ``name`` from a checked ``Tree`` (``mimic``: "metadata"
+    keeps ``<mimic>`` as hinge metadata only, "constraint" also adds coordinate constraints)."""
     m = Multibody(name=name)
     m.source = source
     _add_bodies(m, tree, materials, base_dir, package_dirs, root_kind, on_bad_inertia, source)
@@ -76,5 +80,7 @@ def build_multibody(tree, name, source, materials, base_dir, package_dirs, root_
         parent = None if j.parent == "world" else j.parent
         h = m.add_hinge(parent, j.child, kind=kind, name=j.name, axis=ax, T_parent_joint=j.origin)
         set_metadata(h, j, source)
+    if mimic == "constraint":
+        add_mimic_constraints(m, tree.joints, source)
     m.finalize()
     return m

@@ -11,6 +11,11 @@
   ``friction``) and ``<mimic>`` (``{"joint", "multiplier", "offset"}``) onto the hinge,
   with ``hinge.urdf_type`` the URDF joint type. A mimic joint is an ordinary hinge with
   its own coordinates; ``warn_unknown_mimics`` warns about mimics of undefined joints.
+* ``add_mimic_constraints`` (``load_urdf(mimic="constraint")``) turns every
+  ``<mimic joint="j" multiplier="r" offset="o"/>`` of joint J into the coordinate
+  constraint ``mimic_J``: q_J = r q_j + o. Both joints must be one-dof (revolute,
+  continuous, prismatic); a mimic of a mimic chains; a cycle of mimics, or a mimic of an
+  unknown joint, is refused naming the joints.
 """
 import numpy as np
 
@@ -25,6 +30,9 @@ JOINT_KINDS = {
     "floating": "free",
     "planar": "planar",
 }
+
+#: URDF joint types a mimic may join (one coordinate, one speed).
+_ONE_DOF = ("revolute", "continuous", "prismatic")
 
 #: Hinge kinds that take an ``axis`` argument.
 _AXIS_KINDS = ("pin", "slider", "planar")
@@ -108,3 +116,36 @@ def set_metadata(h, j, source):
         h.mimic = {"joint": mim.get("joint"),
                    "multiplier": _xml.float_attr(mim, "multiplier", f"{what} mimic", 1.0),
                    "offset": _xml.float_attr(mim, "offset", f"{what} mimic", 0.0)}
+
+
+def _check_mimics(joints, followers, source):
+    """Refuse mimics of unknown or non-one-dof joints and cycles of mimics (naming the joints)."""
+    for name, j in followers.items():
+        target = j.mimic.get("joint")
+        if target not in joints:
+            raise ValueError(f"{source}: joint {name!r} mimics joint {target!r}, which is not a joint "
+                             f"of the robot")
+        for jn in (name, target):
+            if joints[jn].type not in _ONE_DOF:
+                raise ValueError(f"{source}: joint {name!r} mimics joint {target!r}, but {jn!r} is "
+                                 f"{joints[jn].type}; a mimic joins one-dof joints ({', '.join(_ONE_DOF)})")
+    for name in followers:
+        chain, cur = [name], followers[name].mimic.get("joint")
+        while cur in followers:
+            if cur in chain:
+                cycle = chain[chain.index(cur):] + [cur]
+                raise ValueError(f"{source}: the mimic joints form a cycle: {' -> '.join(cycle)} "
+                                 f"(each mimics the next)")
+            chain.append(cur)
+            cur = followers[cur].mimic.get("joint")
+
+
+def add_mimic_constraints(m, joints, source):
+    """Add the coordinate constraint ``mimic_<joint>`` (q_joint = multiplier q_target + offset)
+    of every mimic joint among ``joints`` ({name: Joint}) to ``m``, in file order."""
+    followers = {name: j for name, j in joints.items() if j.mimic is not None}
+    _check_mimics(joints, followers, source)
+    for name in followers:
+        info = m.hinge(name).mimic
+        m.add_coordinate_constraint(f"mimic_{name}", name, info["joint"], ratio=info["multiplier"],
+                                    offset=info["offset"])

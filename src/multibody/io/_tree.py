@@ -76,12 +76,14 @@ def depth_first(root, children):
     return order
 
 
-def read_tree(robot, source, joint_order):
-    """The checked ``Tree`` of a ``<robot>`` element; errors name the offending link or joint."""
+def read_tree(robot, source, joint_order, mimic="metadata"):
+    """The checked ``Tree`` of a ``<robot>`` element; errors name the offending link or joint.
+    Mimics of undefined joints are warned about unless ``mimic="constraint"`` (which refuses them)."""
     t = Tree()
     t.links = read_links(robot, source)
     t.joints, t.children, t.parent_joint = _read_joints(robot, t.links, source)
-    warn_unknown_mimics(t.joints, source)
+    if mimic != "constraint":
+        warn_unknown_mimics(t.joints, source)
     t.root = _find_root(t.links, t.parent_joint, source)
     if joint_order == "name":
         for kids in t.children.values():

@@ -15,7 +15,10 @@ Mapping (URDF -> multibody):
   (``T_child_joint`` = identity). ``<limit>``, ``<dynamics>`` and ``<mimic>`` become
   hinge metadata (``lower``, ``upper``, ``effort``, ``velocity``, ``damping``,
   ``friction``, ``mimic``); a mimic joint is an ordinary hinge with its own
-  coordinates. ``hinge.urdf_type`` keeps the URDF joint type.
+  coordinates. With ``mimic="constraint"`` each ``<mimic joint="j" multiplier="r"
+  offset="o"/>`` of joint J also becomes the coordinate constraint ``mimic_J``
+  (q_J = r q_j + o; ``Multibody.add_coordinate_constraint``), which the dynamics honour.
+  ``hinge.urdf_type`` keeps the URDF joint type.
 * The root link (the one link that is no joint's child) is attached to the world by
   a hinge named ``"root_joint"``: ``"locked"`` for a fixed base, ``"free"`` (rotation
   vector + position) for ``floating_base=True``, ``"free_quat"`` for
@@ -47,7 +50,8 @@ from ._uri import as_path, resolve_uri
 __all__ = ["load_urdf", "load_urdf_string", "resolve_uri"]
 
 
-def load_urdf(path, floating_base=False, package_dirs=None, *, joint_order="name", on_bad_inertia="project"):
+def load_urdf(path, floating_base=False, package_dirs=None, *, joint_order="name", on_bad_inertia="project",
+              mimic="metadata"):
     """Load a URDF file into a new ``Multibody``.
 
     Parameters
@@ -71,6 +75,12 @@ def load_urdf(path, floating_base=False, package_dirs=None, *, joint_order="name
         published files have them; Pinocchio loads them as they are): replace it by the
         nearest positive semi-definite matrix (eigenvalues clipped at 0) with a
         ``UserWarning`` naming the link, or raise ``ValueError``.
+    mimic : "metadata" or "constraint"
+        ``<mimic>`` elements as hinge metadata only (``hinge.mimic``; default, the tree
+        dynamics of Pinocchio and ROS), or also as coordinate constraints ``mimic_<joint>``
+        (q_joint = multiplier q_target + offset), enabled: the mimic joints then move
+        together in every algorithm. Mimics of one-dof joints only; a mimic of a mimic
+        chains; a cycle of mimics or a mimic of an undefined joint is a ``ValueError``.
 
     Returns
     -------
@@ -88,11 +98,11 @@ def load_urdf(path, floating_base=False, package_dirs=None, *, joint_order="name
     path = as_path(path)
     data = path.read_bytes()  # FileNotFoundError names the path
     return _load(_xml.decode(data, str(path)), str(path), floating_base, path.resolve().parent,
-                 package_dirs, joint_order, default_name=path.stem, on_bad_inertia=on_bad_inertia)
+                 package_dirs, joint_order, default_name=path.stem, on_bad_inertia=on_bad_inertia, mimic=mimic)
 
 
 def load_urdf_string(xml, floating_base=False, base_dir=None, package_dirs=None, *, joint_order="name",
-                     on_bad_inertia="project"):
+                     on_bad_inertia="project", mimic="metadata"):
     """Load URDF text (str or bytes) into a new ``Multibody``; see ``load_urdf``.
 
     ``base_dir`` plays the role of the URDF file's folder: relative mesh file names are
@@ -105,7 +115,7 @@ def load_urdf_string(xml, floating_base=False, base_dir=None, package_dirs=None,
         raise TypeError(f"xml must be str or bytes, got {type(xml).__name__}")
     base = None if base_dir is None else as_path(base_dir).resolve()
     return _load(xml, "<string>", floating_base, base, package_dirs, joint_order, default_name="robot",
-                 on_bad_inertia=on_bad_inertia)
+                 on_bad_inertia=on_bad_inertia, mimic=mimic)
 
 
 def _root_kind(floating_base):
@@ -118,15 +128,17 @@ def _root_kind(floating_base):
 
 
 def _load(text, source, floating_base, base_dir, package_dirs, joint_order, default_name,
-          on_bad_inertia="project"):
+          on_bad_inertia="project", mimic="metadata"):
     """Check the options, read and check the tree, build the ``Multibody``."""
     root_kind = _root_kind(floating_base)
+    if mimic not in ("metadata", "constraint"):
+        raise ValueError(f"mimic must be 'metadata' or 'constraint', got {mimic!r}")
     if on_bad_inertia not in ("project", "error"):
         raise ValueError(f"on_bad_inertia must be 'project' or 'error', got {on_bad_inertia!r}")
     if joint_order not in ("file", "name"):
         raise ValueError(f"joint_order must be 'file' or 'name', got {joint_order!r}")
     robot = _xml.parse_robot(text, source)
     materials = global_materials(robot, source)
-    tree = read_tree(robot, source, joint_order)
+    tree = read_tree(robot, source, joint_order, mimic)
     return build_multibody(tree, robot.get("name") or default_name, source, materials, base_dir,
-                           package_dirs, root_kind, on_bad_inertia)
+                           package_dirs, root_kind, on_bad_inertia, mimic)
