@@ -188,6 +188,21 @@ class ConstraintsMixin:
         from ..algorithms.constraint_embedding import embedded_forward_dynamics
         return embedded_forward_dynamics(self, q, u, tau, aggregations, f_ext, method, data)
 
+    # ------------------------------------------------------------------ sub-trees, sub-graphs
+    def sub_tree(self, name, root, use_branches=None, stop_at=None):
+        """A ``SubTree`` (``multibody.model.subgraph``): the bodies below ``root`` (a body or
+        name; None or "world" for the whole tree), on the branches holding a body of
+        ``use_branches`` if given, cut below each body of ``stop_at``; its algorithms move
+        its coordinates only, the rest of the model frozen."""
+        from .subgraph import SubTree
+        return SubTree(self, name, root, use_branches, stop_at)
+
+    def sub_graph(self, name, root, use_branches=None, stop_at=None, constraints=()):
+        """A ``SubGraph``: ``sub_tree`` plus the given ``constraints`` of this model (objects
+        or names) added and enabled in it; see ``multibody.model.subgraph.SubGraph``."""
+        from .subgraph import SubGraph
+        return SubGraph(self, name, root, use_branches, stop_at, constraints)
+
 
 def _body(frame):
     return frame if isinstance(frame, RigidBody) else frame.body
