@@ -29,7 +29,7 @@ def constraint_work(c, d):
     gains are zero except during a ``constrained_dynamics`` call that sets them."""
     W = d.constraint_work
     if W is None:
-        W = d.constraint_work = np.zeros((c.nc, work_columns(c.nu, c.nc)))
+        W = d.constraint_work = np.zeros((c.nc, work_columns(c.nu, c.nc, c.n_links)))
     return W
 
 

@@ -1,22 +1,25 @@
-"""Tree-augmented (TA) constrained forward dynamics, O(N nc) plus a dense nc x nc solve.
+"""Tree-augmented (TA) constrained forward dynamics: O(N + rows d + rows^2 d + rows^3).
 
 1. Tree ABA: the unconstrained accelerations udot_f (forward_dynamics.aba_core), which
    leaves the articulated-inertia factors (U, D^-1, G) in the data.
 2. The constraint rows (constraint_rows.py): residuals r, Jacobian Gc, bias kappa.
-3. X = M^-1 Gc^T, one column per row, each by ``articulated_solve``: the ABA's bias and
-   acceleration passes with no velocity and no gravity, reusing the factors (O(N) each).
-4. Gamma = Gc X (seed 000's Gamma; equal to Q Upsilon Q^T at the constraint nodes) and the
-   multipliers: Gamma lambda = -(Gc udot_f + kappa) - kd r_dot - kp r (Baumgarte gains per
-   row; zero gains leave pure acceleration-level constraints). Redundant rows (a pivot of
-   the LDL^T factorisation below tol of the largest diagonal) get lambda = 0.
-5. The correction: udot = udot_f + X lambda, and Gc^T lambda is the constraint force.
+3. Gamma = Gc M^-1 Gc^T (seed 000's Gamma, = Q Upsilon Q^T at the constraint nodes) from
+   each row's innovations on its support (constraint_gamma.py: O(d) per row, O(d) per pair).
+4. The multipliers: Gamma lambda = -(Gc udot_f + kappa) - kd r_dot - kp r (Baumgarte gains
+   per row; zero gains leave pure acceleration-level constraints). Redundant rows (a pivot
+   of the LDL^T factorisation below tol of the largest diagonal) get lambda = 0.
+5. The correction: udot = udot_f + M^-1 Gc^T lambda, one ``articulated_solve`` (the ABA's
+   bias and acceleration passes on the kept factors, no velocity, no gravity); Gc^T lambda
+   is the constraint force.
 
-Work array ``W`` (nc rows): Gc in [0, nu), X^T in [nu, 2 nu), Gamma's factor in
-[2 nu, 2 nu + nc), then the WC_* columns below (the caller writes the gains).
+Work array ``W`` (nc rows): Gc in [0, nu), the innovations in [nu, 2 nu), Gamma's factor
+in [2 nu, 2 nu + nc), then the WC_* columns below (the caller writes the gains), then
+per row its support (2 n link indices), then (row 0) two u-sized vectors.
 """
 from numba import njit
 
 from .common import check_state, data_start, frame_table, link_rows, model_arrays, ragged
+from .constraint_gamma import gamma_row, row_innovations, row_support
 from .constraint_rows import K_COLS, bias_motion_pass, constraint_rows_core
 from .forward_dynamics import aba_core
 from .joint_transform import place_links
@@ -30,14 +33,15 @@ WC_KD = 1        # Baumgarte velocity gain [1/s] (written by the caller)
 WC_ROW = 2       # 16, the row's coefficients (constraint_rows.row_coefficients: r, alpha ... kappa)
 WC_LAMBDA = 18   # the multiplier
 WC_RHS = 19      # right-hand side, then the solve's intermediate
-WC_KIN = 20      # 2 * K_COLS, frame kinematics scratch (used by row 0 only)
-WC_COLS = 20 + 2 * K_COLS
+WC_NSUP = 20     # the number of links in the row's support
+WC_KIN = 21      # 2 * K_COLS, frame kinematics scratch (used by row 0 only)
+WC_COLS = 21 + 2 * K_COLS
 PIVOT_TOL = 1e-12
 
 
-def work_columns(nu, nc):
-    """Width of the work array of a model with nu speeds and nc constraint rows."""
-    return 2 * nu + nc + WC_COLS
+def work_columns(nu, nc, n_links):
+    """Width of the work array of a model with nu speeds, nc constraint rows and n links."""
+    return 2 * nu + nc + WC_COLS + 2 * n_links + 2 * nu
 
 
 @njit(cache=True)
@@ -147,8 +151,17 @@ def ta_core(mi, mf, fr, cr, ws, z, q, u, tau, use_fext, W, udot):
     bias_motion_pass(mi, mf, ws, u, True)
     K = W[0, c0 + WC_KIN:c0 + WC_KIN + 2 * K_COLS]
     constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, W[:, c0 + WC_ROW:c0 + WC_ROW + 16], W)
+    n = mi.shape[0]
+    l0 = c0 + WC_COLS
     for i in range(nc):
-        articulated_solve(mi, mf, ws, z, W[i], W[i, nu:2 * nu])
+        links = W[i, l0:l0 + 2 * n]
+        cnt = row_support(mi, fr, cr, i, links)
+        W[i, c0 + WC_NSUP] = cnt
+        eps = W[i, nu:2 * nu]
+        for k in range(nu):
+            eps[k] = 0.0
+        row_innovations(mi, mf, ws, z, W[i], links, cnt, eps)
+        gamma_row(mi, ws, z, W, nu, links, cnt, i, W, 2 * nu)
     for i in range(nc):
         s = 0.0
         for k in range(nu):
@@ -157,17 +170,20 @@ def ta_core(mi, mf, fr, cr, ws, z, q, u, tau, use_fext, W, udot):
         rd = W[i, c0 + WC_ROW + 13]
         kap = W[i, c0 + WC_ROW + 14]
         W[i, c0 + WC_RHS] = -(s + kap) - W[i, c0 + WC_KD] * rd - W[i, c0 + WC_KP] * r
-        for j in range(i + 1):
-            g = 0.0
-            for k in range(nu):
-                g += W[i, k] * W[j, nu + k]
-            W[i, 2 * nu + j] = g
-            W[j, 2 * nu + i] = g
+        for j in range(i):
+            W[j, 2 * nu + i] = W[i, 2 * nu + j]
     solve_multipliers(W, nu, nc)
-    for i in range(nc):
-        lam = W[i, c0 + WC_LAMBDA]
-        for k in range(nu):
-            udot[k] += W[i, nu + k] * lam
+    v0 = l0 + 2 * n
+    force = W[0, v0:v0 + nu]
+    dx = W[0, v0 + nu:v0 + 2 * nu]
+    for k in range(nu):
+        s = 0.0
+        for i in range(nc):
+            s += W[i, k] * W[i, c0 + WC_LAMBDA]
+        force[k] = s
+    articulated_solve(mi, mf, ws, z, force, dx)
+    for k in range(nu):
+        udot[k] += dx[k]
     return True
 
 

@@ -21,9 +21,10 @@ from numba import njit
 
 from .common import joint_motion
 from .joint_transform import place_links, world_placement
+from .mass_matrix import world_motion_columns
 from .layout import (
     CR_B, CR_E, CR_E2, CR_E3, CR_FA, CR_FB, CR_OFFSET, CR_QA, CR_QB, CR_SCALAR, CR_TYPE, CR_UA, CR_UB,
-    FR_LINK, FR_P, NU, PARENT, S_COLS, UOFF, W_A, W_C, W_PW, W_RW, W_V,
+    FR_LINK, FR_P, NU, PARENT, UOFF, W_A, W_C, W_PW, W_RW, W_SW, W_V,
 )
 from .spatial_inline import cross_motion_add, motion_to_child
 
@@ -34,11 +35,12 @@ K_R, K_P, K_W, K_V, K_WD, K_AD, K_COLS = 0, 9, 12, 15, 18, 21, 24
 
 @njit(cache=True)
 def bias_motion_pass(mi, mf, ws, u, after_aba):
-    """World placements, link velocities W_V, W_C = v x (S u), and the velocity-product
+    """World placements, world motion columns W_SW, link velocities W_V, W_C = v x (S u), and the velocity-product
     accelerations W_A (udot = 0, no gravity). The link placements W_R/W_P must be there;
     ``after_aba``: W_V and W_C are too (the ABA's first pass made them)."""
     for j in range(mi.shape[0]):
         world_placement(mi, ws, j)
+        world_motion_columns(mi, mf, ws, j)
         p = mi[j, PARENT]
         if not after_aba:
             if p < 0:
@@ -214,28 +216,32 @@ def row_coefficients(cr, i, K, q, u, C):
 
 
 @njit(cache=True, inline="always")
-def _jacobian_row_add(mi, mf, ws, link, C, i, o, p, G, g):
-    """G[g] += (C[i, o:o+3] . w + C[i, o+3:o+6] . (v + w x (p - p_link))) over the columns of
-    every link supporting ``link``: the row's coefficients applied to a frame's Jacobian."""
+def _jacobian_row_add(mi, ws, link, C, i, o, p, G, g):
+    """G[g] += the row's coefficients (alpha = C[i, o:o+3] on w, beta = C[i, o+3:o+6] on the
+    velocity of the point p) applied to the columns of every link supporting ``link``.
+
+    With a column's Pluecker world coordinates (w, v_O) (W_SW: v of the point at the world
+    origin) the point moves at v_O + w x p, so the column contributes
+    (alpha + p x beta) . w + beta . v_O."""
+    b0, b1, b2 = C[i, o + 3], C[i, o + 4], C[i, o + 5]
+    a0 = C[i, o] + p[1] * b2 - p[2] * b1
+    a1 = C[i, o + 1] + p[2] * b0 - p[0] * b2
+    a2 = C[i, o + 2] + p[0] * b1 - p[1] * b0
     while link >= 0:
-        ex = p[0] - ws[link, W_PW]
-        ey = p[1] - ws[link, W_PW + 1]
-        ez = p[2] - ws[link, W_PW + 2]
         u0 = mi[link, UOFF]
         for k in range(mi[link, NU]):
-            s = S_COLS + 6 * k
-            w = _rot(ws[link], W_RW, mf[link, s], mf[link, s + 1], mf[link, s + 2])
-            v = _rot(ws[link], W_RW, mf[link, s + 3], mf[link, s + 4], mf[link, s + 5])
-            vo = (v[0] + w[1] * ez - w[2] * ey, v[1] + w[2] * ex - w[0] * ez, v[2] + w[0] * ey - w[1] * ex)
-            G[g, u0 + k] += (C[i, o] * w[0] + C[i, o + 1] * w[1] + C[i, o + 2] * w[2]
-                             + C[i, o + 3] * vo[0] + C[i, o + 4] * vo[1] + C[i, o + 5] * vo[2])
+            s = W_SW + 6 * k
+            G[g, u0 + k] += (a0 * ws[link, s] + a1 * ws[link, s + 1] + a2 * ws[link, s + 2]
+                             + b0 * ws[link, s + 3] + b1 * ws[link, s + 4] + b2 * ws[link, s + 5])
         link = mi[link, PARENT]
 
 
 @njit(cache=True)
 def constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, C, G):
     """Rows of every constraint at (q, u): C[i] = (r, alpha, beta, gamma, delta, r_dot, kappa)
-    and G[i, :nu] = row i of Gc. Needs bias_motion_pass (or an ABA then bias_motion_pass) first."""
+    and G[i, :nu] = row i of Gc. Needs bias_motion_pass (or an ABA then bias_motion_pass) first.
+    Consecutive rows on the same two frames (one constraint's) share their frames' kinematics."""
+    fa0 = fb0 = -2
     for i in range(cr.shape[0]):
         for k in range(u.shape[0]):  # G may be wider (a work array): only its nu columns
             G[i, k] = 0.0
@@ -246,11 +252,13 @@ def constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, C, G):
             G[i, int(cr[i, CR_UB])] -= cr[i, CR_SCALAR]
             continue
         fa, fb = int(cr[i, CR_FA]), int(cr[i, CR_FB])
-        frame_kinematics(fr, ws, fa, K, 0)
-        frame_kinematics(fr, ws, fb, K, K_COLS)
+        if fa != fa0 or fb != fb0:
+            frame_kinematics(fr, ws, fa, K, 0)
+            frame_kinematics(fr, ws, fb, K, K_COLS)
+            fa0, fb0 = fa, fb
         row_coefficients(cr, i, K, q, u, C)
-        _jacobian_row_add(mi, mf, ws, int(fr[fa, FR_LINK]), C, i, 1, _vec(K, K_P), G, i)
-        _jacobian_row_add(mi, mf, ws, int(fr[fb, FR_LINK]), C, i, 7, _vec(K, K_COLS + K_P), G, i)
+        _jacobian_row_add(mi, ws, int(fr[fa, FR_LINK]), C, i, 1, _vec(K, K_P), G, i)
+        _jacobian_row_add(mi, ws, int(fr[fb, FR_LINK]), C, i, 7, _vec(K, K_COLS + K_P), G, i)
 
 
 @njit(cache=True)

@@ -76,7 +76,7 @@ def _world_rigid_inertia(mf, ws, j):
 
 
 @njit(cache=True, inline="always")
-def _world_motion_columns(mi, mf, ws, j):
+def world_motion_columns(mi, mf, ws, j):
     """ws[j, W_SW + 6k:] = the motion subspace columns of link j in world coordinates."""
     R = load9(ws, j, W_RW)
     p0 = ws[j, W_PW]
@@ -111,7 +111,7 @@ def crba_core(mi, mf, ws, q, M):
     for j in range(n):
         world_placement(mi, ws, j)
         _world_rigid_inertia(mf, ws, j)
-        _world_motion_columns(mi, mf, ws, j)
+        world_motion_columns(mi, mf, ws, j)
     for j in range(n - 1, -1, -1):
         p = mi[j, PARENT]
         if p >= 0:

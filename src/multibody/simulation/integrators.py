@@ -139,7 +139,7 @@ class RungeKuttaIntegrator:
         if c.nc:
             from ..algorithms.constraints import baumgarte_gains
             from ..kernels.constrained_dynamics import WC_KP, work_columns
-            self._wc = np.zeros((c.nc, work_columns(c.nu, c.nc)))
+            self._wc = np.zeros((c.nc, work_columns(c.nu, c.nc, c.n_links)))
             g0 = 2 * c.nu + c.nc + WC_KP
             self._wc[:, g0:g0 + 2] = baumgarte_gains(m, stabilization_gains)
         elif not (stabilization_gains is None or isinstance(stabilization_gains, str)
