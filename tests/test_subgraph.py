@@ -355,3 +355,15 @@ def test_dump_tree_of_a_sub_tree():
     assert "─ e " not in text and "─ h " not in text and "constraints" not in text
     assert f"q[{m.q_slice('d_hinge').start}:" in text
     s.display_model()
+
+
+def test_mb_simulate_accepts_a_sub_tree():
+    """multibody.simulate(sub, ...) is sub.simulate(...): the sub-tree's coordinates move."""
+    m = mb.Multibody("chain")
+    m.add_serial_chain("l", 3, kind="pin", axis=(0, 1, 0))
+    sub = m.sub_tree("tip", "l0")
+    q0 = np.array([0.3, 0.2, -0.1])
+    a = mb.simulate(sub, q0, np.zeros(3), 0.2, dt=1e-3)
+    b = sub.simulate(q0, np.zeros(3), 0.2, dt=1e-3)
+    np.testing.assert_array_equal(a.q, b.q)
+    assert np.all(a.q[:, 0] == 0.3) and np.ptp(a.q[:, 1]) > 1e-3

@@ -98,6 +98,13 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     adaptive step falls below h_min. Bad arguments raise
     ``ValueError``.
     """
+    from ..model.subtree_algorithms import SubTreeAlgorithms
+    if isinstance(m, SubTreeAlgorithms):  # a sub-tree or sub-graph integrates its own coordinates
+        return m.simulate(q0, u0, t_final, dt, integrator=integrator, control=control, rtol=rtol, atol=atol,
+                          tableau=tableau, tau=tau, forces=forces, stabilization_gains=stabilization_gains,
+                          project_every=project_every, save_every=save_every, h_min=h_min, h_max=h_max,
+                          output=output, progress=progress, output_every=output_every,
+                          keep_in_memory=keep_in_memory, limits=limits)
     t_final_f = check_positive(t_final, "t_final")
     dt_f = check_positive(dt, "dt")
     if dt_f > t_final_f:
