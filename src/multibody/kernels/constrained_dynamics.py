@@ -187,17 +187,20 @@ def ta_core(mi, mf, fr, cr, ws, z, q, u, tau, use_fext, W, udot):
     return True
 
 
-@njit(cache=True)
-def constrained_forward_dynamics(dbuf, q, u, tau, W, udot):
-    """Checked entry point of ``ta_core``: a status for (q, u, tau), or SINGULAR."""
+@njit(cache=True, inline="always")
+def constraint_views(dbuf):
+    """(mi, mf, fr, cr, ws, z, d0): the views of a data buffer the constraint kernels use."""
     mi, mf = model_arrays(dbuf)
     n = mi.shape[0]
     fr = frame_table(dbuf, n)
-    nf = fr.shape[0]
     d0 = data_start(dbuf, n)
-    cr = dbuf[2 + 2 * n + nf:d0]
-    ws = link_rows(dbuf, d0, n)
-    z = ragged(dbuf, d0, n)
+    return mi, mf, fr, dbuf[2 + 2 * n + fr.shape[0]:d0], link_rows(dbuf, d0, n), ragged(dbuf, d0, n), d0
+
+
+@njit(cache=True)
+def constrained_forward_dynamics(dbuf, q, u, tau, W, udot):
+    """Checked entry point of ``ta_core``: a status for (q, u, tau), or SINGULAR."""
+    mi, mf, fr, cr, ws, z, d0 = constraint_views(dbuf)
     st = check_state(mi, q, u, tau, 1, 1)
     if st == OK and not ta_core(mi, mf, fr, cr, ws, z, q, u, tau, dbuf[d0, D_USE_FEXT] != 0.0, W, udot):
         return SINGULAR
@@ -208,13 +211,7 @@ def constrained_forward_dynamics(dbuf, q, u, tau, W, udot):
 def evaluate_constraint_rows(dbuf, q, u, W):
     """Rows of the enabled constraints at (q, u): Gc in W[:, :nu], each row's coefficients
     (r, alpha, beta, gamma, delta, r_dot, kappa) at W[:, 2 nu + nc + WC_ROW]. Returns a status."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    fr = frame_table(dbuf, n)
-    nf = fr.shape[0]
-    d0 = data_start(dbuf, n)
-    cr = dbuf[2 + 2 * n + nf:d0]
-    ws = link_rows(dbuf, d0, n)
+    mi, mf, fr, cr, ws, _, _ = constraint_views(dbuf)
     st = check_state(mi, q, u, u, 1, -1)
     if st != OK:
         return st

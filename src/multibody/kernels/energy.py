@@ -11,6 +11,12 @@ from .spatial_inline import mat66_vec, motion_to_child
 def velocity_pass(mi, mf, ws, q, u):
     """World placements and link spatial velocities v_j (W_V, link frame)."""
     forward_kinematics_pass(mi, mf, ws, q)
+    link_velocities(mi, mf, ws, u)
+
+
+@njit(cache=True)
+def link_velocities(mi, mf, ws, u):
+    """W_V of every link (link axes) from the placements W_R/W_P: v_j = X_j v_p + S_j u_j."""
     for j in range(mi.shape[0]):
         p = mi[j, PARENT]
         if p < 0:

@@ -8,9 +8,9 @@ import math
 
 from numba import njit
 
-from ..kernels.common import joint_motion_add
-from ..kernels.layout import PARENT, W_FEXT, W_PW, W_RW, W_V
-from ..kernels.spatial_inline import load9, motion_to_child, mul33T_vec, mul33_vec
+from ..kernels.energy import link_velocities
+from ..kernels.layout import W_FEXT, W_PW, W_RW, W_V
+from ..kernels.spatial_inline import load9, mul33T_vec, mul33_vec
 
 __all__ = ["apply_forces"]
 
@@ -65,19 +65,6 @@ def _world_wrench_to_link(ws, j, fmf, e, s):
     ws[j, W_FEXT + 3] += f[0]
     ws[j, W_FEXT + 4] += f[1]
     ws[j, W_FEXT + 5] += f[2]
-
-
-@njit(cache=True)
-def link_velocities(mi, mf, ws, u):
-    """W_V of every link (link axes) from the placements W_R/W_P: v_j = X_j v_p + S_j u_j."""
-    for j in range(mi.shape[0]):
-        p = mi[j, PARENT]
-        if p < 0:
-            for k in range(6):
-                ws[j, W_V + k] = 0.0
-        else:
-            motion_to_child(ws, j, ws, p, W_V, ws, j, W_V)
-        joint_motion_add(mi, mf, j, u, ws, j, W_V)
 
 
 @njit(cache=True, inline="always")
