@@ -13,7 +13,7 @@ from scipy.spatial.transform import Rotation
 
 import multibody as mb
 from multibody.algorithms.constraint_embedding import default_aggregations
-from test_loop_simulation import ANGLES, four_bar
+from test_loop_simulation import ANGLES, closed_four_bar, four_bar  # noqa: F401  (a fixture)
 
 TREE_KINDS = ["spherical", "free", "universal", "cylindrical", "spherical_quat", "pin", "free_quat", "planar",
               "slider", "screw", "gimbal"]
@@ -129,17 +129,6 @@ def test_convel_gear_and_external_forces(seed):
     _assert_matches_ta(m, q, u, tau)
     f_ext = {m.body_names[3]: rng.normal(size=6), "loop0_b": rng.normal(size=6)}
     _assert_matches_ta(m, q, u, tau, f_ext=f_ext)
-
-
-@pytest.fixture(scope="module")
-def closed_four_bar():
-    m = four_bar()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a planar loop: 3 of its 5 rows are redundant
-        cks = m.constraint_kinematics()
-        q = cks.solve_q(ANGLES)
-        u = cks.solve_u(q, [2.0, 0.0, 0.0], frozen=["crank_joint"])
-    return m, q, u
 
 
 def test_four_bar_aggregation_is_its_three_bodies_and_embeds_exactly(closed_four_bar):

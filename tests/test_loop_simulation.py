@@ -1,6 +1,8 @@
 """Closed loops in motion: the four-bar of RigidBodyDynamics.jl's tests, a slider-crank, Baumgarte
 stabilization, the constraint kinematics solver and constrained inverse dynamics."""
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,28 +10,11 @@ import pytest
 import multibody as mb
 from multibody.algorithms.constraint_kinematics import ConstraintError
 
+sys.path.insert(0, str(Path(__file__).parents[1] / "examples"))
+from four_bar import four_bar  # noqa: E402  (the example's model: one definition of the four-bar)
+from slider_crank import slider_crank  # noqa: E402
+
 ANGLES = np.array([1.6707963267948966, -1.4591054166649482, 1.5397303602625536])
-
-
-def four_bar():
-    """Ground pivots 1.10 m apart, crank/coupler/rocker of 0.5/1.2/0.75 m, pins about (0, -1, 0)."""
-    m = mb.Multibody("four_bar", gravity=(0, 0, -9.81))
-    axis = (0.0, -1.0, 0.0)
-    for name, mass, c, inertia in (("crank", 0.5, 0.25, 0.333), ("coupler", 1.0, 0.60, 0.537),
-                                   ("rocker", 0.75, 0.375, 0.4)):
-        m.add_body(name, mass, (c, 0, 0), np.eye(3) * inertia)  # inertia about the pin axis through the com
-
-    def at(x):
-        T = np.eye(4)
-        T[0, 3] = x
-        return T
-    m.add_hinge(None, "crank", "pin", name="crank_joint", axis=axis)
-    m.add_hinge("crank", "coupler", "pin", name="coupler_joint", axis=axis, T_parent_joint=at(0.5))
-    m.add_hinge(None, "rocker", "pin", name="rocker_joint", axis=axis, T_parent_joint=at(1.10))
-    m.add_node("coupler_end", "coupler", at(1.2))
-    m.add_node("rocker_end", "rocker", at(0.75))
-    m.add_loop_constraint("closure", "coupler_end", "rocker_end", "pin", axis=axis)
-    return m
 
 
 def _energy(m, res):
@@ -100,23 +85,6 @@ def test_solve_udot_and_constrained_inverse_dynamics_round_trip(closed_four_bar)
     np.testing.assert_allclose(fwd.udot, udot, atol=1e-9)
 
 
-def slider_crank(r=0.3, length=1.0):
-    m = mb.Multibody("slider_crank", gravity=(0, 0, 0))
-    m.add_body("crank", 2.0, (r / 2, 0, 0), np.eye(3) * 0.02)
-    m.add_body("rod", 1.0, (length / 2, 0, 0), np.eye(3) * 0.1)
-    m.add_body("slider", 0.5, (0, 0, 0), np.eye(3) * 0.01)
-    T = np.eye(4)
-    T[0, 3] = r
-    m.add_hinge(None, "crank", "pin", name="crank_joint", axis=(0, 0, 1))
-    m.add_hinge("crank", "rod", "pin", name="rod_joint", axis=(0, 0, 1), T_parent_joint=T)
-    m.add_hinge(None, "slider", "slider", name="slide", axis=(1, 0, 0))
-    T = np.eye(4)
-    T[0, 3] = length
-    m.add_node("rod_end", "rod", T)
-    m.add_loop_constraint("wrist", "rod_end", "slider", "pin", axis=(0, 0, 1))
-    return m
-
-
 def test_slider_crank_driven_at_constant_speed_follows_the_closed_form():
     r, length, omega = 0.3, 1.0, 2 * np.pi
     m = slider_crank(r, length)
@@ -174,11 +142,8 @@ def test_projection_every_k_samples_keeps_the_loop_closed(closed_four_bar):
         mb.simulate(m, q, u, 0.1, dt=1e-2, project_every=0)
 
 
-def test_loop_examples_run(tmp_path, monkeypatch):
+def test_loop_examples_run(tmp_path):
     import importlib
-    import sys
-    from pathlib import Path
-    monkeypatch.syspath_prepend(str(Path(__file__).parents[1] / "examples"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         free, pulled = importlib.import_module("four_bar").main(["--t-final", "1", "--plot", str(tmp_path / "fb.png")])
@@ -186,5 +151,3 @@ def test_loop_examples_run(tmp_path, monkeypatch):
     assert (tmp_path / "fb.png").stat().st_size > 1000
     assert np.ptp(free.q[:, 0]) > 0.5 and pulled.status == "finished"
     assert res.status == "finished"
-    sys.modules.pop("four_bar", None)
-    sys.modules.pop("slider_crank", None)
