@@ -87,6 +87,50 @@ def test_inverse_mass_matrix_out_and_errors():
         m2.inverse_mass_matrix(np.zeros(1))
 
 
+def test_inverse_mass_matrix_forest_far_base_armature_and_data():
+    """Several trees on the world (each computed in its root's frame), a free base far
+    from the origin, armature, a spherical hinge inside the tree: equal to inv(M) through
+    the thread's data, data= and the batched path. M^-1 does not depend on the free base's
+    position (u is in the base frame), so the reference is inv(M) with the base at the
+    origin (the CRBA works about the world origin and loses digits 1 km away)."""
+    m = mb.Multibody()
+    base = m.add_body("base", mass=3.0, com=[0.1, -0.05, 0.02], inertia=[0.3, 0.01, 0.0, 0.4, 0.02, 0.5])
+    m.add_hinge(None, base, "free_quat")
+    m.add_serial_chain("arm", 3, parent="base", kind="pin", axis=(0.3, 1.0, 0.2))
+    ball = m.add_body("ball", mass=0.7, com=[0.0, 0.1, 0.0], inertia=[0.02, 0.0, 0.0, 0.03, 0.0, 0.04])
+    m.add_hinge("arm1", ball, "spherical", armature=0.05)
+    m.add_serial_chain("post", 2, kind="slider", axis=(0.0, 0.0, 1.0))  # a second tree on the world
+    m.add_serial_chain("leg", 2, kind="pin", axis=(1.0, 0.0, 0.0))  # and a third
+    rng = np.random.default_rng(4)
+    for shift in (0.0, 1e3):
+        q = m.random_q(rng)
+        q[4:7] = 0.0
+        want = np.linalg.inv(m.mass_matrix(q))
+        q[4:7] = shift  # the free base's position
+        assert rel_err(m.inverse_mass_matrix(q), want) <= TOL
+        data = m.create_data()
+        out = np.empty((m.nu, m.nu))
+        assert m.inverse_mass_matrix(q, out=out, data=data) is out
+        assert rel_err(out, want) <= TOL
+        assert np.array_equal(out, m.inverse_mass_matrix(q))
+        Q = np.stack([q, q])
+        assert np.array_equal(m.inverse_mass_matrix(Q)[1], out)
+
+
+def test_inverse_mass_matrix_bad_out_and_model_change():
+    m = mb.Multibody()
+    m.add_serial_chain("l", 3)
+    q = m.random_q(0)
+    for bad in (np.empty((3, 3), dtype=np.float32), np.empty((3, 4)), np.empty((6, 6))[::2, ::2],
+                np.empty((3, 3)).T[:, :2], [[0.0] * 3] * 3):
+        with pytest.raises(ValueError, match="out must be"):
+            m.inverse_mass_matrix(q, out=bad)
+    m.inverse_mass_matrix(q)
+    m.add_serial_chain("k", 2, parent="l2")  # recompiled: the next call uses the new model
+    q = m.random_q(1)
+    assert rel_err(m.inverse_mass_matrix(q), np.linalg.inv(m.mass_matrix(q))) <= TOL
+
+
 def dense_compliance(m, q, frames):
     J = np.vstack([m.body_jacobian(q, f) for f in frames])
     return J @ np.linalg.solve(m.mass_matrix(q), J.T)

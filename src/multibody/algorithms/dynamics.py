@@ -9,6 +9,7 @@ lengths and finite values.
 """
 import numpy as np
 
+from ..kernels.status import BAD_LENGTH_ARG1
 from .checks import as_float_vector, check_out, data_object, raise_status, zero_division_error
 from .entry import KERNELS
 from .external_forces import with_external_forces
@@ -174,43 +175,58 @@ def mass_matrix(m, q, out=None, data=None):
 def inverse_mass_matrix(m, q, out=None, data=None):
     """M(q)^-1 (nu, nu), by an O(N nu) articulated-body recursion: no M, no factorisation.
 
-    It reuses the articulated inertias of forward dynamics (D^-1, U, G) and runs the
-    ABA's passes on all unit forces at once (see ``kernels/inverse_mass_matrix.py``).
-    ``out`` (an optional float64 C-contiguous (nu, nu) array) and ``data`` as in
-    ``mass_matrix``.
+    It runs the ABA's passes on all unit forces at once, in each tree's root frame (see
+    ``kernels/inverse_mass_matrix.py``). ``out`` (an optional float64 C-contiguous
+    (nu, nu) array) and ``data`` as in ``mass_matrix``.
     """
     c = m.compiled
     if data is None:
         try:
-            d = c.thread_local.data
+            buf, W, shape = c.thread_local.minv
         except AttributeError:
-            d = c.thread_data()
+            buf, W, shape = _minv_arrays(c, None)
     else:
-        d = data_object(c, data)
-    dbuf = d.buf
-    given = out
-    if out is None:
-        out = _empty(c.shape_M)
-    elif getattr(out, "shape", None) != c.shape_M:
-        if getattr(q, "ndim", 1) == 2:  # stacked states with a stacked out
-            return _batched(m, "inverse_mass_matrix", data, q, given)
-        check_out(out, c.shape_M)
-    W = d.minv_work
-    if W is None:
-        W = d.minv_work = np.zeros((c.n_links + 3, 6 * c.nu))
-    try:
-        st = KERNELS.inverse_mass_matrix(dbuf, q, W, out)
+        buf, W, shape = _minv_arrays(c, data_object(c, data))
+    res = _empty(shape) if out is None else out
+    try:  # the dispatcher checks the types, the kernel out's shape (a status)
+        st = (_MINV or _minv_kernel())(buf, q, W, res)
     except TypeError:
         if getattr(q, "ndim", 1) == 2:  # stacked states: the batched path
-            return _batched(m, "inverse_mass_matrix", data, q, given)
+            return _batched(m, "inverse_mass_matrix", data, q, out)
         q = as_float_vector(q, "q")
-        check_out(out, c.shape_M)
-        st = KERNELS.inverse_mass_matrix(dbuf, q, W, out)
+        check_out(res, c.shape_M)
+        st = _MINV(buf, q, W, res)
     except ZeroDivisionError as e:
         raise zero_division_error(c, q, e) from None
     if st:
-        raise_status(c, st, ("q",), (q,))
-    return out
+        if st == BAD_LENGTH_ARG1:
+            check_out(res, c.shape_M)
+        raise_status(c, st, ("q", "out"), (q, res))
+    return res
+
+
+_MINV = None
+
+
+def _minv_kernel():
+    """The inverse mass matrix's dispatcher, looked up once (a global read is cheaper)."""
+    global _MINV
+    _MINV = KERNELS.inverse_mass_matrix
+    return _MINV
+
+
+def _minv_arrays(c, d):
+    """(data buffer, work array, shape of M) of Data d (None: the thread's own, then kept in
+    ``c.thread_local.minv`` for the next call); the work array is made on first use."""
+    own = d is None
+    if own:
+        d = c.thread_data()
+    if d.minv_work is None:
+        d.minv_work = np.zeros((c.n_links + 3, 6 * c.nu))
+    arrays = (d.buf, d.minv_work, c.shape_M)
+    if own:
+        c.thread_local.minv = arrays
+    return arrays
 
 
 def bias_forces(m, q, u, data=None):
