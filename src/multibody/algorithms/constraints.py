@@ -33,6 +33,28 @@ def constraint_work(c, d):
     return W
 
 
+def gains_of(c, W):
+    """The (nc, 2) view [kp, kd] of the Baumgarte gains in a constraint work array W."""
+    c0 = 2 * c.nu + c.nc
+    return W[:, c0 + WC_KP:c0 + WC_KD + 1]
+
+
+def simulation_work(m, stabilization_gains):
+    """A simulation run's own constraint work array with its Baumgarte gains written in (see
+    ``baumgarte_gains``), or None for a model without enabled constraints, where only None
+    and "default" are accepted (explicit gains on a tree are a mistake worth saying)."""
+    c = m.compiled
+    if not c.nc:
+        if not (stabilization_gains is None or isinstance(stabilization_gains, str)
+                and stabilization_gains == "default"):
+            raise ValueError(f"stabilization_gains={stabilization_gains!r}: the model has no enabled "
+                             f"constraints to stabilize; leave it as None or 'default'")
+        return None
+    W = np.zeros((c.nc, work_columns(c.nu, c.nc, c.n_links)))
+    gains_of(c, W)[:] = baumgarte_gains(m, stabilization_gains)
+    return W
+
+
 def _rows(m, q, u, data):
     """Evaluate every constraint row at (q, u): (c, W) with Gc in W[:, :nu]."""
     c = m.compiled
@@ -201,7 +223,7 @@ def constrained_dynamics(m, q, u, tau, f_ext=None, stabilization_gains=None, dat
     q, u, tau = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(tau, "tau")
     W = constraint_work(c, d)
     c0 = 2 * c.nu + c.nc
-    gains = W[:, c0 + WC_KP:c0 + WC_KD + 1]
+    gains = gains_of(c, W)
     gains[:] = baumgarte_gains(m, stabilization_gains)
     udot = np.empty(c.nu)
     try:

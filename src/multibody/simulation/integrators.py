@@ -15,13 +15,14 @@ import time
 
 import numpy as np
 
-from ..algorithms.checks import check_vector, coordinate_owner
+from ..algorithms.checks import check_vector
+from ..algorithms.constraints import simulation_work
 from ..kernels import layout as L
-from ..results import coordinate_labels
 from ..kernels.kinds import KINDS
 from ..kernels.status import NEED_CONTROL, Status
 from ..progress import compiling_notice
 from . import kernels as K
+from .failures import SimulationError, failure
 from .forces import pack_force_models
 from .lie import to_start_charts
 from .stages import normalize_quaternions
@@ -29,28 +30,6 @@ from .sinks import ExpandingStorage
 from .tableaus import get_tableau
 
 __all__ = ["RungeKuttaIntegrator", "MuntheKaasIntegrator", "SimulationError", "step", "integrate"]
-
-
-class SimulationError(RuntimeError):
-    """A run that could not finish. ``t`` is the time of the failure, ``result`` holds
-    the samples computed before it (a ``SimulationResult``, when available)."""
-
-    def __init__(self, message, t=None, result=None):
-        super().__init__(message)
-        self.t = t
-        self.result = result
-
-
-#: a stage state whose speeds exceed this [rad/s or m/s] (or whose coordinates exceed
-#: BLOW_UP_COORDINATE [rad or m]) when the inertia turns singular has blown up.
-BLOW_UP_SPEED = 1e8
-BLOW_UP_COORDINATE = 1e12
-
-_STATUS_TEXT = {
-    Status.SINGULAR: "the joint-space inertia became singular (a massless body at the end of a moving "
-                     "hinge, or a free base without mass or inertia about a joint's axis?)",
-    Status.MIN_STEP: "the adaptive step size fell below h_min (stiff or discontinuous dynamics?)",
-}
 
 
 def check_positive(x, name, allow_zero=False):
@@ -135,17 +114,7 @@ class RungeKuttaIntegrator:
         self.control = control
         self.tau0 = np.zeros(c.nu) if tau is None else check_vector(tau, c.nu, "tau").copy()
         self.fmi, self.fmf, world = pack_force_models(m, forces)
-        self._wc = None  # the constraint work array (with its Baumgarte gains), for models with constraints
-        if c.nc:
-            from ..algorithms.constraints import baumgarte_gains
-            from ..kernels.constrained_dynamics import WC_KP, work_columns
-            self._wc = np.zeros((c.nc, work_columns(c.nu, c.nc, c.n_links)))
-            g0 = 2 * c.nu + c.nc + WC_KP
-            self._wc[:, g0:g0 + 2] = baumgarte_gains(m, stabilization_gains)
-        elif not (stabilization_gains is None or isinstance(stabilization_gains, str)
-                  and stabilization_gains == "default"):
-            raise ValueError(f"stabilization_gains={stabilization_gains!r}: the model has no enabled "
-                             f"constraints to stabilize; leave it as None or 'default'")
+        self._wc = simulation_work(m, stabilization_gains)  # None for a tree: the loop without TA
         if adaptive is None:
             adaptive = self.tableau.is_embedded
         if adaptive and not self.tableau.is_embedded:
@@ -272,49 +241,6 @@ class RungeKuttaIntegrator:
                 st = run(*args)
         return Status(st), int(self.ctr[K.C_WRITTEN])
 
-    def _failure(self, st):
-        """A SimulationError for a stopping Status (the result is attached by the caller)."""
-        c = self._c
-        t = float(self.clk[K.K_TBAD])
-        b = int(self.ctr[K.C_BAD])
-        if st is Status.NONFINITE_STATE:
-            name, idx = ("q", b) if b < c.nq else ("u", b - c.nq)
-            return SimulationError(f"the state became non-finite at t = {t:.6g} s: {name}[{idx}] "
-                                   f"({coordinate_owner(c, name, idx)}); last finite state kept at "
-                                   f"t = {self.t:.6g} s; if the step blew up, a smaller dt or an "
-                                   f"implicit method may help", t)
-        if st is Status.CONTROL_NONFINITE:
-            return SimulationError(f"the control returned a non-finite joint force at t = {t:.6g} s: "
-                                   f"tau[{b}] = {self._ctl[0][b]} ({coordinate_owner(c, 'u', b)}); last "
-                                   f"finite state kept at t = {self.t:.6g} s", t)
-        if st is Status.SINGULAR:
-            blown = self._blow_up(t)
-            if blown is not None:
-                return blown
-        return SimulationError(f"simulation stopped at t = {t:.6g} s: {_STATUS_TEXT.get(st, st.name)}", t)
-
-    def _blow_up(self, t):
-        """A SimulationError saying the step blew up, if the stage state that failed holds a
-        non-finite or huge entry (speeds above ``BLOW_UP_SPEED``, coordinates above
-        ``BLOW_UP_COORDINATE``); None otherwise."""
-        c = self._c
-        qs, us = self._work[3], self._work[4]
-        with np.errstate(invalid="ignore"):
-            su = np.where(np.isfinite(us), np.abs(us), np.inf) / BLOW_UP_SPEED
-            sq = np.where(np.isfinite(qs), np.abs(qs), np.inf) / BLOW_UP_COORDINATE
-        if max(su.max(initial=0.0), sq.max(initial=0.0)) < 1.0:
-            return None
-        name, i, x = ("u", int(np.argmax(su)), us) if su.max(initial=0.0) >= sq.max(initial=0.0) \
-            else ("q", int(np.argmax(sq)), qs)
-        owner = coordinate_owner(c, name, i).replace("it belongs to ", "")
-        unit = coordinate_labels(self.model)[1 if name == "q" else 3][i]
-        return SimulationError(
-            f"the simulation blew up at t = {t:.6g} s: {name}[{i}] ({owner}) grew to "
-            f"{x[i]:.3g}{' ' + unit if unit else ''} "
-            f"during a step of {self.clk[K.K_STEP]:.3g} s (last accepted state at t = {self.t:.6g} s); "
-            f"the dynamics are too stiff for this step (high gains, stiff springs): a smaller dt, an "
-            f"adaptive integrator (integrator='dopri5') or an implicit method may help", t)
-
     def step(self, t, dt):
         """Take one step of size dt [s] from time t (fixed step; no error control) and
         pass the new state to the sink. Returns the new time."""
@@ -330,7 +256,7 @@ class RungeKuttaIntegrator:
         finally:
             self.iopt[K.O_ADAPT] = adaptive
         if st not in (Status.FINISHED, Status.BUFFER_FULL):
-            raise self._failure(st)
+            raise failure(self, st)
         self.sink.process_block(T[:n], Q[:n], U[:n])
         return self.t
 
@@ -381,7 +307,7 @@ class RungeKuttaIntegrator:
             if st is Status.FINISHED:
                 return self.t
             if st is not Status.BUFFER_FULL:
-                raise self._failure(st)
+                raise failure(self, st)
             if progress is not None:
                 progress(self.t, t_final)
             if after_block is not None:

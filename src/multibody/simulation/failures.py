@@ -1,0 +1,77 @@
+"""Why a run stopped: ``SimulationError`` and the messages that name the time, the coordinate
+(by hinge) and a likely remedy, read from an integrator's counters and stage state."""
+import numpy as np
+
+from ..algorithms.checks import coordinate_owner
+from ..kernels.status import Status
+from ..results import coordinate_labels
+from . import kernels as K
+
+__all__ = ["SimulationError", "failure", "blow_up"]
+
+
+class SimulationError(RuntimeError):
+    """A run that could not finish. ``t`` is the time of the failure, ``result`` holds
+    the samples computed before it (a ``SimulationResult``, when available)."""
+
+    def __init__(self, message, t=None, result=None):
+        super().__init__(message)
+        self.t = t
+        self.result = result
+
+
+#: a stage state whose speeds exceed this [rad/s or m/s] (or whose coordinates exceed
+#: BLOW_UP_COORDINATE [rad or m]) when the inertia turns singular has blown up.
+BLOW_UP_SPEED = 1e8
+BLOW_UP_COORDINATE = 1e12
+
+_STATUS_TEXT = {
+    Status.SINGULAR: "the joint-space inertia became singular (a massless body at the end of a moving "
+                     "hinge, or a free base without mass or inertia about a joint's axis?)",
+    Status.MIN_STEP: "the adaptive step size fell below h_min (stiff or discontinuous dynamics?)",
+}
+
+
+def failure(integ, st):
+    """A SimulationError for the Status a run of integrator ``integ`` stopped with (the result
+    is attached by the caller)."""
+    c = integ._c
+    t = float(integ.clk[K.K_TBAD])
+    b = int(integ.ctr[K.C_BAD])
+    if st is Status.NONFINITE_STATE:
+        name, idx = ("q", b) if b < c.nq else ("u", b - c.nq)
+        return SimulationError(f"the state became non-finite at t = {t:.6g} s: {name}[{idx}] "
+                               f"({coordinate_owner(c, name, idx)}); last finite state kept at "
+                               f"t = {integ.t:.6g} s; if the step blew up, a smaller dt or an "
+                               f"implicit method may help", t)
+    if st is Status.CONTROL_NONFINITE:
+        return SimulationError(f"the control returned a non-finite joint force at t = {t:.6g} s: "
+                               f"tau[{b}] = {integ._ctl[0][b]} ({coordinate_owner(c, 'u', b)}); last "
+                               f"finite state kept at t = {integ.t:.6g} s", t)
+    if st is Status.SINGULAR:
+        blown = blow_up(integ, t)
+        if blown is not None:
+            return blown
+    return SimulationError(f"simulation stopped at t = {t:.6g} s: {_STATUS_TEXT.get(st, st.name)}", t)
+
+def blow_up(integ, t):
+    """A SimulationError saying the step blew up, if the stage state that failed holds a
+    non-finite or huge entry (speeds above ``BLOW_UP_SPEED``, coordinates above
+    ``BLOW_UP_COORDINATE``); None otherwise."""
+    c = integ._c
+    qs, us = integ._work[3], integ._work[4]
+    with np.errstate(invalid="ignore"):
+        su = np.where(np.isfinite(us), np.abs(us), np.inf) / BLOW_UP_SPEED
+        sq = np.where(np.isfinite(qs), np.abs(qs), np.inf) / BLOW_UP_COORDINATE
+    if max(su.max(initial=0.0), sq.max(initial=0.0)) < 1.0:
+        return None
+    name, i, x = ("u", int(np.argmax(su)), us) if su.max(initial=0.0) >= sq.max(initial=0.0) \
+        else ("q", int(np.argmax(sq)), qs)
+    owner = coordinate_owner(c, name, i).replace("it belongs to ", "")
+    unit = coordinate_labels(integ.model)[1 if name == "q" else 3][i]
+    return SimulationError(
+        f"the simulation blew up at t = {t:.6g} s: {name}[{i}] ({owner}) grew to "
+        f"{x[i]:.3g}{' ' + unit if unit else ''} "
+        f"during a step of {integ.clk[K.K_STEP]:.3g} s (last accepted state at t = {integ.t:.6g} s); "
+        f"the dynamics are too stiff for this step (high gains, stiff springs): a smaller dt, an "
+        f"adaptive integrator (integrator='dopri5') or an implicit method may help", t)
