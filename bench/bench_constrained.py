@@ -78,25 +78,9 @@ def cassie_path():
     return next((f.locate() for f in files if str(f).endswith("cassie_description/robots/cassie.sdf")), None)
 
 
-def point_constraints(pin, m, model):
-    """Our enabled ball and pin loops as Pinocchio CONTACT_3D constraint models."""
-    c = m.compiled
-    out = []
-    for con in m.enabled_constraints:
-        offsets = [np.zeros(3)] if con.kind == "spherical" else \
-            [np.zeros(3), 0.1 * np.asarray(con.axis) / np.linalg.norm(con.axis)]
-        for off in offsets:
-            ends = []
-            for node in (con.node_a, con.node_b):
-                link, T = c.frames[node.name]
-                ends += [link + 1, pin.SE3(T[:3, :3].copy(), T[:3, 3] + T[:3, :3] @ off)]
-            out.append(pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, model, *ends, pin.ReferenceFrame.LOCAL))
-    return pin.StdVec_RigidConstraintModel(out)
-
-
 def bench_cassie():
     import pinocchio as pin
-    from pin_convert import q_to_pin, to_pinocchio, u_perm
+    from pin_convert import point_constraints, q_to_pin, to_pinocchio, u_perm
 
     import multibody as mb
     path = cassie_path()
@@ -122,7 +106,7 @@ def bench_cassie():
     udot = m.forward_dynamics(q, u, tau)
     model = to_pinocchio(m)
     data = model.createData()
-    cms = point_constraints(pin, m, model)
+    cms = point_constraints(m, model)
     cds = pin.StdVec_RigidConstraintData([cm.createData() for cm in cms])
     pin.initConstraintDynamics(model, data, cms, cds)
     P = u_perm(m)

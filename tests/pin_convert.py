@@ -97,3 +97,23 @@ def u_perm(m):
 def spatial_perm():
     """Index array for [angular; linear] <-> [linear; angular] of a 6-vector."""
     return np.r_[3:6, 0:3]
+
+
+def point_constraints(m, model):
+    """Our enabled ball and pin loops of Multibody m as Pinocchio CONTACT_3D constraints on the
+    Pinocchio ``model`` built by ``to_pinocchio(m)`` (a pin loop: its origin and a point on
+    its axis), as a StdVec_RigidConstraintModel."""
+    c = m.compiled
+    out = []
+    for con in m.enabled_constraints:
+        assert con.kind in ("spherical", "pin")
+        offsets = [np.zeros(3)]
+        if con.kind == "pin":
+            offsets.append(0.1 * np.asarray(con.axis) / np.linalg.norm(con.axis))
+        for off in offsets:
+            ends = []
+            for node in (con.node_a, con.node_b):
+                link, T = c.frames[node.name]
+                ends += [link + 1, pin.SE3(T[:3, :3].copy(), T[:3, 3] + T[:3, :3] @ off)]
+            out.append(pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, model, *ends, pin.ReferenceFrame.LOCAL))
+    return pin.StdVec_RigidConstraintModel(out)

@@ -313,30 +313,11 @@ def test_cassie_loads_with_its_loops_and_gears(cassie):
     assert np.abs(q - m.neutral_q()).max() > 0.01
 
 
-def _pinocchio_point_constraints(pin, m, model):
-    """Our enabled ball and pin loops as Pinocchio CONTACT_3D constraints (a pin loop: its
-    origin and a point on its axis)."""
-    c = m.compiled
-    out = []
-    for con in m.enabled_constraints:
-        assert con.kind in ("spherical", "pin")
-        offsets = [np.zeros(3)]
-        if con.kind == "pin":
-            offsets.append(0.1 * np.asarray(con.axis) / np.linalg.norm(con.axis))
-        for off in offsets:
-            ends = []
-            for node in (con.node_a, con.node_b):
-                link, T = c.frames[node.name]
-                ends += [link + 1, pin.SE3(T[:3, :3].copy(), T[:3, 3] + T[:3, :3] @ off)]
-            out.append(pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, model, *ends, pin.ReferenceFrame.LOCAL))
-    return out
-
-
 @needs_cassie
 def test_cassie_constrained_accelerations_match_pinocchio(cassie):
     pin = pytest.importorskip("pinocchio")
     sys.path.insert(0, str(Path(__file__).parent))
-    from pin_convert import q_to_pin, to_pinocchio, u_perm
+    from pin_convert import point_constraints, q_to_pin, to_pinocchio, u_perm
     m, q = cassie
     # Pinocchio's rigid constraints are points and welds: our slider loops and gearboxes
     # (coordinate constraints) have no counterpart there and are left out of this comparison
@@ -351,7 +332,7 @@ def test_cassie_constrained_accelerations_match_pinocchio(cassie):
         np.testing.assert_allclose(m.constrained_dynamics(q, u, tau).udot, udot, atol=1e-12 * scale)
         model = to_pinocchio(m)
         data = model.createData()
-        cms = pin.StdVec_RigidConstraintModel(_pinocchio_point_constraints(pin, m, model))
+        cms = point_constraints(m, model)
         cds = pin.StdVec_RigidConstraintData([cm.createData() for cm in cms])
         pin.initConstraintDynamics(model, data, cms, cds)
         P = u_perm(m)
