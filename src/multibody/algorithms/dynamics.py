@@ -11,6 +11,7 @@ import numpy as np
 
 from ..kernels.status import BAD_LENGTH_ARG1
 from .checks import as_float_vector, check_out, data_object, raise_status, zero_division_error
+from .constraints import constrained_dynamics, constraint_work
 from .entry import KERNELS
 from .external_forces import with_external_forces
 
@@ -66,7 +67,6 @@ def forward_dynamics(m, q, u, tau, f_ext=None, out=None, data=None):
 def _constrained_udot(m, q, u, tau, f_ext, out, data):
     """forward_dynamics of a model with enabled constraints: tree-augmented dynamics with no
     stabilization (the kernel straight from here: this is the hot path of users with loops)."""
-    from .constraints import constrained_dynamics, constraint_work
     c = m.compiled
     if getattr(q, "ndim", 1) == 2:
         raise ValueError("forward_dynamics: stacked states are not supported with constraints yet")
