@@ -7,6 +7,7 @@ Quick start::
     q = m.neutral_q(); u = np.zeros(m.nu)
     udot = m.forward_dynamics(q, u, np.zeros(m.nu))
 """
+from . import _kernel_cache  # noqa: F401  (first: it stamps the cached kernels, see there)
 from .model import (
     HINGE_KINDS, FreeQuaternionSubhinge, FreeSubhinge, Hinge, LockedSubhinge, Multibody, Node,
     PinSubhinge, RigidBody, ScrewSubhinge, SliderSubhinge, SphericalQuaternionSubhinge,
