@@ -61,6 +61,11 @@ def raise_status(c, status, names, arrays):
                     raise ValueError(f"q[{i}:{i + 4}] is not a unit quaternion (norm {norm:.9g}; "
                                      f"{coordinate_owner(c, 'q', i)}): normalise it, "
                                      f"q[{i}:{i + 4}] /= np.linalg.norm(q[{i}:{i + 4}])")
+    if st == Status.MODAL:
+        raise NotImplementedError(
+            "this algorithm is not available yet for models with modal (flexible) bodies; these are: "
+            "forward_dynamics, inverse_dynamics, mass_matrix, kinetic_energy, integrate "
+            "(and multibody.algorithms.flex: strain_energy, link_poses, frame_pose)")
     if st == Status.SINGULAR:
         raise ValueError("the joint-space inertia of a subhinge is singular (a massless body "
                          "at the end of a moving hinge?)")

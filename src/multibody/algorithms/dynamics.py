@@ -9,7 +9,8 @@ lengths and finite values.
 """
 import numpy as np
 
-from ..kernels.status import BAD_LENGTH_ARG1
+from ..kernels.status import BAD_LENGTH_ARG1, MODAL
+from . import flex
 from .checks import as_float_vector, check_out, data_object, raise_status, zero_division_error
 from .constraints import constrained_dynamics, constraint_work
 from .entry import KERNELS
@@ -31,6 +32,8 @@ def forward_dynamics(m, q, u, tau, f_ext=None, out=None, data=None):
     if c.nc:  # enabled constraints: tree-augmented dynamics
         return _constrained_udot(m, q, u, tau, f_ext, out, data)
     if f_ext is not None or data is not None:
+        if f_ext is not None and c.flex is not None:
+            raise NotImplementedError("forward_dynamics: f_ext is not supported yet with modal (flexible) bodies")
         d = data_object(c, data)
         dbuf = d.buf
         if f_ext is not None:
@@ -60,6 +63,8 @@ def forward_dynamics(m, q, u, tau, f_ext=None, out=None, data=None):
     except ZeroDivisionError as e:
         raise zero_division_error(c, q, e) from None
     if st:
+        if st == MODAL:  # flexible bodies: their own kernels
+            return flex.forward_dynamics(m, q, u, tau, out if given is not None else None, data)
         raise_status(c, st, ("q", "u", "tau"), (q, u, tau))
     return out
 
@@ -132,6 +137,8 @@ def inverse_dynamics(m, q, u, udot, f_ext=None, out=None, data=None):
     except ZeroDivisionError as e:
         raise zero_division_error(c, q, e) from None
     if st:
+        if st == MODAL:
+            return flex.inverse_dynamics(m, q, u, udot, out if given is not None else None, data)
         raise_status(c, st, ("q", "u", "udot"), (q, u, udot))
     return out
 
@@ -168,6 +175,8 @@ def mass_matrix(m, q, out=None, data=None):
     except ZeroDivisionError as e:
         raise zero_division_error(c, q, e) from None
     if st:
+        if st == MODAL:
+            return flex.mass_matrix(m, q, given, data)
         raise_status(c, st, ("q",), (q,))
     return out
 

@@ -1,6 +1,8 @@
 """Energies and the centre of mass. Free functions of a Multibody ``m``."""
 import numpy as np
 
+from ..kernels.status import MODAL
+from . import flex
 from .checks import check_vector, data_object, run_kernel, raise_status
 from .entry import KERNELS
 
@@ -16,6 +18,8 @@ def kinetic_energy(m, q, u, data=None):
     out = np.empty(1)
     st = run_kernel(c, q, KERNELS.kinetic_energy, dbuf, q, u, out)
     if st:
+        if st == MODAL:
+            return flex.kinetic_energy(m, q, u, data)
         raise_status(c, st, ("q", "u"), (q, u))
     return float(out[0])
 

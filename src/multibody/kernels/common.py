@@ -4,10 +4,10 @@ import math
 import numpy as np
 from numba import njit
 
-from .layout import GRAVITY, H_NCONSTRAINTS, H_NFRAMES, H_NLINKS, KIND, NQ, NU, QOFF, S_COLS, UOFF, W_R
+from .layout import BODY_NU, GRAVITY, H_NCONSTRAINTS, H_NFRAMES, H_NLINKS, KIND, NQ, NU, QOFF, S_COLS, UOFF, W_R
 from .kinds import FREE_QUAT, SPHERICAL_QUAT
 from .status import (
-    BAD_LENGTH_ARG0, BAD_LENGTH_ARG1, BAD_LENGTH_ARG2, BAD_QUATERNION, NONFINITE_ARG0, NONFINITE_ARG1, NONFINITE_ARG2, OK,
+    BAD_LENGTH_ARG0, BAD_LENGTH_ARG1, BAD_LENGTH_ARG2, BAD_QUATERNION, MODAL, NONFINITE_ARG0, NONFINITE_ARG1, NONFINITE_ARG2, OK,
 )
 
 _INL = dict(cache=True, inline="always")
@@ -53,7 +53,8 @@ def coordinate_sizes(mi):
     n = mi.shape[0]
     if n == 0:
         return 0, 0
-    return mi[n - 1, QOFF] + mi[n - 1, NQ], mi[n - 1, UOFF] + mi[n - 1, NU]
+    m = mi[n - 1, BODY_NU]  # a body's own coordinates end its link's slices
+    return mi[n - 1, QOFF] + mi[n - 1, NQ] + m, mi[n - 1, UOFF] + mi[n - 1, NU] + m
 
 
 @njit(**_INL)
@@ -75,6 +76,8 @@ def check_state(mi, a, b, c, nb, nc):
     if nc >= 0 and first_nonfinite(c) >= 0:
         return NONFINITE_ARG2
     for j in range(mi.shape[0]):  # a is q: its quaternions must be unit (none is normalised here)
+        if mi[j, BODY_NU] != 0:  # flexible bodies: not these kernels'
+            return MODAL
         k = mi[j, KIND]
         if k == SPHERICAL_QUAT or k == FREE_QUAT:
             i = mi[j, QOFF]

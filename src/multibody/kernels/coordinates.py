@@ -12,7 +12,7 @@ import math
 from numba import njit
 
 from .joint_transform import chart_rotation
-from .layout import FREE, FREE_QUAT, KIND, NQ, QOFF, SPHERICAL, SPHERICAL_QUAT, UOFF, W_CHART
+from .layout import BODY_NU, FREE, FREE_QUAT, KIND, NQ, NU, QOFF, SPHERICAL, SPHERICAL_QUAT, UOFF, W_CHART
 from .spatial_inline import rot_quat
 
 
@@ -94,6 +94,8 @@ def qdot_from_u(mi, ws, q, u, qdot):
         else:
             for r in range(mi[j, NQ]):
                 qdot[i + r] = u[k + r]
+        for r in range(mi[j, BODY_NU]):  # a modal body's eta: Euclidean, after the hinge's
+            qdot[i + mi[j, NQ] + r] = u[k + mi[j, NU] + r]
 
 
 @njit(cache=True, inline="always")
@@ -171,6 +173,8 @@ def integrate_q(mi, ws, q, u, dt, qout):
         else:
             for r in range(mi[j, NQ]):
                 qout[i + r] = q[i + r] + u[k + r] * dt
+        for r in range(mi[j, BODY_NU]):
+            qout[i + mi[j, NQ] + r] = q[i + mi[j, NQ] + r] + u[k + mi[j, NU] + r] * dt
 
 
 @njit(cache=True)

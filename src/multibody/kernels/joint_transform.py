@@ -10,7 +10,7 @@ import math
 from numba import njit
 
 from .layout import (
-    AXIS, FREE, FREE_QUAT, KIND, P_TREE, PARENT, PIN, PITCH, QOFF, R_TREE, SCREW,
+    AXIS, FREE, FREE_QUAT, KIND, LOCKED, P_TREE, PARENT, PIN, PITCH, QOFF, R_TREE, SCREW,
     SLIDER, SPHERICAL, SPHERICAL_QUAT, W_CHART, W_P, W_PW, W_R, W_RW,
 )
 from .spatial_inline import load9, mul33, mul33_vec, rot_axis_angle, rot_quat, rot_rotvec, store9
@@ -52,6 +52,8 @@ def joint_rotation_translation(mi, mf, ws, q, j):
         return rot_quat(q[i], q[i + 1], q[i + 2], q[i + 3]), (0.0, 0.0, 0.0)
     if kind == FREE_QUAT:
         return rot_quat(q[i], q[i + 1], q[i + 2], q[i + 3]), (q[i + 4], q[i + 5], q[i + 6])
+    if kind == LOCKED:  # only the link of a welded modal body (it owns coordinates)
+        return _IDENTITY, (0.0, 0.0, 0.0)
     # TRANSLATIONAL (the only kind left)
     return _IDENTITY, (q[i], q[i + 1], q[i + 2])
 

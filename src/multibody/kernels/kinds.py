@@ -2,8 +2,8 @@
 
 Kernels switch on the integer codes (module-level constants, folded by Numba);
 Python looks a kind up by code or name in ``KINDS`` and asks its properties
-instead of comparing strings. ``LOCKED`` owns no coordinates and never becomes a
-link (compile merges the bodies it welds).
+instead of comparing strings. ``LOCKED`` owns no coordinates and becomes a link only
+for a welded modal body, which owns coordinates (compile merges the rigid bodies it welds).
 """
 from typing import NamedTuple
 

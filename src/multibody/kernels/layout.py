@@ -44,7 +44,7 @@ own coordinates (modal coordinates, BODY_NU) will be the tail of its link's u sl
 and its (6 + n_modes) blocks go in the ragged regions. Kernels today assume
 BODY_NU = 0. Names are module-level integers so Numba folds them into constants.
 """
-from .kinds import FREE, FREE_QUAT, PIN, SCREW, SLIDER, SPHERICAL, SPHERICAL_QUAT, TRANSLATIONAL  # noqa: F401
+from .kinds import FREE, FREE_QUAT, LOCKED, PIN, SCREW, SLIDER, SPHERICAL, SPHERICAL_QUAT, TRANSLATIONAL  # noqa: F401
 
 # ---------------------------------------------------------------- model buffer
 # header row (row 0)
@@ -62,14 +62,15 @@ KIND = 1         # subhinge kind code (kernels/kinds.py)
 QOFF = 2         # offset of the link's coordinates in q (its q address)
 UOFF = 3         # offset of the link's speeds in u (its u address)
 NQ = 4           # number of coordinates of the link
-NU = 5           # number of speeds of the link (hinge dof, then BODY_NU body-owned ones)
+NU = 5           # number of speeds of the link's subhinge (its body's own follow, BODY_NU)
 DEPTH = 6        # number of ancestors
 SUBTREE_END = 7  # links j .. SUBTREE_END-1 form the subtree of j (depth-first order)
 U_ADR = 8        # z address of U = IA S (6 x NU, column-major)
 G_ADR = 9        # z address of G = U D^-1 (6 x NU, column-major)
 DINV_ADR = 10    # z address of D^-1 (NU x NU, row-major)
 RES_ADR = 11     # z address of the residual force tau - S^T p (NU)
-BODY_NU = 12     # speeds owned by the link's body itself (modal coordinates; 0 today)
+BODY_NU = 12     # coordinates (= speeds) of the link's body itself: a modal body's eta, at
+                 # q[QOFF+NQ:], u[UOFF+NU:]; the rigid kernels return MODAL when any is > 0
 MI_COLS = 13
 
 # mf columns (rows 0..n-1)

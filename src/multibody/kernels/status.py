@@ -26,6 +26,7 @@ CONTROL_NONFINITE = 14  # the control returned a non-finite joint force
 
 
 BAD_QUATERNION = 15  # the first state argument (q) holds a quaternion whose norm is not 1 (1e-6)
+MODAL = 16           # the model has modal (flexible) bodies: the facade takes the flex kernels
 
 
 class Status(IntEnum):
@@ -47,6 +48,7 @@ class Status(IntEnum):
     BAD_QUATERNION = BAD_QUATERNION
     NEED_CONTROL = NEED_CONTROL
     CONTROL_NONFINITE = CONTROL_NONFINITE
+    MODAL = MODAL
 
     @property
     def argument(self):

@@ -11,6 +11,7 @@ import numpy as np
 from ..kernels import layout as L
 from ..spatial import motion_transform, transform_inverse
 from .compiled import CompiledModel
+from .flex_compile import compile_flex
 
 
 def _z_frame(axis):
@@ -70,12 +71,15 @@ def _links_and_bodies(mb):
     T_link_body = {mb.world.name: np.eye(4)}
     inertia = []
     hinge_order = []
-    q_slices, u_slices = {}, {}
+    q_slices, u_slices, modal_slices = {}, {}, {}
     qoff = uoff = 0
     for h in order:
         pl = body_link[h.parent.name]
         T_pl_onode = T_link_body[h.parent.name] @ h.T_parent_joint
         moving = [s for s in h.subhinges if s.nq > 0 or s.nu > 0]
+        n_modes = getattr(h.child, "n_modes", 0)
+        if n_modes and not moving:  # a welded modal body keeps a link: it owns coordinates
+            moving = h.subhinges[:1]
         hinge_order.append(h.name)
         q_slices[h.name] = slice(qoff, qoff + h.nq)
         u_slices[h.name] = slice(uoff, uoff + h.nu)
@@ -94,11 +98,15 @@ def _links_and_bodies(mb):
                 uoff += s.nu
             body_link[h.child.name] = parent
             T_link_body[h.child.name] = transform_inverse(h.T_child_joint)
+            if n_modes:  # eta: the tail of the hinge's q and u slices
+                modal_slices[h.child.name] = (slice(qoff, qoff + n_modes), slice(uoff, uoff + n_modes))
+                qoff += n_modes
+                uoff += n_modes
         lk = body_link[h.child.name]
         if lk >= 0:
             X = motion_transform(transform_inverse(T_link_body[h.child.name]))
             inertia[lk] += X.T @ h.child.spatial_inertia() @ X
-    return links, inertia, body_link, T_link_body, hinge_order, q_slices, u_slices, qoff, uoff
+    return links, inertia, body_link, T_link_body, hinge_order, q_slices, u_slices, modal_slices, qoff, uoff
 
 
 def _topology_columns(parents, nus):
@@ -125,7 +133,7 @@ def _topology_columns(parents, nus):
 
 def compile_model(mb):
     """Build the ``CompiledModel`` of Multibody ``mb`` (validates the topology)."""
-    links, inertia, body_link, T_link_body, hinge_order, q_slices, u_slices, nq, nu = _links_and_bodies(mb)
+    links, inertia, body_link, T_link_body, hinge_order, q_slices, u_slices, modal_slices, nq, nu = _links_and_bodies(mb)
     n = len(links)
     links, inertia, T_link_body, axes, frames = _frame_axes_along_z(links, inertia, T_link_body, body_link)
     parents = [lk[0] for lk in links]
@@ -157,7 +165,7 @@ def compile_model(mb):
         mi[j, L.DEPTH] = depth[j]
         mi[j, L.SUBTREE_END] = end[j]
         mi[j, L.U_ADR], mi[j, L.G_ADR], mi[j, L.DINV_ADR], mi[j, L.RES_ADR] = adr[j]
-        mi[j, L.BODY_NU] = 0
+        mi[j, L.BODY_NU] = getattr(s.hinge.child, "n_modes", 0) if j == body_link[s.hinge.child.name] else 0
         mf[j, L.R_TREE:L.R_TREE + 9] = T_tree[:3, :3].ravel()
         mf[j, L.P_TREE:L.P_TREE + 3] = T_tree[:3, 3]
         mf[j, L.AXIS:L.AXIS + 3] = axes[j]
@@ -185,6 +193,8 @@ def compile_model(mb):
     subhinges = [lk[1] for lk in links]
     c = CompiledModel(mbuf, subhinges, body_link, T_link_body, frame_index, hinge_order, q_slices, u_slices)
     c.set_constraints(constraints, constraint_table(constraints, frame_index, frame_rows, q_slices, u_slices))
+    c.modal_slices = modal_slices
+    c.flex = compile_flex(mb, c) if modal_slices else None
     return c
 
 

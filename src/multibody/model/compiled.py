@@ -114,6 +114,8 @@ class CompiledModel:
             [getattr(s, "max_chart_angle", np.inf) for s in link_subhinges], dtype=float)
         self.thread_local = threading.local()
         self._data = weakref.WeakSet()
+        self.modal_slices = {}  # modal body name -> (q slice, u slice) of its eta
+        self.flex = None        # the FlexModel (model/flex_compile.py) when there are modal bodies
 
     def set_constraints(self, constraints, rows):
         """Write the enabled ``constraints`` (in row order) and their cr ``rows`` (nc, CR_COLS);

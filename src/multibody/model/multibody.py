@@ -5,9 +5,10 @@ from ..algorithms import constraints, coordinates, dynamics, energy, kinematics,
 from ..algorithms.checks import missing
 from ..algorithms.constraint_kinematics import constraint_kinematics as _constraint_kinematics
 from ..kernels import layout as L
-from .body import Node, RigidBody
+from .body import RigidBody
 from .compile import compile_model
 from .constraint_api import ConstraintsMixin
+from .modal_api import ModalMixin
 from .hinge import HINGE_KINDS, Hinge, make_subhinges
 
 _WORLD = "world"
@@ -28,7 +29,7 @@ class _CompiledOnDemand:
         return mb.finalize()
 
 
-class Multibody(ConstraintsMixin):
+class Multibody(ConstraintsMixin, ModalMixin):
     """A multibody system: rigid bodies connected by hinges in a tree rooted at the world.
 
     Build it with ``add_body``/``add_hinge`` (or ``add_serial_chain``/``add_tree``,
@@ -98,7 +99,7 @@ class Multibody(ConstraintsMixin):
 
     def add_hinge(self, parent, child, kind="pin", name=None, axis=None, axes=None, pitch=0.0,
                   T_parent_joint=None, T_child_joint=None, subhinges=None, armature=None):
-        """Connect ``child`` to ``parent`` (a body, a name, or None/"world") and return the Hinge.
+        """Connect ``child`` to ``parent`` (a body, a node, their name, or None/"world"); return the Hinge.
 
         ``kind`` is one of ``HINGE_KINDS`` (pin/revolute/continuous, slider/prismatic,
         screw, spherical (rotation vector), spherical_quat, free (rotation vector +
@@ -109,7 +110,7 @@ class Multibody(ConstraintsMixin):
         parent body frame; T_child_joint (4x4) places its p-frame in the child body frame.
         ``armature``: reflected rotor inertia per speed (scalar or (nu,)), see ``Hinge.armature``.
         """
-        parent = self.as_body(parent, "parent")
+        parent, T_parent_joint, parent_node = self._hinge_attachment(parent, T_parent_joint)
         child = self.as_body(child, "child")
         if child is self.world:
             raise ValueError("the world cannot be the child of a hinge")
@@ -127,6 +128,7 @@ class Multibody(ConstraintsMixin):
         else:
             kind = "custom"
         h = Hinge(name, parent, child, kind, subhinges, T_parent_joint, T_child_joint)
+        h.parent_node = parent_node
         if armature is not None:
             h.armature = armature
         child.parent_hinge = h
@@ -135,11 +137,14 @@ class Multibody(ConstraintsMixin):
         self.invalidate()
         return h
 
-    def add_node(self, name, body, T_body_node=None):
-        """Add a named frame fixed on ``body`` at T_body_node (4x4, body frame) and return it."""
+    def add_node(self, name, body, T_body_node=None, mode_shapes=None):
+        """Add a named frame fixed on ``body`` at T_body_node (4x4, body frame) and return it.
+
+        On a modal body, ``mode_shapes`` (6, n_modes) is the node's small motion per unit
+        of each modal coordinate, [rotation; translation] in body axes (zero if omitted)."""
         if name in self._bodies or name in self._nodes:
             raise ValueError(f"a body or node named {name!r} already exists")
-        node = Node(name, self.as_body(body, "body"), T_body_node)
+        node = self._add_node(name, body, T_body_node, mode_shapes)
         self._nodes[name] = node
         self.invalidate()
         return node

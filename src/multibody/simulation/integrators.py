@@ -97,6 +97,8 @@ class RungeKuttaIntegrator:
                  stabilization_gains=None, lie_group=None):
         self.model = m
         c = m.compiled
+        if c.flex is not None:
+            raise NotImplementedError("simulating models with modal (flexible) bodies is not available yet")
         self._c = c
         self.tableau = get_tableau(tableau)
         if lie_group is not None:

@@ -66,6 +66,8 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     state stays with it (memory grows with B). ``progress``: a bar on stderr for rollouts
     longer than a second (the run then goes in blocks of rows; the results are the same).
     """
+    if m.compiled.flex is not None:
+        raise NotImplementedError("rollouts of models with modal (flexible) bodies are not available yet")
     c = m.compiled
     Q0 = np.atleast_2d(np.asarray(Q0, dtype=float))
     B = Q0.shape[0]

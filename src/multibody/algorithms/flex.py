@@ -1,0 +1,137 @@
+"""The algorithms of models with modal (flexible) bodies: the rigid facade hands over here
+when its kernel answers MODAL (so rigid models pay nothing for it). Kernels:
+kernels/flex_kinematics.py, flex_dynamics.py, flex_articulated.py.
+"""
+import numpy as np
+
+from ..kernels.flex_articulated import flex_forward_dynamics, flex_mass_matrix
+from ..kernels.flex_dynamics import flex_inverse_dynamics
+from ..kernels.flex_kinematics import flex_kinematics, node_deformation
+from .checks import check_out, data_object
+from .entry import check_vector
+
+
+def _state(c, data, q, u=None, third=None, names=("q", "u", "tau")):
+    """(Data, work arrays, checked vectors) for a flex call."""
+    d = data_object(c, data)
+    w = getattr(d, "flex_work", None)
+    if w is None:
+        w = d.flex_work = c.flex.work()
+    out = [check_vector(q, c.nq, names[0])]
+    for x, name in ((u, names[1]), (third, names[2])):
+        if x is not None:
+            out.append(check_vector(x, c.nu, name))
+    for x, name in zip(out, names):
+        bad = np.flatnonzero(~np.isfinite(x))
+        if bad.size:
+            raise ValueError(f"{name}[{int(bad[0])}] is not finite ({x[bad[0]]})")
+    return d, w, out
+
+
+def _scratch(c, w):
+    s = w.get("scratch")
+    if s is None:
+        fi = c.flex.fi
+        from ..kernels import flex_layout as FL
+        size = int(fi[:, FL.NB].max() * fi[:, FL.NUALL].max()) if fi.shape[0] else 0
+        s = w["scratch"] = np.zeros(2 * max(size, 36))
+    return s
+
+
+def forward_dynamics(m, q, u, tau, out=None, data=None):
+    """udot of a model with modal bodies (articulated-body recursion, (6 + n_modes) blocks)."""
+    c = m.compiled
+    f = c.flex
+    d, w, (q, u, tau) = _state(c, data, q, u, tau)
+    out = np.empty(c.nu) if out is None else out
+    check_out(out, (c.nu,))
+    ok = flex_forward_dynamics(c.mi, c.mf, d.ws, f.fi, f.fmass, f.fnode, f.stiffness, f.damping, q, u, tau,
+                               w["phi"], w["V"], w["A"], w["F"], w["abias"], w["pose"], w["VN"], w["P"], w["G"],
+                               w["Dinv"], w["eps"], _scratch(c, w), out)
+    if not ok:
+        raise ValueError("the joint-space inertia of a subhinge or modal body is singular")
+    return out
+
+
+def inverse_dynamics(m, q, u, udot, out=None, data=None):
+    """tau = M udot + b + K eta + C eta' of a model with modal bodies (the modal rows: the
+    modal forces that produce udot)."""
+    c = m.compiled
+    f = c.flex
+    d, w, (q, u, udot) = _state(c, data, q, u, udot, ("q", "u", "udot"))
+    out = np.empty(c.nu) if out is None else out
+    check_out(out, (c.nu,))
+    flex_inverse_dynamics(c.mi, c.mf, d.ws, f.fi, f.fmass, f.fnode, f.stiffness, f.damping, q, u, udot,
+                          w["phi"], w["V"], w["A"], w["F"], w["abias"], w["pose"], w["VN"], out)
+    return out
+
+
+def mass_matrix(m, q, out=None, data=None):
+    """M(q) (nu, nu) of a model with modal bodies (composite inertias with modal blocks)."""
+    c = m.compiled
+    f = c.flex
+    d, w, (q,) = _state(c, data, q)
+    out = np.empty((c.nu, c.nu)) if out is None else out
+    check_out(out, (c.nu, c.nu))
+    flex_mass_matrix(c.mi, c.mf, d.ws, f.fi, f.fmass, f.fnode, q, np.zeros(c.nu), w["phi"], w["V"], w["abias"],
+                     w["pose"], w["VN"], w["P"], _scratch(c, w), out)
+    return out
+
+
+def kinetic_energy(m, q, u, data=None):
+    """1/2 sum_k [V_k; eta_k']^T M_k [V_k; eta_k'] [J]."""
+    c = m.compiled
+    f = c.flex
+    d, w, (q, u) = _state(c, data, q, u)
+    flex_kinematics(c.mi, c.mf, d.ws, f.fi, f.fnode, q, u, w["phi"], w["V"], w["abias"], w["pose"], w["VN"])
+    from ..kernels import flex_layout as FL
+    T = 0.0
+    for k in range(c.n_links):
+        nb, vo, ma = f.fi[k, FL.NB], f.fi[k, FL.VOFF], f.fi[k, FL.MADR]
+        v = w["V"][vo:vo + nb]
+        T += 0.5 * v @ f.fmass[ma:ma + nb * nb].reshape(nb, nb) @ v
+    return float(T)
+
+
+def strain_energy(m, q):
+    """1/2 sum over modal bodies of eta^T K eta [J]."""
+    c = m.compiled
+    q = check_vector(q, c.nq, "q")
+    V = 0.0
+    for name, (qs, us) in c.modal_slices.items():
+        V += 0.5 * float(q[qs] @ (c.flex.stiffness[us] * q[qs]))
+    return V
+
+
+def link_poses(m, q, data=None):
+    """World poses (n_links, 4, 4) of the link frames, with every node deformation applied."""
+    c = m.compiled
+    f = c.flex
+    d, w, (q,) = _state(c, data, q)
+    flex_kinematics(c.mi, c.mf, d.ws, f.fi, f.fnode, q, np.zeros(c.nu), w["phi"], w["V"], w["abias"], w["pose"], w["VN"])
+    T = np.zeros((c.n_links, 4, 4))
+    T[:, :3, :3] = w["pose"][:, :9].reshape(-1, 3, 3)
+    T[:, :3, 3] = w["pose"][:, 9:]
+    T[:, 3, 3] = 1.0
+    return T
+
+
+def frame_pose(m, q, name, data=None):
+    """World pose (4, 4) of a body or node frame; a node on a modal body deformed by its
+    mode shapes: (exp(Pi_r eta) R0, p0 + Pi_t eta) in its link frame."""
+    c = m.compiled
+    f = c.flex
+    link, T_link_frame = c.frames[name]
+    if link < 0:
+        return T_link_frame.copy()
+    Tl = link_poses(m, q, data)[link]
+    a = f.frame_node[c.frame_rows[name]]
+    if a < 0:
+        return Tl @ T_link_frame
+    from ..kernels import flex_layout as FL
+    nm = f.fi[link, FL.NM]
+    E, _, dt = node_deformation(f.fnode, a, nm, check_vector(q, c.nq, "q"), f.fi[link, FL.QM])
+    Tn = np.eye(4)
+    Tn[:3, :3] = np.array(E).reshape(3, 3) @ T_link_frame[:3, :3]
+    Tn[:3, 3] = T_link_frame[:3, 3] + np.array(dt)
+    return Tl @ Tn

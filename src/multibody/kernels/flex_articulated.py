@@ -1,0 +1,192 @@
+"""Mass matrix (composite inertias) and articulated-body forward dynamics of trees with
+modal bodies, (6 + n_modes) blocks (see kernels/flex_dynamics.py for the model).
+
+CRBA: R_k = M_k + sum_c Phi_c R_c[:6, :6] Phi_c^T; M_kk = H_k R_k H_k^T, and the column
+block F = R_k H_k^T carried to each ancestor j by F <- Phi_j F[:6] gives M_jk = H_j F.
+ABA, inward: P_k = M_k + sum_c Phi_c P+_c[:6, :6] Phi_c^T, z_k = sum_c Phi_c z+_c[:6] +
+P_k abias_k + b_k, D = H P H^T (+ armature), G = P H^T D^-1, eps = tau - [0; K eta +
+C eta'] - H z, P+ = P - G H P, z+ = z + G eps. Outward: a' = Phi^T a_p, udot = D^-1 eps -
+G^T a', a = a' + H^T udot + abias.
+"""
+from numba import njit
+
+from . import flex_layout as FL
+from .articulated_inertia import spd_inverse
+from .flex_dynamics import _body_force, _force_to_parent, _parent_acceleration, hinge_force
+from .flex_kinematics import flex_kinematics
+from .layout import ARMATURE, NU, PARENT, S_COLS, UOFF
+
+_INL = dict(cache=True, inline="always")
+
+
+@njit(**_INL)
+def _h_entry(mf, k, nu, r, c):
+    """Entry (r, c) of H_k (NUALL x nb): S_k^T over the hinge rows, identity on the modes."""
+    if r < nu:
+        return mf[k, S_COLS + 6 * r + c] if c < 6 else 0.0
+    return 1.0 if c == 6 + r - nu else 0.0
+
+
+@njit(**_INL)
+def _inertia_to_parent(fi, phi, P, k, p, src, so, nbs):
+    """P_p += Phi_k src[:6, :6] Phi_k^T, src the (nbs x nbs) block at src[so:]."""
+    o = fi[k, FL.PHI]
+    nbp = fi[p, FL.NB]
+    pa = fi[p, FL.PADR]
+    for a in range(nbp):
+        for b in range(nbp):
+            s = 0.0
+            for r in range(6):
+                t = 0.0
+                for c in range(6):
+                    t += src[so + r * nbs + c] * phi[o + c * nbp + b]
+                s += phi[o + r * nbp + a] * t
+            P[pa + a * nbp + b] += s
+
+
+@njit(cache=True)
+def flex_mass_matrix(mi, mf, ws, fi, fmass, fnode, q, u0, w_phi, w_V, w_ab, w_pose, w_VN, w_P, scratch, Mout):
+    """M(q) (nu x nu); u0 is a zero vector of nu (only the placements are needed)."""
+    n = mi.shape[0]
+    flex_kinematics(mi, mf, ws, fi, fnode, q, u0, w_phi, w_V, w_ab, w_pose, w_VN)
+    for k in range(n):
+        nb = fi[k, FL.NB]
+        for i in range(nb * nb):
+            w_P[fi[k, FL.PADR] + i] = fmass[fi[k, FL.MADR] + i]
+    for k in range(n - 1, -1, -1):
+        p = mi[k, PARENT]
+        if p >= 0:
+            _inertia_to_parent(fi, w_phi, w_P, k, p, w_P, fi[k, FL.PADR], fi[k, FL.NB])
+    for i in range(Mout.shape[0]):  # unrelated links: zero
+        for j in range(Mout.shape[1]):
+            Mout[i, j] = 0.0
+    half = scratch.shape[0] // 2
+    for k in range(n):
+        nb, nk, nu = fi[k, FL.NB], fi[k, FL.NUALL], mi[k, NU]
+        uk = mi[k, UOFF]
+        pa = fi[k, FL.PADR]
+        for r in range(nb):  # F = P_k H_k^T (nb x nk) in scratch[0:]
+            for c in range(nk):
+                s = 0.0
+                for m in range(nb):
+                    s += w_P[pa + r * nb + m] * _h_entry(mf, k, nu, c, m)
+                scratch[r * nk + c] = s
+        for r in range(nk):  # the diagonal block H_k F (+ armature)
+            for c in range(nk):
+                s = 0.0
+                for m in range(nb):
+                    s += _h_entry(mf, k, nu, r, m) * scratch[m * nk + c]
+                Mout[uk + r, uk + c] = s + (mf[k, ARMATURE + r] if r == c and r < nu else 0.0)
+        src = 0
+        ch = k
+        j = mi[k, PARENT]
+        while j >= 0:  # carry F to the ancestors: F <- Phi_ch F[:6], M_jk = H_j F
+            nbj = fi[j, FL.NB]
+            o = fi[ch, FL.PHI]
+            dst = half - src
+            for a in range(nbj):
+                for c in range(nk):
+                    s = 0.0
+                    for r in range(6):
+                        s += w_phi[o + r * nbj + a] * scratch[src + r * nk + c]
+                    scratch[dst + a * nk + c] = s
+            src = dst
+            nj, uj = fi[j, FL.NUALL], mi[j, UOFF]
+            for r in range(nj):
+                for c in range(nk):
+                    s = 0.0
+                    for m in range(nbj):
+                        s += _h_entry(mf, j, mi[j, NU], r, m) * scratch[src + m * nk + c]
+                    Mout[uj + r, uk + c] = s
+                    Mout[uk + c, uj + r] = s
+            ch = j
+            j = mi[j, PARENT]
+
+
+@njit(cache=True)
+def flex_forward_dynamics(mi, mf, ws, fi, fmass, fnode, K, C, q, u, tau, w_phi, w_V, w_A, w_F, w_ab, w_pose, w_VN,
+                          w_P, w_G, w_Dinv, w_eps, scratch, udot):
+    """udot from (q, u, tau) by the articulated-body recursion; False if some D is singular."""
+    n = mi.shape[0]
+    flex_kinematics(mi, mf, ws, fi, fnode, q, u, w_phi, w_V, w_ab, w_pose, w_VN)
+    for k in range(n):
+        nb = fi[k, FL.NB]
+        vo = fi[k, FL.VOFF]
+        for i in range(nb * nb):
+            w_P[fi[k, FL.PADR] + i] = fmass[fi[k, FL.MADR] + i]
+        for i in range(nb):
+            w_F[vo + i] = 0.0
+    ok = True
+    for k in range(n - 1, -1, -1):
+        nb, nk, nu = fi[k, FL.NB], fi[k, FL.NUALL], mi[k, NU]
+        vo, pa, ga, da, ea = fi[k, FL.VOFF], fi[k, FL.PADR], fi[k, FL.GADR], fi[k, FL.DADR], fi[k, FL.EADR]
+        # z = children's z+ (already in F) + P abias + b: b via _body_force into A's slot
+        _body_force(fmass, fi[k, FL.MADR], nb, w_V, vo, w_ab, w_A)  # M abias + b
+        for r in range(nb):
+            s = 0.0
+            for c in range(nb):
+                s += (w_P[pa + r * nb + c] - fmass[fi[k, FL.MADR] + r * nb + c]) * w_ab[vo + c]
+            w_F[vo + r] += w_A[vo + r] + s
+        for r in range(nb):  # U = P H^T in scratch
+            for c in range(nk):
+                s = 0.0
+                for m in range(nb):
+                    s += w_P[pa + r * nb + m] * _h_entry(mf, k, nu, c, m)
+                scratch[r * nk + c] = s
+        for r in range(nk):  # D = H U (+ armature)
+            for c in range(nk):
+                s = 0.0
+                for m in range(nb):
+                    s += _h_entry(mf, k, nu, r, m) * scratch[m * nk + c]
+                w_Dinv[da + r * nk + c] = s + (mf[k, ARMATURE + r] if r == c and r < nu else 0.0)
+        if not spd_inverse(w_Dinv, da, nk):
+            ok = False
+        for r in range(nb):  # G = U D^-1
+            for c in range(nk):
+                s = 0.0
+                for m in range(nk):
+                    s += scratch[r * nk + m] * w_Dinv[da + m * nk + c]
+                w_G[ga + r * nk + c] = s
+        u0, um, qm = mi[k, UOFF], fi[k, FL.UM], fi[k, FL.QM]
+        for r in range(nk):  # eps = tau - elastic - H z
+            e = tau[u0 + r]
+            if r >= nu:
+                e -= K[u0 + r] * q[qm + r - nu] + C[u0 + r] * u[u0 + r]
+                e -= w_F[vo + 6 + r - nu]
+            else:
+                e -= hinge_force(mf, k, r, w_F, vo)
+            w_eps[ea + r] = e
+        for r in range(nb):  # P+ = P - G U^T, z+ = z + G eps
+            for c in range(nb):
+                s = 0.0
+                for m in range(nk):
+                    s += w_G[ga + r * nk + m] * scratch[c * nk + m]
+                w_P[pa + r * nb + c] -= s
+            s = 0.0
+            for m in range(nk):
+                s += w_G[ga + r * nk + m] * w_eps[ea + m]
+            w_F[vo + r] += s
+        p = mi[k, PARENT]
+        if p >= 0:
+            _inertia_to_parent(fi, w_phi, w_P, k, p, w_P, pa, nb)
+            _force_to_parent(fi, w_phi, w_F, k, p, w_F, vo)
+    for k in range(n):
+        nb, nk, nu = fi[k, FL.NB], fi[k, FL.NUALL], mi[k, NU]
+        vo, ga, da, ea = fi[k, FL.VOFF], fi[k, FL.GADR], fi[k, FL.DADR], fi[k, FL.EADR]
+        _parent_acceleration(mf, n, fi, w_phi, w_A, k, mi[k, PARENT], w_A, vo)
+        for i in range(6, nb):
+            w_A[vo + i] = 0.0
+        u0 = mi[k, UOFF]
+        for r in range(nk):
+            s = 0.0
+            for m in range(nk):
+                s += w_Dinv[da + r * nk + m] * w_eps[ea + m]
+            for m in range(6):
+                s -= w_G[ga + m * nk + r] * w_A[vo + m]
+            udot[u0 + r] = s
+        for r in range(nb):  # a = a' + H^T udot + abias
+            s = 0.0
+            for m in range(nk):
+                s += _h_entry(mf, k, nu, m, r) * udot[u0 + m]
+            w_A[vo + r] += s + w_ab[vo + r]
+    return ok

@@ -1,0 +1,115 @@
+"""Inverse dynamics, mass matrix and articulated-body forward dynamics of trees with modal
+(flexible) bodies, with (6 + n_modes) blocks, O(N) (the mass matrix O(N d)).
+
+Per link k (see kernels/flex_kinematics.py for Phi^T and abias): generalized velocity
+[V_k; eta_k'], mass matrix M_k (constant, link frame), H_k^T = blockdiag(S_k, I) mapping the
+link's speeds (hinge u, then eta') into it, body force b_k = [V x* (top six rows of M_k
+times [V; eta']); 0], elastic and damping forces -K eta - C eta' on the modal rates. Only
+the rigid rows of a child's quantities reach its parent: Phi_k^T has zero modal rows.
+"""
+from numba import njit
+
+from . import flex_layout as FL
+from .articulated_inertia import spd_inverse
+from .common import joint_motion
+from .flex_kinematics import flex_kinematics
+from .layout import ARMATURE, GRAVITY, NU, PARENT, S_COLS, UOFF, W_C
+
+_INL = dict(cache=True, inline="always")
+
+
+@njit(**_INL)
+def _body_force(fmass, ma, nb, V, vo, A, F):
+    """F[vo:vo+nb] = M A + [V x* h; 0], h = the top six rows of M times V."""
+    for r in range(nb):
+        s = 0.0
+        for c in range(nb):
+            s += fmass[ma + r * nb + c] * A[vo + c]
+        F[vo + r] = s
+    h0 = h1 = h2 = h3 = h4 = h5 = 0.0
+    for c in range(nb):
+        v = V[vo + c]
+        h0 += fmass[ma + c] * v
+        h1 += fmass[ma + nb + c] * v
+        h2 += fmass[ma + 2 * nb + c] * v
+        h3 += fmass[ma + 3 * nb + c] * v
+        h4 += fmass[ma + 4 * nb + c] * v
+        h5 += fmass[ma + 5 * nb + c] * v
+    w0, w1, w2, v0, v1, v2 = V[vo], V[vo + 1], V[vo + 2], V[vo + 3], V[vo + 4], V[vo + 5]
+    F[vo] += w1 * h2 - w2 * h1 + v1 * h5 - v2 * h4
+    F[vo + 1] += w2 * h0 - w0 * h2 + v2 * h3 - v0 * h5
+    F[vo + 2] += w0 * h1 - w1 * h0 + v0 * h4 - v1 * h3
+    F[vo + 3] += w1 * h5 - w2 * h4
+    F[vo + 4] += w2 * h3 - w0 * h5
+    F[vo + 5] += w0 * h4 - w1 * h3
+
+
+@njit(**_INL)
+def _parent_acceleration(mf, n, fi, phi, A, k, p, out, oo):
+    """out[oo:oo+6] = Phi_k^T A_p (the world's acceleration [0; -g] for a root)."""
+    o = fi[k, FL.PHI]
+    if p >= 0:
+        nbp = fi[p, FL.NB]
+        vp = fi[p, FL.VOFF]
+        for r in range(6):
+            s = 0.0
+            for c in range(nbp):
+                s += phi[o + r * nbp + c] * A[vp + c]
+            out[oo + r] = s
+    else:
+        for r in range(6):
+            s = 0.0
+            for c in range(3):
+                s -= phi[o + r * 6 + 3 + c] * mf[n, GRAVITY + c]
+            out[oo + r] = s
+
+
+@njit(**_INL)
+def _force_to_parent(fi, phi, F, k, p, src, so):
+    """F_p += Phi_k^T' src[so:so+6] (the rigid rows of a child's force)."""
+    o = fi[k, FL.PHI]
+    nbp = fi[p, FL.NB]
+    vp = fi[p, FL.VOFF]
+    for c in range(nbp):
+        s = 0.0
+        for r in range(6):
+            s += phi[o + r * nbp + c] * src[so + r]
+        F[vp + c] += s
+
+
+@njit(**_INL)
+def hinge_force(mf, k, i, F, fo):
+    """Column i of S_k dotted with F[fo:fo+6]."""
+    s = 0.0
+    for r in range(6):
+        s += mf[k, S_COLS + 6 * i + r] * F[fo + r]
+    return s
+
+
+@njit(cache=True)
+def flex_inverse_dynamics(mi, mf, ws, fi, fmass, fnode, K, C, q, u, udot, w_phi, w_V, w_A, w_F, w_ab, w_pose, w_VN, tau):
+    """tau = M(q) udot + b(q, u) + K eta + C eta' (the modal rows: the modal force needed)."""
+    n = mi.shape[0]
+    flex_kinematics(mi, mf, ws, fi, fnode, q, u, w_phi, w_V, w_ab, w_pose, w_VN)
+    for k in range(n):
+        p = mi[k, PARENT]
+        vo = fi[k, FL.VOFF]
+        _parent_acceleration(mf, n, fi, w_phi, w_A, k, p, w_A, vo)
+        joint_motion(mi, mf, k, udot, ws, k, W_C)
+        for r in range(6):
+            w_A[vo + r] += ws[k, W_C + r] + w_ab[vo + r]
+        um = fi[k, FL.UM]
+        for i in range(fi[k, FL.NM]):
+            w_A[vo + 6 + i] = udot[um + i]
+        _body_force(fmass, fi[k, FL.MADR], fi[k, FL.NB], w_V, vo, w_A, w_F)
+    for k in range(n - 1, -1, -1):
+        vo = fi[k, FL.VOFF]
+        u0 = mi[k, UOFF]
+        for i in range(mi[k, NU]):
+            tau[u0 + i] = hinge_force(mf, k, i, w_F, vo) + mf[k, ARMATURE + i] * udot[u0 + i]
+        um, qm = fi[k, FL.UM], fi[k, FL.QM]
+        for i in range(fi[k, FL.NM]):
+            tau[um + i] = w_F[vo + 6 + i] + K[um + i] * q[qm + i] + C[um + i] * u[um + i]
+        p = mi[k, PARENT]
+        if p >= 0:
+            _force_to_parent(fi, w_phi, w_F, k, p, w_F, vo)

@@ -1,0 +1,24 @@
+"""Columns of the flex link table ``fi`` (model/flex_compile.py) read by the flex kernels.
+
+Generalized blocks: link k has nb = 6 + NM entries ([V; eta'] of its body frame, NM = 0
+for a rigid link) and NUALL = NU + NM speeds (its hinge's, then its body's modal rates).
+"""
+NB = 0      # 6 + NM
+NM = 1      # modes of the link's body (0: rigid)
+NUALL = 2   # the link's hinge speeds plus its body's modal rates
+NODE = 3    # fnode address of the parent body's deforming node this link hangs from, -1: none
+QM = 4      # q address of the body's eta
+UM = 5      # u address of the body's eta'
+VOFF = 6    # address of the link's nb-vectors (V, A, F, abias)
+MADR = 7    # fmass address of the (nb x nb) mass matrix, link frame, row-major
+PADR = 8    # address of the (nb x nb) articulated / composite inertia P
+PHI = 9     # address of Phi^T (6 x nb_parent): parent [V; eta'] -> this link's rigid V
+GADR = 10   # address of G = P H^T D^-1 (nb x NUALL)
+DADR = 11   # address of D^-1 (NUALL x NUALL)
+EADR = 12   # address of the residual eps (NUALL)
+FI_COLS = 13
+# an fnode record: R0 (9, the node's undeformed rotation in the link frame), p0 (3), then
+# Pi (6 x NM of its body, row-major): [rotation; translation] per unit eta, link axes
+N_R0 = 0
+N_P0 = 9
+N_PI = 12

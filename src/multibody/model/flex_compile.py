@@ -1,0 +1,120 @@
+"""The flexible-body tables of a compiled model (``c.flex``): per link block sizes and
+addresses, the (6 + n_modes) mass matrices, the nodes where children attach and the
+node frames' mode shapes, all in link-frame axes (see ``kernels/flex_layout.py``)."""
+import numpy as np
+
+from ..kernels import flex_layout as FL
+from ..kernels import layout as L
+from ..spatial import motion_transform, transform_inverse
+from .modal_body import ModalBody
+
+
+class FlexModel:
+    """Arrays the flex kernels read: ``fi`` (n, FI_COLS) int64, ``fmass`` (the per-link
+    mass blocks), ``fnode`` (node records: R0 (9), p0 (3), Pi (6 x n_modes) row-major),
+    ``frame_node`` (nf,) the node record of each frame row (-1: rigid), ``stiffness`` and
+    ``damping`` (nu,) per speed (zero but on modal rates), and the work sizes."""
+
+    def __init__(self, fi, fmass, fnode, frame_node, stiffness, damping, sizes):
+        self.fi, self.fmass, self.fnode, self.frame_node = fi, fmass, fnode, frame_node
+        self.stiffness, self.damping = stiffness, damping
+        self.sizes = sizes  # vectors, blocks, phi, G, D^-1, eps
+
+    def work(self):
+        """Fresh work arrays for the flex kernels (one set per Data)."""
+        nv, nbb, nphi, ng, nd, ne = self.sizes
+        n = self.fi.shape[0]
+        return dict(V=np.zeros(nv), A=np.zeros(nv), F=np.zeros(nv), abias=np.zeros(nv),
+                    P=np.zeros(nbb), phi=np.zeros(nphi), G=np.zeros(ng), Dinv=np.zeros(nd),
+                    eps=np.zeros(ne), pose=np.zeros((n, 12)), VN=np.zeros((n, 6)))
+
+
+def _node_record(R0, p0, Pi):
+    return np.concatenate([R0.ravel(), p0, Pi.ravel()])
+
+
+def compile_flex(mb, c):
+    """FlexModel of Multibody ``mb`` compiled as ``c`` (body data moved into link axes)."""
+    n = c.n_links
+    mi, mf = c.mi, c.mf
+    body_of_link = {}
+    for name, link in c.body_link.items():
+        b = mb._bodies.get(name)
+        if isinstance(b, ModalBody) and link >= 0:
+            body_of_link[link] = b
+    fi = np.zeros((n, FL.FI_COLS), dtype=np.int64)
+    fmass, fnode = [], []
+    madr = nodeadr = voff = padr = phiadr = gadr = dadr = eadr = 0
+    node_index = {}  # node name -> fnode address
+    T_lb = {}
+    for link, b in body_of_link.items():
+        T_lb[b.name] = c.T_link_body[b.name]
+        for node in b.nodes.values():
+            T = T_lb[b.name] @ node.T_body_node
+            R = T_lb[b.name][:3, :3]
+            Pi = np.vstack([R @ node.mode_shapes[:3], R @ node.mode_shapes[3:]])
+            node_index[node.name] = nodeadr
+            rec = _node_record(T[:3, :3], T[:3, 3], Pi)
+            fnode.append(rec)
+            nodeadr += rec.size
+    stiffness = np.zeros(c.nu)
+    damping = np.zeros(c.nu)
+    for j in range(n):
+        s = c.link_subhinges[j]
+        b = body_of_link.get(j)
+        nm = b.n_modes if b is not None else 0
+        nb = 6 + nm
+        nuall = mi[j, L.NU] + nm
+        p = mi[j, L.PARENT]
+        nbp = fi[p, FL.NB] if p >= 0 else 6
+        M = np.zeros((nb, nb))
+        M[:6, :6] = mf[j, L.INERTIA:L.INERTIA + 36].reshape(6, 6)
+        if b is not None:
+            X_BL = motion_transform(transform_inverse(T_lb[b.name]))  # V_B = X_BL V_L
+            Mfr = np.vstack([b.S_rot, b.S]).T @ X_BL
+            M[6:, :6] = Mfr
+            M[:6, 6:] = Mfr.T
+            M[6:, 6:] = b.modal_mass
+            um = mi[j, L.UOFF] + mi[j, L.NU]
+            stiffness[um:um + nm] = b.stiffness
+            damping[um:um + nm] = b.damping
+        node = -1
+        h = s.hinge
+        if p >= 0 and p in body_of_link and c.link_subhinges[p].hinge is not h:
+            pn = getattr(h, "parent_node", None)
+            if pn is not None and np.any(pn.mode_shapes):
+                node = node_index[pn.name]
+        fi[j] = 0
+        fi[j, FL.NB], fi[j, FL.NM], fi[j, FL.NUALL], fi[j, FL.NODE] = nb, nm, nuall, node
+        fi[j, FL.QM] = mi[j, L.QOFF] + mi[j, L.NQ]
+        fi[j, FL.UM] = mi[j, L.UOFF] + mi[j, L.NU]
+        fi[j, FL.VOFF], fi[j, FL.MADR], fi[j, FL.PADR], fi[j, FL.PHI] = voff, madr, padr, phiadr
+        fi[j, FL.GADR], fi[j, FL.DADR], fi[j, FL.EADR] = gadr, dadr, eadr
+        fmass.append(M.ravel())
+        voff += nb
+        madr += nb * nb
+        padr += nb * nb
+        phiadr += 6 * nbp
+        gadr += nb * nuall
+        dadr += nuall * nuall
+        eadr += nuall
+    _check_welded_at_deforming_nodes(mb, c)
+    frame_node = np.full(c.fr.shape[0], -1, dtype=np.int64)
+    for name, f in c.frame_rows.items():
+        if name in node_index:
+            frame_node[f] = node_index[name]
+    fnode = np.concatenate(fnode) if fnode else np.zeros(0)
+    return FlexModel(fi, np.concatenate(fmass), fnode, frame_node, stiffness, damping,
+                     (voff, padr, phiadr, gadr, dadr, eadr))
+
+
+def _check_welded_at_deforming_nodes(mb, c):
+    """A body welded (locked hinge) at a deforming node of a modal body would move with
+    the node, which a welded body (merged into the link) cannot: refuse it by name."""
+    for h in mb._hinges.values():
+        pn = getattr(h, "parent_node", None)
+        if pn is not None and getattr(pn, "mode_shapes", None) is not None and np.any(pn.mode_shapes):
+            if c.body_link.get(h.child.name) == c.body_link.get(pn.body.name):
+                raise ValueError(f"hinge {h.name!r} welds body {h.child.name!r} to the deforming node "
+                                 f"{pn.name!r} of modal body {pn.body.name!r}: give the hinge a moving "
+                                 f"subhinge, or attach it at a node without mode shapes")

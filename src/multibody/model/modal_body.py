@@ -1,0 +1,113 @@
+"""``ModalBody``: a flexible body described by assumed modes (seed 002's modal body).
+
+The body frame B moves rigidly (its hinge places it); on top of that the body deforms by
+``n_modes`` modal coordinates eta, small. A node fixed on the body at ``T_body_node``
+(undeformed) carries mode shapes Pi (6, n_modes), [rotation; translation] per unit eta in
+B's axes: its deformed pose in B is (exp(Pi_r eta) R0, p0 + Pi_t eta).
+
+Mass model (linear, constant: the modal integrals at eta = 0): with the generalized
+velocity [V_B; eta'] (V_B the body frame's spatial velocity in B, [angular; linear]) the
+kinetic energy is 1/2 [V_B; eta']^T M [V_B; eta'] with the (6 + n) block matrix
+
+    M = [[M_rr, M_fr^T], [M_fr, modal_mass]],  M_rr the rigid inertia about B's origin,
+    M_fr = [S_rot; S]^T (n x 6): the rigid/flexible coupling (zero unless given).
+
+Elastic and damping forces on the modes: -stiffness * eta - damping * eta'. Without
+coupling (S = S_rot = 0, the default) the modes move only through the bodies and loads at
+the body's nodes, as in seed 002's body without modal integrals.
+"""
+import numpy as np
+
+from .body import RigidBody
+
+
+def _vector(body, what, value, n, nonnegative=True):
+    a = np.array(value, dtype=float).reshape(-1) if np.ndim(value) else np.full(n, float(value))
+    if a.shape != (n,) or not np.all(np.isfinite(a)):
+        raise ValueError(f"modal body {body!r}: {what} must be {n} finite values (one per mode), got shape {a.shape}")
+    if nonnegative and np.any(a < 0.0):
+        raise ValueError(f"modal body {body!r}: {what} must be >= 0, got {a}")
+    return a
+
+
+def _matrix(body, what, value, shape):
+    a = np.array(value, dtype=float)
+    if a.shape != shape or not np.all(np.isfinite(a)):
+        raise ValueError(f"modal body {body!r}: {what} must be a finite array of shape {shape}, got {a.shape}")
+    return a
+
+
+class ModalBody(RigidBody):
+    """A flexible body with ``n_modes`` assumed modes; create it with ``Multibody.add_modal_body``.
+
+    ``mass``, ``com``, ``inertia`` are the undeformed body's (as a RigidBody's);
+    ``modal_mass`` (n, n) symmetric positive definite (identity by default);
+    ``stiffness``, ``damping`` (n,) >= 0 (modal k_i and c_i); ``S`` and ``S_rot`` (3, n):
+    the first moment of the modes and the angular-momentum coupling about B's origin (see
+    ``multibody.flex.ModalData``), zero by default.
+    """
+
+    def __init__(self, name, n_modes, mass=0.0, com=(0.0, 0.0, 0.0), inertia=None, modal_mass=None,
+                 stiffness=0.0, damping=0.0, S=None, S_rot=None):
+        super().__init__(name, mass, com, inertia)
+        if not isinstance(n_modes, (int, np.integer)) or isinstance(n_modes, bool) or n_modes < 1:
+            raise ValueError(f"modal body {name!r}: n_modes must be an integer >= 1, got {n_modes!r}")
+        self.n_modes = n = int(n_modes)
+        mm = np.eye(n) if modal_mass is None else _matrix(name, "modal_mass", modal_mass, (n, n))
+        if not np.allclose(mm, mm.T, atol=1e-12 * max(1.0, np.abs(mm).max())):
+            raise ValueError(f"modal body {name!r}: modal_mass must be symmetric")
+        mm = 0.5 * (mm + mm.T)
+        if np.linalg.eigvalsh(mm)[0] <= 0.0:
+            raise ValueError(f"modal body {name!r}: modal_mass must be positive definite "
+                             f"(eigenvalues {np.linalg.eigvalsh(mm)})")
+        self.modal_mass = mm
+        self.S = np.zeros((3, n)) if S is None else _matrix(name, "S", S, (3, n))
+        self.S_rot = np.zeros((3, n)) if S_rot is None else _matrix(name, "S_rot", S_rot, (3, n))
+        self._stiffness = _vector(name, "stiffness", stiffness, n)
+        self._damping = _vector(name, "damping", damping, n)
+        self.nodes = {}  # name -> Node on this body (with mode shapes)
+
+    # seed 002's get/set of the stiffness and damping vectors
+    @property
+    def stiffness(self):
+        """Modal stiffness k (n_modes,) >= 0: the elastic force on mode i is -k_i eta_i."""
+        return self._stiffness.copy()
+
+    @stiffness.setter
+    def stiffness(self, value):
+        self._stiffness = _vector(self.name, "stiffness", value, self.n_modes)
+        if self.multibody is not None:
+            self.multibody.invalidate()
+
+    @property
+    def damping(self):
+        """Modal viscous damping c (n_modes,) >= 0: the force on mode i is -c_i eta_i'."""
+        return self._damping.copy()
+
+    @damping.setter
+    def damping(self, value):
+        self._damping = _vector(self.name, "damping", value, self.n_modes)
+        if self.multibody is not None:
+            self.multibody.invalidate()
+
+    def mass_matrix(self):
+        """The (6 + n_modes) mass matrix about the body frame's origin, in its axes."""
+        n = self.n_modes
+        M = np.zeros((6 + n, 6 + n))
+        M[:6, :6] = self.spatial_inertia()
+        Mfr = np.vstack([self.S_rot, self.S]).T
+        M[6:, :6] = Mfr
+        M[:6, 6:] = Mfr.T
+        M[6:, 6:] = self.modal_mass
+        return M
+
+    def check_mode_shapes(self, node, Pi):
+        """Pi as a (6, n_modes) float array, or ValueError naming the node and the body."""
+        Pi = np.array(Pi, dtype=float)
+        if Pi.shape != (6, self.n_modes) or not np.all(np.isfinite(Pi)):
+            raise ValueError(f"node {node!r} on modal body {self.name!r}: mode_shapes must be a finite "
+                             f"(6, {self.n_modes}) array ([rotation; translation] per mode), got shape {Pi.shape}")
+        return Pi
+
+    def __repr__(self):
+        return f"ModalBody({self.name!r}, mass={self.mass:g}, n_modes={self.n_modes})"

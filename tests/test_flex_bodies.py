@@ -1,0 +1,170 @@
+"""Modal (flexible) bodies in the tree: beam theory, identities, energy, finite differences.
+
+The flex kernels (kernels/flex_*.py) are checked against things they do not share code
+with: Euler-Bernoulli frequencies, finite differences of the link poses (velocities) and of
+the energy along the motion (power balance: it catches any wrong velocity-product term),
+and the three dynamics algorithms against one another.
+"""
+import numpy as np
+import pytest
+
+import multibody as mb
+from multibody.algorithms import flex
+from multibody.spatial import rotvec_to_matrix
+
+KINDS = ["pin", "slider", "spherical", "universal", "free", "cylindrical"]
+
+
+def flexible_tree(rng, kinds=KINDS, nm=3, coupling=True, gravity=(0.0, 0.0, 0.0)):
+    """Rigid body - modal body (random modes, nodes) - children hanging from a deforming
+    node, every hinge kind, plus a modal body welded at a node of the first."""
+    m = mb.Multibody(gravity=gravity)
+    b0 = m.add_body("b0", mass=1.0, com=[0.1, 0, 0], inertia=[0.1, 0, 0, 0.2, 0, 0.3])
+    m.add_hinge(None, b0, kinds[0], axis=(0, 0, 1))
+    A = rng.normal(size=(nm, nm))
+    beam = m.add_modal_body("beam", nm, mass=2.0, com=[0.5, 0.02, 0], inertia=[0.1, 0.01, 0, 0.3, 0, 0.35],
+                            modal_mass=np.eye(nm) + 0.1 * A @ A.T, stiffness=rng.uniform(5, 50, nm),
+                            S=0.1 * rng.normal(size=(3, nm)) if coupling else None,
+                            S_rot=0.1 * rng.normal(size=(3, nm)) if coupling else None)
+    T = np.eye(4)
+    T[:3, 3] = [0.3, 0, 0]
+    m.add_hinge(b0, beam, kinds[2 % len(kinds)], axis=(0.3, 1, 0.2), T_parent_joint=T)
+    for i, kind in enumerate(kinds):
+        Tn = np.eye(4)
+        Tn[:3, :3] = rotvec_to_matrix(rng.normal(size=3))
+        Tn[:3, 3] = rng.normal(size=3)
+        m.add_node(f"n{i}", beam, Tn, mode_shapes=0.3 * rng.normal(size=(6, nm)))
+        b = m.add_body(f"c{i}", mass=0.5, com=rng.normal(size=3) * 0.1, inertia=[0.01, 0, 0, 0.02, 0, 0.03])
+        m.add_hinge(f"n{i}", b, kind, axis=(0, 1, 0), axes=[(1, 0, 0), (0, 1, 0)])
+    tip = m.add_modal_body("tip_panel", 2, mass=0.3, com=[0.1, 0, 0], inertia=[0.01, 0, 0, 0.01, 0, 0.02],
+                           stiffness=[3.0, 7.0])
+    m.add_node("tip_mount", beam, np.eye(4), mode_shapes=0.2 * rng.normal(size=(6, nm)))
+    m.add_hinge("tip_mount", tip, "pin", axis=(1, 0, 0))
+    return m
+
+
+def _state(m, rng):
+    c = m.compiled
+    q = np.asarray(m.random_q(rng), dtype=float)
+    for b in m.modal_bodies:
+        q[m.modal_slice(b)] = 0.3 * rng.normal(size=b.n_modes)
+    return q, rng.normal(size=c.nu)
+
+
+def test_cantilever_frequencies_from_the_library_mass_matrix_match_euler_bernoulli():
+    pytest.importorskip("scipy")
+    L, EI, rhoA = 2.0, 3.0e3, 1.5
+    from multibody.flex import beam_modes
+    data = beam_modes(L, EI, rhoA, n_elements=60, n_modes=4)
+    m = mb.Multibody()
+    beam = m.add_modal_body("beam", modal_data=data, nodes={"tip": data.node_positions.shape[0] - 1})
+    m.add_hinge(None, beam, "locked")
+    q = np.zeros(m.nq)
+    M = m.mass_matrix(q)
+    K = np.diag(beam.stiffness)
+    w = np.sqrt(np.sort(np.linalg.eigvals(np.linalg.solve(M, K)).real))
+    theory = np.array([1.875104, 4.694091, 7.854757, 10.995541]) ** 2 * np.sqrt(EI / (rhoA * L ** 4))
+    np.testing.assert_allclose(w, theory, rtol=1e-3)
+    assert m.modal_slice("beam") == slice(0, 4)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_dynamics_identities_on_flexible_trees(seed):
+    rng = np.random.default_rng(seed)
+    m = flexible_tree(rng, gravity=(0.3, -0.2, -9.81))
+    c = m.compiled
+    q, u = _state(m, rng)
+    udot = rng.normal(size=c.nu)
+    M = m.mass_matrix(q)
+    assert np.abs(M - M.T).max() <= 1e-12 * np.abs(M).max()
+    assert np.linalg.eigvalsh(M).min() > 0
+    tau = m.inverse_dynamics(q, u, udot)
+    b = m.inverse_dynamics(q, u, np.zeros(c.nu))
+    np.testing.assert_allclose(M @ udot + b, tau, rtol=0, atol=1e-9 * np.abs(tau).max())
+    np.testing.assert_allclose(m.forward_dynamics(q, u, tau), udot, rtol=0, atol=1e-9 * np.abs(udot).max())
+    assert abs(m.kinetic_energy(q, u) - 0.5 * u @ M @ u) <= 1e-12 * abs(u @ M @ u)
+
+
+@pytest.mark.parametrize("coupling", [False, True])
+def test_power_balance_along_the_motion(coupling):
+    """d/dt (kinetic + strain energy) = 0 without gravity and damping: central differences
+    of the energy along (u, udot) from forward dynamics."""
+    rng = np.random.default_rng(5)
+    m = flexible_tree(rng, coupling=coupling)
+    q, u = _state(m, rng)
+    ud = m.forward_dynamics(q, u, np.zeros(m.nu))
+
+    def energy(q, u):
+        return m.kinetic_energy(q, u) + flex.strain_energy(m, q)
+
+    h = 1e-5
+    rate = (energy(m.integrate(q, u, h), u + h * ud) - energy(m.integrate(q, u, -h), u - h * ud)) / (2 * h)
+    assert abs(rate) <= 1e-7 * energy(q, u)
+    # the same with a modal force: the power is u^T tau
+    tau = rng.normal(size=m.nu)
+    ud = m.forward_dynamics(q, u, tau)
+    rate = (energy(m.integrate(q, u, h), u + h * ud) - energy(m.integrate(q, u, -h), u - h * ud)) / (2 * h)
+    assert abs(rate - u @ tau) <= 1e-7 * abs(u @ tau) + 1e-7
+
+
+def test_link_velocities_are_the_derivatives_of_the_deformed_poses():
+    rng = np.random.default_rng(7)
+    m = flexible_tree(rng)
+    c = m.compiled
+    q, u = _state(m, rng)
+    d = m.create_data()
+    m.kinetic_energy(q, u, data=d)  # fills the flex work (V) of d
+    from multibody.kernels import flex_layout as FL
+    h = 1e-6
+    Tp, Tm, T0 = (flex.link_poses(m, m.integrate(q, u, s)) for s in (h, -h, 0.0))
+    for k in range(c.n_links):
+        dT = (Tp[k] - Tm[k]) / (2 * h)
+        W = T0[k][:3, :3].T @ dT[:3, :3]
+        twist = np.r_[W[2, 1], W[0, 2], W[1, 0], T0[k][:3, :3].T @ dT[:3, 3]]
+        vo = c.flex.fi[k, FL.VOFF]
+        np.testing.assert_allclose(twist, d.flex_work["V"][vo:vo + 6], atol=1e-7)
+
+
+def test_deformed_node_pose_follows_its_mode_shapes():
+    m = mb.Multibody()
+    beam = m.add_modal_body("beam", 2, mass=1.0, stiffness=[1.0, 2.0])
+    m.add_hinge(None, beam, "locked")
+    Pi = np.array([[0, 0], [0, 0], [0.5, 0], [0, 0], [1.0, 0.2], [0, 0]], dtype=float)
+    T = np.eye(4)
+    T[:3, 3] = [2.0, 0, 0]
+    m.add_node("tip", beam, T, mode_shapes=Pi)
+    q = np.array([0.1, 0.3])
+    P = flex.frame_pose(m, q, "tip")
+    np.testing.assert_allclose(P[:3, 3], [2.0, 0.1 + 0.06, 0.0], atol=1e-15)
+    np.testing.assert_allclose(P[:3, :3], rotvec_to_matrix([0.0, 0.0, 0.05]), atol=1e-15)
+
+
+def test_bad_modal_input_names_the_body_or_node():
+    m = mb.Multibody()
+    with pytest.raises(ValueError, match="'b'.*stiffness must be >= 0"):
+        m.add_modal_body("b", 2, mass=1.0, stiffness=[1.0, -1.0])
+    with pytest.raises(ValueError, match="'b'.*stiffness must be 2 finite values"):
+        m.add_modal_body("b", 2, mass=1.0, stiffness=[1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="'b'.*modal_mass must be positive definite"):
+        m.add_modal_body("b", 2, mass=1.0, modal_mass=[[1.0, 2.0], [2.0, 1.0]])
+    with pytest.raises(ValueError, match="'b'.*n_modes"):
+        m.add_modal_body("b", 0, mass=1.0)
+    beam = m.add_modal_body("beam", 2, mass=1.0)
+    with pytest.raises(ValueError, match="node 'n' on modal body 'beam'.*\\(6, 2\\)"):
+        m.add_node("n", beam, np.eye(4), mode_shapes=np.zeros((6, 3)))
+    rigid = m.add_body("r", mass=1.0)
+    with pytest.raises(ValueError, match="'r' is rigid"):
+        m.add_node("n2", rigid, np.eye(4), mode_shapes=np.zeros((6, 2)))
+    with pytest.raises(ValueError, match="stiffness must be >= 0"):
+        beam.stiffness = [-1.0, 0.0]
+
+
+def test_what_is_not_built_yet_says_so():
+    m = flexible_tree(np.random.default_rng(0))
+    q, u = _state(m, np.random.default_rng(1))
+    with pytest.raises(NotImplementedError, match="modal"):
+        m.inverse_mass_matrix(q)
+    with pytest.raises(NotImplementedError, match="modal"):
+        mb.simulate(m, q, u, 0.01)
+    with pytest.raises(NotImplementedError, match="f_ext"):
+        m.forward_dynamics(q, u, np.zeros(m.nu), f_ext={"c0": np.ones(6)})
