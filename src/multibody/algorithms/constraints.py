@@ -15,7 +15,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..kernels.constrained_dynamics import WC_KD, WC_KP, WC_LAMBDA, WC_ROW, work_columns
+from ..kernels.constraint_work import WC_KD, WC_KP, WC_LAMBDA, WC_ROW, row_offset, work_shape
+
+_row_offset = row_offset.py_func
 from .checks import as_float_vector, data_object, raise_status, run_kernel
 from .entry import KERNELS
 from .external_forces import with_external_forces
@@ -25,18 +27,18 @@ DEFAULT_GAINS = (100.0, 20.0)
 
 
 def constraint_work(c, d):
-    """Data d's constraint work array (nc, work_columns), made on first use; its Baumgarte
-    gains are zero except during a ``constrained_dynamics`` call that sets them."""
+    """Data d's constraint work array (kernels/constraint_work.py), made on first use; its
+    Baumgarte gains are zero except during a ``constrained_dynamics`` call that sets them."""
     W = d.constraint_work
     if W is None:
-        W = d.constraint_work = np.zeros((c.nc, work_columns(c.nu, c.nc, c.n_links)))
+        W = d.constraint_work = np.zeros(work_shape(c.nu, c.nc, c.n_links))
     return W
 
 
 def gains_of(c, W):
     """The (nc, 2) view [kp, kd] of the Baumgarte gains in a constraint work array W."""
-    c0 = 2 * c.nu + c.nc
-    return W[:, c0 + WC_KP:c0 + WC_KD + 1]
+    c0 = _row_offset(c.nu, c.nc)
+    return W[:c.nc, c0 + WC_KP:c0 + WC_KD + 1]
 
 
 def simulation_work(m, stabilization_gains):
@@ -50,13 +52,13 @@ def simulation_work(m, stabilization_gains):
             raise ValueError(f"stabilization_gains={stabilization_gains!r}: the model has no enabled "
                              f"constraints to stabilize; leave it as None or 'default'")
         return None
-    W = np.zeros((c.nc, work_columns(c.nu, c.nc, c.n_links)))
+    W = np.zeros(work_shape(c.nu, c.nc, c.n_links))
     gains_of(c, W)[:] = baumgarte_gains(m, stabilization_gains)
     return W
 
 
 def _rows(m, q, u, data):
-    """Evaluate every constraint row at (q, u): (c, W) with Gc in W[:, :nu]."""
+    """Evaluate every constraint row at (q, u): (c, W) with Gc in W[:nc, :nu]."""
     c = m.compiled
     d = data_object(c, data)
     q = as_float_vector(q, "q")
@@ -69,8 +71,8 @@ def _rows(m, q, u, data):
 
 
 def _coefficients(c, W):
-    c0 = 2 * c.nu + c.nc
-    return W[:, c0 + WC_ROW:c0 + WC_ROW + 16]
+    c0 = _row_offset(c.nu, c.nc)
+    return W[:c.nc, c0 + WC_ROW:c0 + WC_ROW + 16]
 
 
 def error_map(m):
@@ -108,13 +110,13 @@ def acceleration_error(m, q, u, udot, form="error", data=None):
     udot = as_float_vector(udot, "udot")
     if udot.shape != (c.nu,):
         raise ValueError(f"udot must have shape ({c.nu},), got {udot.shape}")
-    return _form(m, W[:, :c.nu] @ udot + _coefficients(c, W)[:, 14], form)
+    return _form(m, W[:c.nc, :c.nu] @ udot + _coefficients(c, W)[:, 14], form)
 
 
 def constraint_jacobian(m, q, form="residual", data=None):
     """Gc (rows, nu): d(constraint)/dt = Gc u; the error form is E Gc (6 rows per hinge loop)."""
     c, W = _rows(m, q, None, data)
-    return _form(m, W[:, :c.nu].copy(), form)
+    return _form(m, W[:c.nc, :c.nu].copy(), form)
 
 
 def constraint_bias(m, q, u, form="residual", data=None):
@@ -222,7 +224,7 @@ def constrained_dynamics(m, q, u, tau, f_ext=None, stabilization_gains=None, dat
                                     stabilization_gains, d)
     q, u, tau = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(tau, "tau")
     W = constraint_work(c, d)
-    c0 = 2 * c.nu + c.nc
+    c0 = _row_offset(c.nu, c.nc)
     gains = gains_of(c, W)
     gains[:] = baumgarte_gains(m, stabilization_gains)
     udot = np.empty(c.nu)
@@ -232,8 +234,8 @@ def constrained_dynamics(m, q, u, tau, f_ext=None, stabilization_gains=None, dat
         gains[:] = 0.0
     if st:
         raise_status(c, st, ("q", "u", "tau"), (q, u, tau))
-    lam = W[:, c0 + WC_LAMBDA].copy()
-    G = W[:, :c.nu]
+    lam = W[:c.nc, c0 + WC_LAMBDA].copy()
+    G = W[:c.nc, :c.nu]
     forces = {con.name: G[s].T @ lam[s] for con, s in c.constraint_rows.items()}
     return SimpleNamespace(udot=udot, multipliers=lam, forces=forces, constraint_force=G.T @ lam)
 

@@ -2,127 +2,99 @@
 
 1. Tree ABA: the unconstrained accelerations udot_f (forward_dynamics.aba_core), which
    leaves the articulated-inertia factors (U, D^-1, G) in the data.
-2. The constraint rows (constraint_rows.py): residuals r, Jacobian Gc, bias kappa.
-3. Gamma = Gc M^-1 Gc^T (seed 000's Gamma, = Q Upsilon Q^T at the constraint nodes) from
-   each row's innovations on its support (constraint_gamma.py: O(d) per row, O(d) per pair).
+2. The constraint rows (constraint_rows.py): residuals r, their coefficients and bias kappa.
+3. On each row's support (constraint_gamma.py, world coordinates): its row of Gc, its
+   innovations eps and Gamma = Gc M^-1 Gc^T (seed 000's Gamma, = Q Upsilon Q^T at the
+   constraint nodes): O(d) per row, O(d) per pair.
 4. The multipliers: Gamma lambda = -(Gc udot_f + kappa) - kd r_dot - kp r (Baumgarte gains
    per row; zero gains leave pure acceleration-level constraints). Redundant rows (a pivot
    of the LDL^T factorisation below tol of the largest diagonal) get lambda = 0.
-5. The correction: udot = udot_f + M^-1 Gc^T lambda, one ``articulated_solve`` (the ABA's
-   bias and acceleration passes on the kept factors, no velocity, no gravity); Gc^T lambda
-   is the constraint force.
+5. The correction: udot = udot_f + M^-1 Gc^T lambda. The innovations of Gc^T lambda are
+   sum_r lambda_r eps^r (the inward pass is linear), so only the ABA's outward pass runs,
+   in world coordinates (no transforms): x_j = D_j^-1 eps_j - G_j^T a_p, a_j = a_p + S_j x_j.
+   Gc^T lambda is the constraint force.
 
-Work array ``W`` (nc rows): Gc in [0, nu), the innovations in [nu, 2 nu), Gamma's factor
-in [2 nu, 2 nu + nc), then the WC_* columns below (the caller writes the gains), then
-per row its support (2 n link indices), then (row 0) two u-sized vectors.
+The work array ``W`` is laid out in constraint_work.py.
 """
 from numba import njit
 
 from .common import check_state, data_start, frame_table, link_rows, model_arrays, ragged
-from .constraint_gamma import gamma_row, row_innovations, row_support
-from .constraint_rows import K_COLS, bias_motion_pass, constraint_rows_core
+from .constraint_gamma import W_GW, group_gamma, group_pass, supports, world_gains
+from .constraint_rows import bias_motion_pass, constraint_rows_core
+from .constraint_work import (
+    K_COLS, R_KAPPA, R_RDOT, ROW_COLS, WC_COLS, WC_GU, WC_KD, WC_KIN, WC_KP, WC_LAMBDA, WC_NSUP, WC_RHS, WC_ROW,
+    row_offset,
+)
 from .forward_dynamics import aba_core
 from .joint_transform import place_links
-from .layout import D_USE_FEXT, DINV_ADR, G_ADR, NU, PARENT, S_COLS, U_ADR, UOFF, W_A, W_F, W_TMP
-from .spatial_inline import force_to_parent, motion_to_child
+from .layout import CR_FA, CR_FB, CR_TYPE, D_USE_FEXT, DINV_ADR, NU, PARENT, UOFF, W_A, W_SW
 from .status import OK, SINGULAR
 
-# work columns after Gc, X^T and Gamma (offset 2 nu + nc): per row
-WC_KP = 0        # Baumgarte position gain [1/s^2] (written by the caller)
-WC_KD = 1        # Baumgarte velocity gain [1/s] (written by the caller)
-WC_ROW = 2       # 16, the row's coefficients (constraint_rows.row_coefficients: r, alpha ... kappa)
-WC_LAMBDA = 18   # the multiplier
-WC_RHS = 19      # right-hand side, then the solve's intermediate
-WC_NSUP = 20     # the number of links in the row's support
-WC_KIN = 21      # 2 * K_COLS, frame kinematics scratch (used by row 0 only)
-WC_COLS = 21 + 2 * K_COLS
+COORD = 5
 PIVOT_TOL = 1e-12
 
 
-def work_columns(nu, nc, n_links):
-    """Width of the work array of a model with nu speeds, nc constraint rows and n links."""
-    return 2 * nu + nc + WC_COLS + 2 * n_links + 2 * nu
-
-
 @njit(cache=True)
-def articulated_solve(mi, mf, ws, z, tau, x):
-    """x = M^-1 tau, from the articulated-inertia factors already in the data (U, D^-1, G
-    of an ABA at the same q): its inward bias pass and outward acceleration pass with
-    zero velocity and gravity. Uses ws W_F, W_A and W_TMP as scratch."""
-    n = mi.shape[0]
-    for j in range(n):
-        for k in range(6):
-            ws[j, W_F + k] = 0.0
-    for j in range(n - 1, -1, -1):
+def world_correction(mi, ws, z, eps, udot):
+    """udot += x, the ABA's outward pass on innovations eps with no velocity and no gravity,
+    in world coordinates: x_j = D_j^-1 eps_j - G_j^T a_p, a_j = a_p + S_j x_j (W_A: a_j).
+    Needs W_SW and W_GW."""
+    for j in range(mi.shape[0]):
         nj = mi[j, NU]
         uj = mi[j, UOFF]
-        for k in range(nj):
-            s = 0.0
-            for r in range(6):
-                s += mf[j, S_COLS + 6 * k + r] * ws[j, W_F + r]
-            ws[j, W_TMP + k] = tau[uj + k] - s
-        p = mi[j, PARENT]
-        if p < 0:
-            continue
-        ga = mi[j, G_ADR]
-        for k in range(nj):
-            g = ws[j, W_TMP + k]
-            for r in range(6):
-                ws[j, W_F + r] += z[ga + 6 * k + r] * g
-        f = force_to_parent(ws, j, ws, j, W_F)
-        for k in range(6):
-            ws[p, W_F + k] += f[k]
-    for j in range(n):
-        nj = mi[j, NU]
-        uj = mi[j, UOFF]
-        ua = mi[j, U_ADR]
         da = mi[j, DINV_ADR]
         p = mi[j, PARENT]
-        if p < 0:
-            for k in range(6):
-                ws[j, W_A + k] = 0.0
-        else:
-            motion_to_child(ws, j, ws, p, W_A, ws, j, W_A)
-        for k in range(nj):
-            s = ws[j, W_TMP + k]
+        if nj == 1:
+            x = z[da] * eps[uj]
+            if p >= 0:
+                for r in range(6):
+                    x -= ws[j, W_GW + r] * ws[p, W_A + r]
+            udot[uj] += x
             for r in range(6):
-                s -= z[ua + 6 * k + r] * ws[j, W_A + r]
-            ws[j, W_F + k] = s  # W_F is free again: the inward pass is done with this link
-        for k in range(nj):
-            s = 0.0
+                ws[j, W_A + r] = (ws[p, W_A + r] if p >= 0 else 0.0) + ws[j, W_SW + r] * x
+            continue
+        for r in range(6):
+            ws[j, W_A + r] = ws[p, W_A + r] if p >= 0 else 0.0
+        for k in range(nj):  # a_p, the parent's, until every x_k of this link is known
+            x = 0.0
             for b in range(nj):
-                s += z[da + nj * k + b] * ws[j, W_F + b]
-            x[uj + k] = s
+                x += z[da + nj * k + b] * eps[uj + b]
+            if p >= 0:
+                for r in range(6):
+                    x -= ws[j, W_GW + 6 * k + r] * ws[p, W_A + r]
+            udot[uj + k] += x
             for r in range(6):
-                ws[j, W_A + r] += mf[j, S_COLS + 6 * k + r] * s
+                ws[j, W_A + r] += ws[j, W_SW + 6 * k + r] * x
 
 
 @njit(cache=True)
 def solve_multipliers(W, nu, nc):
-    """Gamma lambda = rhs by LDL^T of Gamma (in W[:, 2nu:2nu+nc], overwritten), rows whose pivot
-    falls below PIVOT_TOL x the largest diagonal dropped (lambda = 0). Returns the number of
-    dropped (redundant) rows."""
-    g0 = 2 * nu
-    c0 = 2 * nu + nc
+    """Gamma lambda = rhs by LDL^T of Gamma (lower triangle of W[:nc, nu:nu+nc], both triangles
+    overwritten), right-looking; rows whose pivot falls below PIVOT_TOL x the largest diagonal
+    dropped (lambda = 0). Returns the number of dropped (redundant) rows."""
+    g0 = nu
+    c0 = row_offset(nu, nc)
     big = 0.0
     for i in range(nc):
         big = max(big, W[i, g0 + i])
     dropped = 0
-    for k in range(nc):
-        for c in range(k):  # L[k, c] D[c] in place of Gamma[k, c]
-            s = W[k, g0 + c]
-            for m in range(c):
-                s -= W[k, g0 + m] * W[m, g0 + m] * W[c, g0 + m]
-            W[k, g0 + c] = s / W[c, g0 + c] if W[c, g0 + c] != 0.0 else 0.0
-        d = W[k, g0 + k]
-        for m in range(k):
-            d -= W[k, g0 + m] * W[k, g0 + m] * W[m, g0 + m]
+    for c in range(nc):
+        d = W[c, g0 + c]
         if not d > PIVOT_TOL * big:
             d = 0.0
             dropped += 1
-            for c in range(k):
-                W[k, g0 + c] = 0.0
-        W[k, g0 + k] = d
+            for m in range(c):
+                W[c, g0 + m] = 0.0
+        W[c, g0 + c] = d
+        for m in range(c + 1, nc):  # row c's upper part: the updated column c (L[m, c] d)
+            W[c, g0 + m] = W[m, g0 + c] if d != 0.0 else 0.0
+            W[m, g0 + c] = W[c, g0 + m] / d if d != 0.0 else 0.0
+        if d == 0.0:
+            continue
+        for k in range(c + 1, nc):  # the trailing lower triangle -= L[k, c] (L[m, c] d)
+            lk = W[k, g0 + c]
+            for m in range(c + 1, k + 1):
+                W[k, g0 + m] -= lk * W[c, g0 + m]
     for k in range(nc):  # L y = rhs
         s = W[k, c0 + WC_RHS]
         for m in range(k):
@@ -137,53 +109,65 @@ def solve_multipliers(W, nu, nc):
     return dropped
 
 
+@njit(cache=True, inline="always")
+def _group_end(cr, i):
+    """One past the last row of the constraint row i begins (rows on the same two frames;
+    a coordinate row alone)."""
+    nc = cr.shape[0]
+    if int(cr[i, CR_TYPE]) == COORD:
+        return i + 1
+    e = i + 1
+    while (e < nc and int(cr[e, CR_TYPE]) != COORD and cr[e, CR_FA] == cr[i, CR_FA]
+           and cr[e, CR_FB] == cr[i, CR_FB]):
+        e += 1
+    return e
+
+
 @njit(cache=True)
 def ta_core(mi, mf, fr, cr, ws, z, q, u, tau, use_fext, W, udot):
     """udot of the constrained system (steps 1-5 of the module docstring); the multipliers
-    in W[:, 2nu + nc + WC_LAMBDA]. Returns False when the tree's D_j is singular."""
+    in W[:nc, c0 + WC_LAMBDA]. Returns False when the tree's D_j is singular."""
     nu = udot.shape[0]
     nc = cr.shape[0]
-    c0 = 2 * nu + nc
+    c0 = row_offset(nu, nc)
+    l0 = c0 + WC_COLS
     if not aba_core(mi, mf, ws, z, q, u, tau, use_fext, udot):
         return False
     if nc == 0:
         return True
     bias_motion_pass(mi, mf, ws, u, True)
+    world_gains(mi, ws, z)
     K = W[0, c0 + WC_KIN:c0 + WC_KIN + 2 * K_COLS]
-    constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, W[:, c0 + WC_ROW:c0 + WC_ROW + 16], W)
-    n = mi.shape[0]
-    l0 = c0 + WC_COLS
-    for i in range(nc):
-        links = W[i, l0:l0 + 2 * n]
-        cnt = row_support(mi, fr, cr, i, links)
-        W[i, c0 + WC_NSUP] = cnt
-        eps = W[i, nu:2 * nu]
-        for k in range(nu):
-            eps[k] = 0.0
-        row_innovations(mi, mf, ws, z, W[i], links, cnt, eps)
-        gamma_row(mi, ws, z, W, nu, links, cnt, i, W, 2 * nu)
-    for i in range(nc):
-        s = 0.0
-        for k in range(nu):
-            s += W[i, k] * udot[k]
-        r = W[i, c0 + WC_ROW]
-        rd = W[i, c0 + WC_ROW + 13]
-        kap = W[i, c0 + WC_ROW + 14]
-        W[i, c0 + WC_RHS] = -(s + kap) - W[i, c0 + WC_KD] * rd - W[i, c0 + WC_KP] * r
-        for j in range(i):
-            W[j, 2 * nu + i] = W[i, 2 * nu + j]
-    solve_multipliers(W, nu, nc)
-    v0 = l0 + 2 * n
-    force = W[0, v0:v0 + nu]
-    dx = W[0, v0 + nu:v0 + 2 * nu]
-    for k in range(nu):
-        s = 0.0
+    constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, W[:nc, c0 + WC_ROW:c0 + WC_ROW + ROW_COLS], W)
+    supports(mi, fr, cr, W, c0, l0)
+    for k in range(nc, nc + nu):  # the transposed innovations: zero off each row's support
         for i in range(nc):
-            s += W[i, k] * W[i, c0 + WC_LAMBDA]
-        force[k] = s
-    articulated_solve(mi, mf, ws, z, force, dx)
+            W[k, i] = 0.0
+    i0 = 0
+    while i0 < nc:
+        i1 = _group_end(cr, i0)
+        group_pass(mi, ws, z, W, i0, i1, nu, nc, c0, l0, int(cr[i0, CR_TYPE]) == COORD, True, udot)
+        group_gamma(mi, z, W, i0, i1, nc, nu, l0, c0)
+        i0 = i1
+    for i in range(nc):
+        r = W[i, c0 + WC_ROW]
+        rd = W[i, c0 + WC_ROW + R_RDOT]
+        kap = W[i, c0 + WC_ROW + R_KAPPA]
+        W[i, c0 + WC_RHS] = -(W[i, c0 + WC_GU] + kap) - W[i, c0 + WC_KD] * rd - W[i, c0 + WC_KP] * r
+    solve_multipliers(W, nu, nc)
+    n = mi.shape[0]
+    eps = W[0, l0 + 2 * n:l0 + 2 * n + nu]
     for k in range(nu):
-        udot[k] += dx[k]
+        eps[k] = 0.0
+    for i in range(nc):  # the innovations of Gc^T lambda
+        lam = W[i, c0 + WC_LAMBDA]
+        if lam == 0.0:
+            continue
+        for t in range(int(W[i, c0 + WC_NSUP])):
+            j = int(W[i, l0 + t])
+            for k in range(mi[j, UOFF], mi[j, UOFF] + mi[j, NU]):
+                eps[k] += lam * W[nc + k, i]
+    world_correction(mi, ws, z, eps, udot)
     return True
 
 
@@ -210,18 +194,25 @@ def constrained_forward_dynamics(dbuf, q, u, tau, W, udot):
 @njit(cache=True)
 def evaluate_constraint_rows(dbuf, q, u, W):
     """Rows of the enabled constraints at (q, u): Gc in W[:, :nu], each row's coefficients
-    (r, alpha, beta, gamma, delta, r_dot, kappa) at W[:, 2 nu + nc + WC_ROW]. Returns a status."""
-    mi, mf, fr, cr, ws, _, _ = constraint_views(dbuf)
+    (r, alpha, beta, gamma, delta, r_dot, kappa) at W[:, c0 + WC_ROW]. Returns a status."""
+    mi, mf, fr, cr, ws, z, _ = constraint_views(dbuf)
     st = check_state(mi, q, u, u, 1, -1)
     if st != OK:
         return st
     nu = u.shape[0]
     nc = cr.shape[0]
-    c0 = 2 * nu + nc
     if nc == 0:
         return OK
+    c0 = row_offset(nu, nc)
+    l0 = c0 + WC_COLS
     place_links(mi, mf, ws, q)
     bias_motion_pass(mi, mf, ws, u, False)
     K = W[0, c0 + WC_KIN:c0 + WC_KIN + 2 * K_COLS]
-    constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, W[:, c0 + WC_ROW:c0 + WC_ROW + 16], W)
+    constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, W[:nc, c0 + WC_ROW:c0 + WC_ROW + ROW_COLS], W)
+    supports(mi, fr, cr, W, c0, l0)
+    i0 = 0
+    while i0 < nc:
+        i1 = _group_end(cr, i0)
+        group_pass(mi, ws, z, W, i0, i1, nu, nc, c0, l0, int(cr[i0, CR_TYPE]) == COORD, False, u)
+        i0 = i1
     return OK

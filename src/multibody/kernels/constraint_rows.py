@@ -1,4 +1,4 @@
-"""Constraint residual rows: residual r, velocity Jacobian Gc and bias kappa = Gc_dot u, O(rows x depth).
+"""Constraint residual rows: residual r, the coefficients of its rate and bias kappa = Gc_dot u, O(rows).
 
 Each row (layout CR_*, model/constraints.py) is a scalar function of the poses of two
 frames a and b. Its rate is linear in their world-axes angular velocities and origin
@@ -14,23 +14,26 @@ accelerations plus the rates of the coefficient vectors. With d = p_b - p_a:
     COORD  r = q_a - ratio q_b - offset, r_dot = u_a - ratio u_b, kappa = 0
 (_A, _B: fixed in frame a, b, rotated into the world). The coefficients stay in C
 (alpha, beta, gamma, delta: 12 columns per row): they are the rows of seed 000's Q matrix.
+Moved to the world origin they are the row's wrenches w_a, w_b on the two frames, and
+Gc's row is J_a^T w_a + J_b^T w_b: constraint_gamma.group_pass, on the row's support.
 """
 import math
 
 from numba import njit
 
 from .common import joint_motion
-from .joint_transform import place_links, world_placement
+from .constraint_work import K_COLS, R_WA, R_WB
+from .joint_transform import world_placement
 from .mass_matrix import world_motion_columns
 from .layout import (
     CR_B, CR_E, CR_E2, CR_E3, CR_FA, CR_FB, CR_OFFSET, CR_QA, CR_QB, CR_SCALAR, CR_TYPE, CR_UA, CR_UB,
-    FR_LINK, FR_P, NU, PARENT, UOFF, W_A, W_C, W_PW, W_RW, W_SW, W_V,
+    FR_LINK, FR_P, PARENT, W_A, W_C, W_PW, W_RW, W_V,
 )
 from .spatial_inline import cross_motion_add, motion_to_child
 
 ALIGN, TRANS, SCREW, CONVEL, COORD = 1, 2, 3, 4, 5
 # per-frame kinematics, world axes: R_world_link (9), origin p, w, v, w_dot, a (origin, classical)
-K_R, K_P, K_W, K_V, K_WD, K_AD, K_COLS = 0, 9, 12, 15, 18, 21, 24
+K_R, K_P, K_W, K_V, K_WD, K_AD = 0, 9, 12, 15, 18, 21  # K_COLS = 24 (constraint_work)
 
 
 @njit(cache=True)
@@ -216,31 +219,25 @@ def row_coefficients(cr, i, K, q, u, C):
 
 
 @njit(cache=True, inline="always")
-def _jacobian_row_add(mi, ws, link, C, i, o, p, G, g):
-    """G[g] += the row's coefficients (alpha = C[i, o:o+3] on w, beta = C[i, o+3:o+6] on the
-    velocity of the point p) applied to the columns of every link supporting ``link``.
-
-    With a column's Pluecker world coordinates (w, v_O) (W_SW: v of the point at the world
-    origin) the point moves at v_O + w x p, so the column contributes
-    (alpha + p x beta) . w + beta . v_O."""
+def _wrench(C, i, o, p, w):
+    """C[i, w:w+6] = the wrench of the row's coefficients (alpha = C[i, o:o+3] on the frame's w,
+    beta = C[i, o+3:o+6] on the velocity of its origin p) about the world origin: a motion
+    vector (w, v_O) in Pluecker world coordinates moves p at v_O + w x p, so the row's rate
+    is (alpha + p x beta) . w + beta . v_O."""
     b0, b1, b2 = C[i, o + 3], C[i, o + 4], C[i, o + 5]
-    a0 = C[i, o] + p[1] * b2 - p[2] * b1
-    a1 = C[i, o + 1] + p[2] * b0 - p[0] * b2
-    a2 = C[i, o + 2] + p[0] * b1 - p[1] * b0
-    while link >= 0:
-        u0 = mi[link, UOFF]
-        for k in range(mi[link, NU]):
-            s = W_SW + 6 * k
-            G[g, u0 + k] += (a0 * ws[link, s] + a1 * ws[link, s + 1] + a2 * ws[link, s + 2]
-                             + b0 * ws[link, s + 3] + b1 * ws[link, s + 4] + b2 * ws[link, s + 5])
-        link = mi[link, PARENT]
+    C[i, w] = C[i, o] + p[1] * b2 - p[2] * b1
+    C[i, w + 1] = C[i, o + 1] + p[2] * b0 - p[0] * b2
+    C[i, w + 2] = C[i, o + 2] + p[0] * b1 - p[1] * b0
+    C[i, w + 3], C[i, w + 4], C[i, w + 5] = b0, b1, b2
 
 
 @njit(cache=True)
 def constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, C, G):
-    """Rows of every constraint at (q, u): C[i] = (r, alpha, beta, gamma, delta, r_dot, kappa)
-    and G[i, :nu] = row i of Gc. Needs bias_motion_pass (or an ABA then bias_motion_pass) first.
-    Consecutive rows on the same two frames (one constraint's) share their frames' kinematics."""
+    """Coefficients of every row at (q, u): C[i] = (r, alpha, beta, gamma, delta, r_dot, kappa, -,
+    w_a, w_b) (the wrenches: ``_wrench``); G[i, :nu] = 0 except a coordinate row's two entries
+    (the other rows' Gc is ``constraint_gamma.group_pass``'s, on their supports). Needs
+    bias_motion_pass (or an ABA then bias_motion_pass) first. Consecutive rows on the same
+    two frames (one constraint's) share their frames' kinematics."""
     fa0 = fb0 = -2
     for i in range(cr.shape[0]):
         for k in range(u.shape[0]):  # G may be wider (a work array): only its nu columns
@@ -257,13 +254,5 @@ def constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, C, G):
             frame_kinematics(fr, ws, fb, K, K_COLS)
             fa0, fb0 = fa, fb
         row_coefficients(cr, i, K, q, u, C)
-        _jacobian_row_add(mi, ws, int(fr[fa, FR_LINK]), C, i, 1, _vec(K, K_P), G, i)
-        _jacobian_row_add(mi, ws, int(fr[fb, FR_LINK]), C, i, 7, _vec(K, K_COLS + K_P), G, i)
-
-
-@njit(cache=True)
-def constraint_rows(mi, mf, fr, cr, ws, q, u, K, C, G):
-    """Kinematics passes, then ``constraint_rows_core``."""
-    place_links(mi, mf, ws, q)
-    bias_motion_pass(mi, mf, ws, u, False)
-    constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, C, G)
+        _wrench(C, i, 1, _vec(K, K_P), R_WA)
+        _wrench(C, i, 7, _vec(K, K_COLS + K_P), R_WB)
