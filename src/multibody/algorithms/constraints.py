@@ -38,7 +38,7 @@ def constraint_work(c, d):
 def gains_of(c, W):
     """The (nc, 2) view [kp, kd] of the Baumgarte gains in a constraint work array W."""
     c0 = _row_offset(c.nu, c.nc)
-    return W[:c.nc, c0 + WC_KP:c0 + WC_KD + 1]
+    return W[:, c0 + WC_KP:c0 + WC_KD + 1]
 
 
 def simulation_work(m, stabilization_gains):
@@ -58,7 +58,7 @@ def simulation_work(m, stabilization_gains):
 
 
 def _rows(m, q, u, data):
-    """Evaluate every constraint row at (q, u): (c, W) with Gc in W[:nc, :nu]."""
+    """Evaluate every constraint row at (q, u): (c, W) with Gc in W[:, :nu]."""
     c = m.compiled
     d = data_object(c, data)
     q = as_float_vector(q, "q")
@@ -72,7 +72,7 @@ def _rows(m, q, u, data):
 
 def _coefficients(c, W):
     c0 = _row_offset(c.nu, c.nc)
-    return W[:c.nc, c0 + WC_ROW:c0 + WC_ROW + 16]
+    return W[:, c0 + WC_ROW:c0 + WC_ROW + 16]
 
 
 def error_map(m):
@@ -110,13 +110,13 @@ def acceleration_error(m, q, u, udot, form="error", data=None):
     udot = as_float_vector(udot, "udot")
     if udot.shape != (c.nu,):
         raise ValueError(f"udot must have shape ({c.nu},), got {udot.shape}")
-    return _form(m, W[:c.nc, :c.nu] @ udot + _coefficients(c, W)[:, 14], form)
+    return _form(m, W[:, :c.nu] @ udot + _coefficients(c, W)[:, 14], form)
 
 
 def constraint_jacobian(m, q, form="residual", data=None):
     """Gc (rows, nu): d(constraint)/dt = Gc u; the error form is E Gc (6 rows per hinge loop)."""
     c, W = _rows(m, q, None, data)
-    return _form(m, W[:c.nc, :c.nu].copy(), form)
+    return _form(m, W[:, :c.nu].copy(), form)
 
 
 def constraint_bias(m, q, u, form="residual", data=None):
@@ -234,8 +234,8 @@ def constrained_dynamics(m, q, u, tau, f_ext=None, stabilization_gains=None, dat
         gains[:] = 0.0
     if st:
         raise_status(c, st, ("q", "u", "tau"), (q, u, tau))
-    lam = W[:c.nc, c0 + WC_LAMBDA].copy()
-    G = W[:c.nc, :c.nu]
+    lam = W[:, c0 + WC_LAMBDA].copy()
+    G = _rows(m, q, u, d)[1][:, :c.nu]  # the dynamics kernel needs no Gc: the rows kernel makes it
     forces = {con.name: G[s].T @ lam[s] for con, s in c.constraint_rows.items()}
     return SimpleNamespace(udot=udot, multipliers=lam, forces=forces, constraint_force=G.T @ lam)
 

@@ -9,9 +9,8 @@
 4. The multipliers: Gamma lambda = -(Gc udot_f + kappa) - kd r_dot - kp r (Baumgarte gains
    per row; zero gains leave pure acceleration-level constraints). Redundant rows (a pivot
    of the LDL^T factorisation below tol of the largest diagonal) get lambda = 0.
-5. The correction: udot = udot_f + M^-1 Gc^T lambda. The innovations of Gc^T lambda are
-   sum_r lambda_r eps^r (the inward pass is linear), so only the ABA's outward pass runs,
-   in world coordinates (no transforms): x_j = D_j^-1 eps_j - G_j^T a_p, a_j = a_p + S_j x_j.
+5. The correction: udot = udot_f + M^-1 Gc^T lambda, the ABA's inward and outward passes on
+   the kept factors (no velocity, no gravity) in world coordinates, without transforms.
    Gc^T lambda is the constraint force.
 
 The work array ``W`` is laid out in constraint_work.py.
@@ -19,33 +18,52 @@ The work array ``W`` is laid out in constraint_work.py.
 from numba import njit
 
 from .common import check_state, data_start, frame_table, link_rows, model_arrays, ragged
-from .constraint_gamma import W_GW, group_gamma, group_pass, supports, world_gains
+from .constraint_gamma import W_GW, gamma_rows, group_innovations, group_jacobian, supports, world_factors
 from .constraint_rows import bias_motion_pass, constraint_rows_core
 from .constraint_work import (
-    K_COLS, R_KAPPA, R_RDOT, ROW_COLS, WC_COLS, WC_GU, WC_KD, WC_KIN, WC_KP, WC_LAMBDA, WC_NSUP, WC_RHS, WC_ROW,
+    K_COLS, NO_NRT, R_KAPPA, R_RDOT, R_WA, ROW_COLS, W_UA, WC_COLS, WC_KD, WC_KIN, WC_KP, WC_LA, WC_LAMBDA, WC_RHS, WC_ROW,
     row_offset,
 )
 from .forward_dynamics import aba_core
 from .joint_transform import place_links
-from .layout import CR_FA, CR_FB, CR_TYPE, D_USE_FEXT, DINV_ADR, NU, PARENT, UOFF, W_A, W_SW
+from .layout import CR_FA, CR_FB, CR_TYPE, CR_UA, CR_UB, D_USE_FEXT, DINV_ADR, NU, PARENT, UOFF, W_A, W_F, W_SW
 from .status import OK, SINGULAR
 
 COORD = 5
 PIVOT_TOL = 1e-12
 
 
-@njit(cache=True)
-def world_correction(mi, ws, z, eps, udot):
-    """udot += x, the ABA's outward pass on innovations eps with no velocity and no gravity,
-    in world coordinates: x_j = D_j^-1 eps_j - G_j^T a_p, a_j = a_p + S_j x_j (W_A: a_j).
-    Needs W_SW and W_GW."""
-    for j in range(mi.shape[0]):
+@njit(**NO_NRT)
+def world_solve(mi, ws, z, tau, udot):
+    """udot += M^-1 (tau + the generalized force of the wrenches ws[j, W_F:] on the links, world
+    coordinates) by the ABA's inward and outward passes on the kept factors with no velocity
+    and no gravity, in world coordinates (no transforms): eps_j = tau_j + S_j . F_j,
+    F_p += F_j - G_j eps_j; x_j = D_j^-1 eps_j - G_j^T a_p, a_j = a_p + S_j x_j (W_A).
+    tau is overwritten by eps, W_F by F. Needs W_SW and W_GW."""
+    n = mi.shape[0]
+    for j in range(n - 1, -1, -1):
+        nj = mi[j, NU]
+        uj = mi[j, UOFF]
+        for k in range(nj):
+            s = tau[uj + k]
+            for r in range(6):
+                s += ws[j, W_SW + 6 * k + r] * ws[j, W_F + r]
+            tau[uj + k] = s
+        p = mi[j, PARENT]
+        if p < 0:
+            continue
+        for r in range(6):
+            f = ws[j, W_F + r]
+            for k in range(nj):
+                f -= ws[j, W_GW + 6 * k + r] * tau[uj + k]
+            ws[p, W_F + r] += f
+    for j in range(n):
         nj = mi[j, NU]
         uj = mi[j, UOFF]
         da = mi[j, DINV_ADR]
         p = mi[j, PARENT]
         if nj == 1:
-            x = z[da] * eps[uj]
+            x = z[da] * tau[uj]
             if p >= 0:
                 for r in range(6):
                     x -= ws[j, W_GW + r] * ws[p, W_A + r]
@@ -58,7 +76,7 @@ def world_correction(mi, ws, z, eps, udot):
         for k in range(nj):  # a_p, the parent's, until every x_k of this link is known
             x = 0.0
             for b in range(nj):
-                x += z[da + nj * k + b] * eps[uj + b]
+                x += z[da + nj * k + b] * tau[uj + b]
             if p >= 0:
                 for r in range(6):
                     x -= ws[j, W_GW + 6 * k + r] * ws[p, W_A + r]
@@ -67,12 +85,29 @@ def world_correction(mi, ws, z, eps, udot):
                 ws[j, W_A + r] += ws[j, W_SW + 6 * k + r] * x
 
 
-@njit(cache=True)
+@njit(**NO_NRT)
+def _gc_udot(W, i, c0, ws, cr, udot):
+    """Gc_i udot from the accelerations udot alone makes at the frames (W_UA): w_a . A_a +
+    w_b . A_b, or a coordinate row's u_a - ratio u_b."""
+    if int(cr[i, CR_TYPE]) == COORD:
+        ua, ub = int(cr[i, CR_UA]), int(cr[i, CR_UB])
+        return W[i, ua] * udot[ua] + (W[i, ub] * udot[ub] if ub != ua else 0.0)
+    s = 0.0
+    for side in range(2):
+        link = int(W[i, c0 + WC_LA + side])
+        if link >= 0:
+            w = c0 + WC_ROW + R_WA + 6 * side
+            for r in range(6):
+                s += W[i, w + r] * ws[link, W_UA + r]
+    return s
+
+
+@njit(**NO_NRT)
 def solve_multipliers(W, nu, nc):
-    """Gamma lambda = rhs by LDL^T of Gamma (lower triangle of W[:nc, nu:nu+nc], both triangles
+    """Gamma lambda = rhs by LDL^T of Gamma (lower triangle of W[:, 3nu:3nu+nc], both triangles
     overwritten), right-looking; rows whose pivot falls below PIVOT_TOL x the largest diagonal
     dropped (lambda = 0). Returns the number of dropped (redundant) rows."""
-    g0 = nu
+    g0 = 3 * nu
     c0 = row_offset(nu, nc)
     big = 0.0
     for i in range(nc):
@@ -123,10 +158,10 @@ def _group_end(cr, i):
     return e
 
 
-@njit(cache=True)
+@njit(**NO_NRT)
 def ta_core(mi, mf, fr, cr, ws, z, q, u, tau, use_fext, W, udot):
     """udot of the constrained system (steps 1-5 of the module docstring); the multipliers
-    in W[:nc, c0 + WC_LAMBDA]. Returns False when the tree's D_j is singular."""
+    in W[:, c0 + WC_LAMBDA]. Returns False when the tree's D_j is singular."""
     nu = udot.shape[0]
     nc = cr.shape[0]
     c0 = row_offset(nu, nc)
@@ -136,38 +171,46 @@ def ta_core(mi, mf, fr, cr, ws, z, q, u, tau, use_fext, W, udot):
     if nc == 0:
         return True
     bias_motion_pass(mi, mf, ws, u, True)
-    world_gains(mi, ws, z)
     K = W[0, c0 + WC_KIN:c0 + WC_KIN + 2 * K_COLS]
-    constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, W[:nc, c0 + WC_ROW:c0 + WC_ROW + ROW_COLS], W)
+    constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, W[:, c0 + WC_ROW:c0 + WC_ROW + ROW_COLS], W)
+    world_factors(mi, ws, z, udot)
     supports(mi, fr, cr, W, c0, l0)
-    for k in range(nc, nc + nu):  # the transposed innovations: zero off each row's support
-        for i in range(nc):
-            W[k, i] = 0.0
+    n = mi.shape[0]
     i0 = 0
     while i0 < nc:
         i1 = _group_end(cr, i0)
-        group_pass(mi, ws, z, W, i0, i1, nu, nc, c0, l0, int(cr[i0, CR_TYPE]) == COORD, True, udot)
-        group_gamma(mi, z, W, i0, i1, nc, nu, l0, c0)
+        group_innovations(mi, ws, z, W, i0, i1, nu, c0, l0, int(cr[i0, CR_TYPE]) == COORD)
+        gamma_rows(W, i0, i1, nu, c0, l0 + 2 * n)
         i0 = i1
     for i in range(nc):
         r = W[i, c0 + WC_ROW]
         rd = W[i, c0 + WC_ROW + R_RDOT]
         kap = W[i, c0 + WC_ROW + R_KAPPA]
-        W[i, c0 + WC_RHS] = -(W[i, c0 + WC_GU] + kap) - W[i, c0 + WC_KD] * rd - W[i, c0 + WC_KP] * r
+        W[i, c0 + WC_RHS] = -(_gc_udot(W, i, c0, ws, cr, udot) + kap) - W[i, c0 + WC_KD] * rd - W[i, c0 + WC_KP] * r
     solve_multipliers(W, nu, nc)
-    n = mi.shape[0]
-    eps = W[0, l0 + 2 * n:l0 + 2 * n + nu]
-    for k in range(nu):
-        eps[k] = 0.0
-    for i in range(nc):  # the innovations of Gc^T lambda
+    force = W[0, l0 + 2 * n + nu:l0 + 2 * n + 2 * nu]  # Gc^T lambda: coordinate rows' entries,
+    for k in range(nu):                                 # and the others' wrenches on the links
+        force[k] = 0.0
+    for j in range(n):
+        for r in range(6):
+            ws[j, W_F + r] = 0.0
+    for i in range(nc):
         lam = W[i, c0 + WC_LAMBDA]
         if lam == 0.0:
             continue
-        for t in range(int(W[i, c0 + WC_NSUP])):
-            j = int(W[i, l0 + t])
-            for k in range(mi[j, UOFF], mi[j, UOFF] + mi[j, NU]):
-                eps[k] += lam * W[nc + k, i]
-    world_correction(mi, ws, z, eps, udot)
+        if int(cr[i, CR_TYPE]) == COORD:
+            ua, ub = int(cr[i, CR_UA]), int(cr[i, CR_UB])
+            force[ua] += lam * W[i, ua]
+            if ub != ua:
+                force[ub] += lam * W[i, ub]
+            continue
+        for side in range(2):
+            link = int(W[i, c0 + WC_LA + side])
+            if link >= 0:
+                w = c0 + WC_ROW + R_WA + 6 * side
+                for r in range(6):
+                    ws[link, W_F + r] += lam * W[i, w + r]
+    world_solve(mi, ws, z, force, udot)
     return True
 
 
@@ -181,7 +224,7 @@ def constraint_views(dbuf):
     return mi, mf, fr, dbuf[2 + 2 * n + fr.shape[0]:d0], link_rows(dbuf, d0, n), ragged(dbuf, d0, n), d0
 
 
-@njit(cache=True)
+@njit(**NO_NRT)
 def constrained_forward_dynamics(dbuf, q, u, tau, W, udot):
     """Checked entry point of ``ta_core``: a status for (q, u, tau), or SINGULAR."""
     mi, mf, fr, cr, ws, z, d0 = constraint_views(dbuf)
@@ -191,7 +234,7 @@ def constrained_forward_dynamics(dbuf, q, u, tau, W, udot):
     return st
 
 
-@njit(cache=True)
+@njit(**NO_NRT)
 def evaluate_constraint_rows(dbuf, q, u, W):
     """Rows of the enabled constraints at (q, u): Gc in W[:, :nu], each row's coefficients
     (r, alpha, beta, gamma, delta, r_dot, kappa) at W[:, c0 + WC_ROW]. Returns a status."""
@@ -208,11 +251,12 @@ def evaluate_constraint_rows(dbuf, q, u, W):
     place_links(mi, mf, ws, q)
     bias_motion_pass(mi, mf, ws, u, False)
     K = W[0, c0 + WC_KIN:c0 + WC_KIN + 2 * K_COLS]
-    constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, W[:nc, c0 + WC_ROW:c0 + WC_ROW + ROW_COLS], W)
+    constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, W[:, c0 + WC_ROW:c0 + WC_ROW + ROW_COLS], W)
     supports(mi, fr, cr, W, c0, l0)
     i0 = 0
     while i0 < nc:
         i1 = _group_end(cr, i0)
-        group_pass(mi, ws, z, W, i0, i1, nu, nc, c0, l0, int(cr[i0, CR_TYPE]) == COORD, False, u)
+        if int(cr[i0, CR_TYPE]) != COORD:
+            group_jacobian(mi, ws, W, i0, i1, c0, l0)
         i0 = i1
     return OK

@@ -10,16 +10,16 @@ the tree depth d), and
 a sum over the links both supports share. No column of M^-1 is formed.
 
 Everything here is in world coordinates (Pluecker, about the world origin): the motion
-columns S_j (W_SW), the ABA's G_j = U_j D_j^-1 (``world_gains``, into W_GW) and the
-wrenches. Then the force a row passes inward needs no transform: with H_j = sum of
-G_k eps_k over the support links k below j, eps_j = S_j . (w_a [j supports a] + w_b [j
-supports b]) - S_j . H_j, whose first term is the row of Gc. A support is two chains of
-ancestors that merge, so H is carried as two running sums, one per chain, added where the
-chains meet.
+columns S_j (W_SW), the ABA's G_j = U_j D_j^-1 (``world_factors``, into W_GW) and the
+wrenches. Then the force a row passes inward needs no transform: F starts as the wrench
+on its chain's frame, eps_j = tau_j + S_j . F, F -= G_j eps_j (tau: a coordinate row's
+own entries). A support is two chains of ancestors that merge, so F is carried as two
+running sums, one per chain, added where the chains meet. Gc's rows (S_j . w on the
+chains, ``group_jacobian``) are not needed for the dynamics.
 """
 from numba import njit
 
-from .constraint_work import R_WA, R_WB, WC_GU, WC_H, WC_LA, WC_LB, WC_NSUP, WC_ROW
+from .constraint_work import NO_NRT, R_WA, R_WB, W_UA, WC_F, WC_LA, WC_LB, WC_NDOF, WC_NSUP, WC_ROW
 from .layout import (
     CR_FA, CR_FB, CR_TYPE, CR_UA, CR_UB, DINV_ADR, FR_LINK, G_ADR, NU, PARENT, SUBTREE_END, UOFF, W_PPLUS, W_SW,
 )
@@ -29,15 +29,26 @@ COORD = 5
 W_GW = W_PPLUS  # 36: G_j's columns in world coordinates (force vectors), written after the ABA (P+ is dead then)
 
 
-@njit(cache=True)
-def world_gains(mi, ws, z):
-    """ws[j, W_GW + 6k:] = column k of G_j = U_j D_j^-1 in world coordinates, for every link
-    with a parent (a root passes nothing on). Needs the world placements."""
+@njit(**NO_NRT)
+def world_factors(mi, ws, z, udot):
+    """ws[j, W_GW + 6k:] = column k of G_j = U_j D_j^-1 in world coordinates for every link
+    with a parent (a root passes nothing on), and ws[j, W_UA:] = the spatial acceleration of
+    link j that udot alone makes, sum of S_k udot_k over its ancestors k (world coordinates).
+    Needs the world placements and W_SW."""
     for j in range(mi.shape[0]):
-        if mi[j, PARENT] < 0:
+        p = mi[j, PARENT]
+        nj = mi[j, NU]
+        uj = mi[j, UOFF]
+        for r in range(6):
+            ws[j, W_UA + r] = ws[p, W_UA + r] if p >= 0 else 0.0
+        for k in range(nj):
+            x = udot[uj + k]
+            for r in range(6):
+                ws[j, W_UA + r] += ws[j, W_SW + 6 * k + r] * x
+        if p < 0:
             continue
         ga = mi[j, G_ADR]
-        for k in range(mi[j, NU]):
+        for k in range(nj):
             a = ga + 6 * k
             f = force_to_world(ws, j, z[a], z[a + 1], z[a + 2], z[a + 3], z[a + 4], z[a + 5])
             for r in range(6):
@@ -53,11 +64,13 @@ def _link_of_speed(mi, k):
     return -1
 
 
-@njit(cache=True)
+@njit(**NO_NRT)
 def supports(mi, fr, cr, W, c0, l0):
     """Each row's support, kept in W (computed where W[i, c0 + WC_NSUP] is 0): the union of
     the ancestor chains (links included) of its two frames' links (of its two hinges' links
-    for a coordinate row), descending (children first), at W[i, l0:], with the two links."""
+    for a coordinate row), descending (children first), at W[i, l0:], then their speeds at
+    W[i, l0 + 2n:], with the two links."""
+    n = mi.shape[0]
     for i in range(cr.shape[0]):
         if W[i, c0 + WC_NSUP] != 0.0:
             continue
@@ -69,21 +82,25 @@ def supports(mi, fr, cr, W, c0, l0):
             b = int(fr[int(cr[i, CR_FB]), FR_LINK])
         W[i, c0 + WC_LA] = a
         W[i, c0 + WC_LB] = b
-        n = 0
+        cnt = 0
+        nd = 0
         # merge the two chains by index: a parent's index is below its children's, so taking
         # the larger of the two current links writes every link once, in descending order
         while a >= 0 or b >= 0:
+            j = max(a, b)
             if a == b:
-                W[i, l0 + n] = a
                 a = b = mi[a, PARENT]
             elif a > b:
-                W[i, l0 + n] = a
                 a = mi[a, PARENT]
             else:
-                W[i, l0 + n] = b
                 b = mi[b, PARENT]
-            n += 1
-        W[i, c0 + WC_NSUP] = n
+            W[i, l0 + cnt] = j
+            cnt += 1
+            for k in range(mi[j, UOFF], mi[j, UOFF] + mi[j, NU]):
+                W[i, l0 + 2 * n + nd] = k
+                nd += 1
+        W[i, c0 + WC_NSUP] = cnt
+        W[i, c0 + WC_NDOF] = nd
 
 
 @njit(cache=True, inline="always")
@@ -98,78 +115,128 @@ def _load6(ws, j, o):
     return ws[j, o], ws[j, o + 1], ws[j, o + 2], ws[j, o + 3], ws[j, o + 4], ws[j, o + 5]
 
 
-@njit(cache=True)
-def group_pass(mi, ws, z, W, i0, i1, nu, nc, c0, l0, coord, innovations, udot):
-    """Rows i0 .. i1 - 1 (one constraint's: the same support) on their support: Gc's entries
-    W[i, :nu] from their wrenches (a coordinate row's are already there); with
-    ``innovations`` also eps^i into W[nc + k, i] and Gc_i udot into W[i, c0 + WC_GU]. The
-    rows run side by side, link by link. Needs W_SW (and W_GW with innovations)."""
-    cnt = int(W[i0, c0 + WC_NSUP])
+@njit(**NO_NRT)
+def group_jacobian(mi, ws, W, i0, i1, c0, l0):
+    """Gc's entries W[i, :nu] of rows i0 .. i1 - 1 (one constraint's, not a coordinate row:
+    its entries are constraint_rows_core's) from their wrenches, S_j . (w_a [j supports a] +
+    w_b [j supports b]) on the support. Entries off the support are never written: they
+    stay 0. Needs W_SW."""
     la = int(W[i0, c0 + WC_LA])
     lb = int(W[i0, c0 + WC_LB])
     wa = c0 + WC_ROW + R_WA
     wb = c0 + WC_ROW + R_WB
-    for i in range(i0, i1):
-        for k in range(13):
-            W[i, c0 + WC_H + k] = 0.0
-    merged = False
-    for t in range(cnt):
+    for t in range(int(W[i0, c0 + WC_NSUP])):
         j = int(W[i0, l0 + t])
         end = mi[j, SUBTREE_END]
         ina = j <= la < end
         inb = j <= lb < end
-        if ina and inb and not merged:  # the chains meet: one running sum from here on
-            for i in range(i0, i1):
-                for r in range(6):
-                    W[i, c0 + WC_H + r] += W[i, c0 + WC_H + 6 + r]
-            merged = True
-        ho = c0 + WC_H if ina else c0 + WC_H + 6
-        has_parent = mi[j, PARENT] >= 0
         uj = mi[j, UOFF]
         for k in range(mi[j, NU]):
             s = _load6(ws, j, W_SW + 6 * k)
             for i in range(i0, i1):
-                if coord:
-                    g = W[i, uj + k]
-                else:
-                    g = 0.0
-                    if ina:
-                        g += _sdot(s, W, i, wa)
-                    if inb:
-                        g += _sdot(s, W, i, wb)
-                    W[i, uj + k] = g
-                if innovations:
-                    W[i, c0 + WC_GU] += g * udot[uj + k]
-                    W[nc + uj + k, i] = g - _sdot(s, W, i, ho)
-        if not innovations or not has_parent:
-            continue
-        for k in range(mi[j, NU]):
-            gk = _load6(ws, j, W_GW + 6 * k)
-            for i in range(i0, i1):
-                e = W[nc + uj + k, i]
-                for r in range(6):
-                    W[i, ho + r] += gk[r] * e
+                g = 0.0
+                if ina:
+                    g += _sdot(s, W, i, wa)
+                if inb:
+                    g += _sdot(s, W, i, wb)
+                W[i, uj + k] = g
 
 
-@njit(cache=True)
-def group_gamma(mi, z, W, i0, i1, nc, g0, l0, c0):
-    """W[i, g0 + s] = Gamma_is = sum over row i's support of (D^-1 eps^i) . eps^s, s <= i, for
-    the rows i0 .. i1 - 1 of one constraint (eps^s is zero off its own support): each link
-    adds D^-1 eps^i times the contiguous rows of the transposed innovations."""
+@njit(**NO_NRT)
+def group_innovations(mi, ws, z, W, i0, i1, nu, c0, l0, coord):
+    """Rows i0 .. i1 - 1 (one constraint's) side by side, link by link on their support:
+    eps^i into W[i, nu:] and D^-1 eps^i into W[i, 2 nu:] (eps stays 0 off the support), the
+    running forces in W[i, c0 + WC_F:]. A coordinate row's tau is its row of Gc (W[i, :nu]).
+    Needs W_SW and W_GW."""
+    la = int(W[i0, c0 + WC_LA])
+    lb = int(W[i0, c0 + WC_LB])
+    fa = c0 + WC_F
+    fb = c0 + WC_F + 6
     for i in range(i0, i1):
-        for s in range(i + 1):
-            W[i, g0 + s] = 0.0
+        for r in range(6):
+            W[i, fa + r] = 0.0 if coord else W[i, c0 + WC_ROW + R_WA + r]
+            W[i, fb + r] = 0.0 if coord else W[i, c0 + WC_ROW + R_WB + r]
+    merged = False
     for t in range(int(W[i0, c0 + WC_NSUP])):
         j = int(W[i0, l0 + t])
+        end = mi[j, SUBTREE_END]
+        ina = j <= la < end
+        if ina and not merged and j <= lb < end:  # the chains meet: one force from here on
+            for i in range(i0, i1):
+                for r in range(6):
+                    W[i, fa + r] += W[i, fb + r]
+            merged = True
+        fo = fa if ina else fb
         nj = mi[j, NU]
         uj = mi[j, UOFF]
+        e0 = nu + uj
+        has_parent = mi[j, PARENT] >= 0
+        if nj == 1:  # the common case, straight through
+            s = _load6(ws, j, W_SW)
+            gk = _load6(ws, j, W_GW) if has_parent else (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+            dinv = z[mi[j, DINV_ADR]]
+            for i in range(i0, i1):
+                e = _sdot(s, W, i, fo)
+                if coord:
+                    e += W[i, uj]
+                W[i, e0] = e
+                W[i, nu + e0] = dinv * e
+                if has_parent:
+                    for r in range(6):
+                        W[i, fo + r] -= gk[r] * e
+            continue
+        for k in range(nj):
+            s = _load6(ws, j, W_SW + 6 * k)
+            for i in range(i0, i1):
+                e = _sdot(s, W, i, fo)
+                if coord:
+                    e += W[i, uj + k]
+                W[i, e0 + k] = e
         da = mi[j, DINV_ADR]
-        for i in range(i0, i1):
+        for i in range(i0, i1):  # D^-1 eps
             for a in range(nj):
                 y = 0.0
                 for b in range(nj):
-                    y += z[da + nj * a + b] * W[nc + uj + b, i]
-                gi = W[i, g0:g0 + i + 1]
-                ek = W[nc + uj + a, :i + 1]
-                for s in range(i + 1):
-                    gi[s] += y * ek[s]
+                    y += z[da + nj * a + b] * W[i, e0 + b]
+                W[i, nu + e0 + a] = y
+        if not has_parent:
+            continue
+        for k in range(nj):
+            gk = _load6(ws, j, W_GW + 6 * k)
+            for i in range(i0, i1):
+                e = W[i, e0 + k]
+                for r in range(6):
+                    W[i, fo + r] -= gk[r] * e
+
+
+@njit(**NO_NRT)
+def gamma_rows(W, i0, i1, nu, c0, d0):
+    """W[i, 3 nu + s] = Gamma_is = sum over the speeds k of row i's support (W[i, d0:]) of
+    (D^-1 eps^i)_k eps^s_k for s <= i (eps^s is zero off its own support), rows i0 .. i1 - 1;
+    four rows s at a time."""
+    g0 = 3 * nu
+    y0 = 2 * nu
+    for i in range(i0, i1):
+        nd = int(W[i, c0 + WC_NDOF])
+        s = 0
+        while s + 4 <= i + 1:
+            a0 = a1 = a2 = a3 = 0.0
+            for t in range(nd):
+                k = int(W[i, d0 + t])
+                y = W[i, y0 + k]
+                a0 += y * W[s, nu + k]
+                a1 += y * W[s + 1, nu + k]
+                a2 += y * W[s + 2, nu + k]
+                a3 += y * W[s + 3, nu + k]
+            W[i, g0 + s] = a0
+            W[i, g0 + s + 1] = a1
+            W[i, g0 + s + 2] = a2
+            W[i, g0 + s + 3] = a3
+            s += 4
+        while s <= i:
+            a0 = 0.0
+            for t in range(nd):
+                k = int(W[i, d0 + t])
+                a0 += W[i, y0 + k] * W[s, nu + k]
+            W[i, g0 + s] = a0
+            s += 1

@@ -22,7 +22,7 @@ import math
 from numba import njit
 
 from .common import joint_motion
-from .constraint_work import K_COLS, R_WA, R_WB
+from .constraint_work import K_COLS, NO_NRT, R_WA, R_WB
 from .joint_transform import world_placement
 from .mass_matrix import world_motion_columns
 from .layout import (
@@ -36,7 +36,7 @@ ALIGN, TRANS, SCREW, CONVEL, COORD = 1, 2, 3, 4, 5
 K_R, K_P, K_W, K_V, K_WD, K_AD = 0, 9, 12, 15, 18, 21  # K_COLS = 24 (constraint_work)
 
 
-@njit(cache=True)
+@njit(**NO_NRT)
 def bias_motion_pass(mi, mf, ws, u, after_aba):
     """World placements, world motion columns W_SW, link velocities W_V, W_C = v x (S u), and the velocity-product
     accelerations W_A (udot = 0, no gravity). The link placements W_R/W_P must be there;
@@ -72,7 +72,7 @@ def _rot(K, o, x0, x1, x2):
             K[o + 6] * x0 + K[o + 7] * x1 + K[o + 8] * x2)
 
 
-@njit(cache=True)
+@njit(**NO_NRT)
 def frame_kinematics(fr, ws, f, K, o):
     """K[o:o+24] = world R of frame f's link, the frame origin, and its w, v, w_dot, a
     (velocity-product accelerations, udot = 0) in world axes."""
@@ -160,7 +160,7 @@ def _link_vec(cr, i, col, K, o):
     return _rot(K, o, cr[i, col], cr[i, col + 1], cr[i, col + 2])
 
 
-@njit(cache=True)
+@njit(**NO_NRT)
 def row_coefficients(cr, i, K, q, u, C):
     """C[i] = (r, alpha, beta, gamma, delta, r_dot, kappa) of row i, frames' kinematics in K."""
     t = int(cr[i, CR_TYPE])
@@ -231,22 +231,24 @@ def _wrench(C, i, o, p, w):
     C[i, w + 3], C[i, w + 4], C[i, w + 5] = b0, b1, b2
 
 
-@njit(cache=True)
+@njit(**NO_NRT)
 def constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, C, G):
     """Coefficients of every row at (q, u): C[i] = (r, alpha, beta, gamma, delta, r_dot, kappa, -,
-    w_a, w_b) (the wrenches: ``_wrench``); G[i, :nu] = 0 except a coordinate row's two entries
-    (the other rows' Gc is ``constraint_gamma.group_pass``'s, on their supports). Needs
+    w_a, w_b) (the wrenches: ``_wrench``), and a coordinate row's two entries of Gc in G[i]
+    (the rest of Gc is ``constraint_gamma.group_pass``'s, on the supports; G is zero elsewhere
+    from the start: nobody writes there). Needs
     bias_motion_pass (or an ABA then bias_motion_pass) first. Consecutive rows on the same
     two frames (one constraint's) share their frames' kinematics."""
     fa0 = fb0 = -2
     for i in range(cr.shape[0]):
-        for k in range(u.shape[0]):  # G may be wider (a work array): only its nu columns
-            G[i, k] = 0.0
         t = int(cr[i, CR_TYPE])
         if t == COORD:
             row_coefficients(cr, i, K, q, u, C)
-            G[i, int(cr[i, CR_UA])] += 1.0
-            G[i, int(cr[i, CR_UB])] -= cr[i, CR_SCALAR]
+            ua, ub = int(cr[i, CR_UA]), int(cr[i, CR_UB])
+            G[i, ua] = 0.0
+            G[i, ub] = 0.0
+            G[i, ua] += 1.0
+            G[i, ub] -= cr[i, CR_SCALAR]
             continue
         fa, fb = int(cr[i, CR_FA]), int(cr[i, CR_FB])
         if fa != fa0 or fb != fb0:

@@ -1,24 +1,32 @@
-"""The constraint work array W of tree-augmented dynamics: (nc + nu, work_shape) float64, made
-by the facade (a Data's) or by a simulation run (its own); nc residual rows, nu speeds, n links.
+"""The constraint work array W of tree-augmented dynamics: ``work_shape`` float64, made by the
+facade (a Data's) or by a simulation run (its own); nc residual rows, nu speeds, n links.
 
-Row i < nc (constraint row i) holds, at these offsets:
+Row i (constraint row i) holds, at these offsets:
 
 | columns | content |
 | --- | --- |
-| [0, nu) | row i of Gc (zero off the row's support) |
-| [nu, nu + nc) | Gamma's row, then its LDL^T factor |
-| c0 = nu + nc + WC_* | the per-row columns below |
-| c0 + WC_COLS + [0, 2 n) | the row's support: its links, descending (cached: the model's) |
-| row 0, after the supports | the correction's innovations (nu) |
-
-Rows nc .. nc + nu hold the innovations transposed: W[nc + k, i] = eps^i_k (zero off row
-i's support), so that Gamma's rows are sums of contiguous rows.
+| [0, nu) | row i of Gc (zero off the row's support; TA writes a coordinate row's only) |
+| [nu, 2 nu) | the row's innovations eps^i (zero off its support) |
+| [2 nu, 3 nu) | D^-1 eps^i (read on the support only) |
+| [3 nu, 3 nu + nc) | Gamma's row, then its LDL^T factor |
+| c0 = 3 nu + nc + WC_* | the per-row columns below |
+| c0 + WC_COLS + [0, 2 n) | the row's support: its links, descending |
+| c0 + WC_COLS + 2 n + [0, nu) | the speeds of those links (WC_NDOF of them) |
+| row 0, after them | the correction's generalized force Gc^T lambda (nu) |
 
 The support (the links whose speeds the row's Gc touches and their ancestors) depends on
 the model alone: it is computed on the first call with a work array (WC_NSUP = 0) and kept.
 """
 from numba import njit
 
+from .layout import W_TMP
+
+# The constraint kernels allocate nothing and run without Numba's reference counting (as the
+# inverse mass matrix's): no atomic increments and decrements around their many row views,
+# and a cheaper entry (each array argument unboxes in about 15 ns instead of 35).
+NO_NRT = dict(cache=True, _nrt=False)
+
+W_UA = W_TMP     # 6, per link (ws): the spatial acceleration udot alone makes (world coordinates)
 K_COLS = 24      # per-frame kinematics (constraint_rows.frame_kinematics)
 WC_KP = 0        # Baumgarte position gain [1/s^2] (written by the caller)
 WC_KD = 1        # Baumgarte velocity gain [1/s] (written by the caller)
@@ -34,18 +42,19 @@ WC_RHS = 31      # right-hand side, then the solve's intermediate
 WC_NSUP = 32     # the number of links in the row's support (0: not computed yet)
 WC_LA = 33       # the two links whose chains make the support (-1: the world)
 WC_LB = 34
-WC_H = 35        # 12: the row's running sums of G eps over its two chains (constraint_gamma.group_pass)
-WC_GU = 47       # Gc_i udot (the unconstrained udot), summed on the support
-WC_KIN = 48      # 2 * K_COLS, frame kinematics scratch (row 0 only)
+WC_F = 35        # 12: the row's running forces on its two chains (constraint_gamma.group_innovations)
+WC_GU = 47       # Gc_i udot (the unconstrained udot)
+WC_NDOF = 48     # the number of speeds of the support's links
+WC_KIN = 49      # 2 * K_COLS, frame kinematics scratch (row 0 only)
 WC_COLS = WC_KIN + 2 * K_COLS
 
 
 def work_shape(nu, nc, n_links):
     """Shape of the work array of a model with nu speeds, nc constraint rows and n links."""
-    return nc + nu, max(nu + nc + WC_COLS + 2 * n_links + nu, nc)
+    return nc, 3 * nu + nc + WC_COLS + 2 * n_links + 2 * nu
 
 
 @njit(cache=True, inline="always")
 def row_offset(nu, nc):
     """c0: where the per-row WC_* columns begin (Python: ``row_offset.py_func``)."""
-    return nu + nc
+    return 3 * nu + nc
