@@ -222,3 +222,20 @@ def test_pose_error_gradient_is_the_derivative_in_the_coordinates():
     np.testing.assert_allclose(P, fd, atol=1e-7 * max(1, np.abs(fd).max()))
     from multibody.algorithms.constraints import error_map
     np.testing.assert_allclose(E, error_map(m) @ P, atol=1e-14)
+
+
+def test_forward_dynamics_with_loops_arguments():
+    """The hot path (thread's data, out=) and the checked one (lists, data=, bad shapes) agree."""
+    m, q, u, tau, rng = _with_loops(5, 2, ["pin", "spherical"])
+    ref = m.constrained_dynamics(q, u, tau).udot
+    out = np.empty(m.nu)
+    assert m.forward_dynamics(q, u, tau, out=out) is out
+    np.testing.assert_array_equal(out, ref)
+    np.testing.assert_array_equal(m.forward_dynamics(list(q), list(u), list(tau)), ref)
+    np.testing.assert_array_equal(m.forward_dynamics(q, u, tau, data=m.create_data()), ref)
+    with pytest.raises(ValueError, match="out must"):
+        m.forward_dynamics(q, u, tau, out=np.empty(m.nu + 1))
+    with pytest.raises(ValueError, match="tau must have shape"):
+        m.forward_dynamics(q, u, tau[:-1], out=np.empty(m.nu))
+    with pytest.raises(ValueError, match="stacked states"):
+        m.forward_dynamics(np.stack([q, q]), np.stack([u, u]), np.stack([tau, tau]))

@@ -71,7 +71,44 @@ def forward_dynamics(m, q, u, tau, f_ext=None, out=None, data=None):
 
 def _constrained_udot(m, q, u, tau, f_ext, out, data):
     """forward_dynamics of a model with enabled constraints: tree-augmented dynamics with no
-    stabilization (the kernel straight from here: this is the hot path of users with loops)."""
+    stabilization (the kernel straight from here: this is the hot path of users with loops;
+    the thread's (buffer, work array) are kept in ``c.thread_local.ta``, out's length is
+    checked in the kernel)."""
+    c = m.compiled
+    if f_ext is None and data is None:
+        try:
+            buf, W = c.thread_local.ta
+        except AttributeError:
+            buf, W = _ta_arrays(c)
+        res = _empty(c.nu) if out is None else out
+        try:
+            st = (_TA or _ta_kernel())(buf, q, u, tau, W, res)
+        except (TypeError, ZeroDivisionError):
+            st = -1
+        if not st:
+            return res
+    return _constrained_udot_checked(m, q, u, tau, f_ext, out, data)
+
+
+_TA = None
+
+
+def _ta_kernel():
+    """The constrained dynamics' dispatcher, looked up once (a global read is cheaper)."""
+    global _TA
+    _TA = KERNELS.constrained_forward_dynamics
+    return _TA
+
+
+def _ta_arrays(c):
+    """(data buffer, constraint work array) of the thread's Data, kept in ``c.thread_local.ta``."""
+    d = c.thread_data()
+    arrays = c.thread_local.ta = (d.buf, constraint_work(c, d))
+    return arrays
+
+
+def _constrained_udot_checked(m, q, u, tau, f_ext, out, data):
+    """``_constrained_udot`` with f_ext, data=, coercion and the errors that name the argument."""
     c = m.compiled
     if getattr(q, "ndim", 1) == 2:
         raise ValueError("forward_dynamics: stacked states are not supported with constraints yet")

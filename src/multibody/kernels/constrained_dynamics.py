@@ -21,13 +21,13 @@ from .common import check_state, data_start, frame_table, link_rows, model_array
 from .constraint_gamma import W_GW, gamma_rows, group_innovations, group_jacobian, supports, world_factors
 from .constraint_rows import bias_motion_pass, constraint_rows_core
 from .constraint_work import (
-    K_COLS, NO_NRT, R_KAPPA, R_RDOT, R_WA, ROW_COLS, W_UA, WC_COLS, WC_KD, WC_KIN, WC_KP, WC_LA, WC_LAMBDA, WC_RHS, WC_ROW,
+    K_COLS, NO_NRT, R_KAPPA, R_RDOT, R_WA, ROW_COLS, W_UA, WC_COLS, WC_GEND, WC_KD, WC_KIN, WC_KP, WC_LA, WC_LAMBDA, WC_RHS, WC_ROW,
     row_offset,
 )
 from .forward_dynamics import aba_core
 from .joint_transform import place_links
-from .layout import CR_FA, CR_FB, CR_TYPE, CR_UA, CR_UB, D_USE_FEXT, DINV_ADR, NU, PARENT, UOFF, W_A, W_F, W_SW
-from .status import OK, SINGULAR
+from .layout import CR_TYPE, CR_UA, CR_UB, D_USE_FEXT, DINV_ADR, NU, PARENT, UOFF, W_A, W_F, W_SW
+from .status import BAD_LENGTH_ARG2, OK, SINGULAR
 
 COORD = 5
 PIVOT_TOL = 1e-12
@@ -44,12 +44,21 @@ def world_solve(mi, ws, z, tau, udot):
     for j in range(n - 1, -1, -1):
         nj = mi[j, NU]
         uj = mi[j, UOFF]
+        p = mi[j, PARENT]
+        if nj == 1:
+            e = tau[uj]
+            for r in range(6):
+                e += ws[j, W_SW + r] * ws[j, W_F + r]
+            tau[uj] = e
+            if p >= 0:
+                for r in range(6):
+                    ws[p, W_F + r] += ws[j, W_F + r] - ws[j, W_GW + r] * e
+            continue
         for k in range(nj):
             s = tau[uj + k]
             for r in range(6):
                 s += ws[j, W_SW + 6 * k + r] * ws[j, W_F + r]
             tau[uj + k] = s
-        p = mi[j, PARENT]
         if p < 0:
             continue
         for r in range(6):
@@ -85,7 +94,7 @@ def world_solve(mi, ws, z, tau, udot):
                 ws[j, W_A + r] += ws[j, W_SW + 6 * k + r] * x
 
 
-@njit(**NO_NRT)
+@njit(cache=True, inline="always")
 def _gc_udot(W, i, c0, ws, cr, udot):
     """Gc_i udot from the accelerations udot alone makes at the frames (W_UA): w_a . A_a +
     w_b . A_b, or a coordinate row's u_a - ratio u_b."""
@@ -144,20 +153,6 @@ def solve_multipliers(W, nu, nc):
     return dropped
 
 
-@njit(cache=True, inline="always")
-def _group_end(cr, i):
-    """One past the last row of the constraint row i begins (rows on the same two frames;
-    a coordinate row alone)."""
-    nc = cr.shape[0]
-    if int(cr[i, CR_TYPE]) == COORD:
-        return i + 1
-    e = i + 1
-    while (e < nc and int(cr[e, CR_TYPE]) != COORD and cr[e, CR_FA] == cr[i, CR_FA]
-           and cr[e, CR_FB] == cr[i, CR_FB]):
-        e += 1
-    return e
-
-
 @njit(**NO_NRT)
 def ta_core(mi, mf, fr, cr, ws, z, q, u, tau, use_fext, W, udot):
     """udot of the constrained system (steps 1-5 of the module docstring); the multipliers
@@ -178,9 +173,9 @@ def ta_core(mi, mf, fr, cr, ws, z, q, u, tau, use_fext, W, udot):
     n = mi.shape[0]
     i0 = 0
     while i0 < nc:
-        i1 = _group_end(cr, i0)
+        i1 = int(W[i0, c0 + WC_GEND])
         group_innovations(mi, ws, z, W, i0, i1, nu, c0, l0, int(cr[i0, CR_TYPE]) == COORD)
-        gamma_rows(W, i0, i1, nu, c0, l0 + 2 * n)
+        gamma_rows(mi, W, i0, i1, nu, c0, l0)
         i0 = i1
     for i in range(nc):
         r = W[i, c0 + WC_ROW]
@@ -226,9 +221,12 @@ def constraint_views(dbuf):
 
 @njit(**NO_NRT)
 def constrained_forward_dynamics(dbuf, q, u, tau, W, udot):
-    """Checked entry point of ``ta_core``: a status for (q, u, tau), or SINGULAR."""
+    """Checked entry point of ``ta_core``: a status for (q, u, tau) (BAD_LENGTH_ARG2 also when
+    udot's length is not nu), or SINGULAR."""
     mi, mf, fr, cr, ws, z, d0 = constraint_views(dbuf)
     st = check_state(mi, q, u, tau, 1, 1)
+    if st == OK and udot.shape[0] != u.shape[0]:
+        return BAD_LENGTH_ARG2
     if st == OK and not ta_core(mi, mf, fr, cr, ws, z, q, u, tau, dbuf[d0, D_USE_FEXT] != 0.0, W, udot):
         return SINGULAR
     return st
@@ -255,7 +253,7 @@ def evaluate_constraint_rows(dbuf, q, u, W):
     supports(mi, fr, cr, W, c0, l0)
     i0 = 0
     while i0 < nc:
-        i1 = _group_end(cr, i0)
+        i1 = int(W[i0, c0 + WC_GEND])
         if int(cr[i0, CR_TYPE]) != COORD:
             group_jacobian(mi, ws, W, i0, i1, c0, l0)
         i0 = i1

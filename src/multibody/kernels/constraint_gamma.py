@@ -19,7 +19,7 @@ chains, ``group_jacobian``) are not needed for the dynamics.
 """
 from numba import njit
 
-from .constraint_work import NO_NRT, R_WA, R_WB, W_UA, WC_F, WC_LA, WC_LB, WC_NDOF, WC_NSUP, WC_ROW
+from .constraint_work import NO_NRT, R_WA, R_WB, W_UA, WC_F, WC_GEND, WC_LA, WC_LB, WC_NDOF, WC_NSUP, WC_ROW, WC_TEND
 from .layout import (
     CR_FA, CR_FB, CR_TYPE, CR_UA, CR_UB, DINV_ADR, FR_LINK, G_ADR, NU, PARENT, SUBTREE_END, UOFF, W_PPLUS, W_SW,
 )
@@ -64,12 +64,26 @@ def _link_of_speed(mi, k):
     return -1
 
 
+@njit(cache=True, inline="always")
+def _group_end(cr, i):
+    """One past the last row of the constraint row i begins (rows on the same two frames;
+    a coordinate row alone)."""
+    nc = cr.shape[0]
+    if int(cr[i, CR_TYPE]) == COORD:
+        return i + 1
+    e = i + 1
+    while (e < nc and int(cr[e, CR_TYPE]) != COORD and cr[e, CR_FA] == cr[i, CR_FA]
+           and cr[e, CR_FB] == cr[i, CR_FB]):
+        e += 1
+    return e
+
+
 @njit(**NO_NRT)
 def supports(mi, fr, cr, W, c0, l0):
     """Each row's support, kept in W (computed where W[i, c0 + WC_NSUP] is 0): the union of
     the ancestor chains (links included) of its two frames' links (of its two hinges' links
-    for a coordinate row), descending (children first), at W[i, l0:], then their speeds at
-    W[i, l0 + 2n:], with the two links."""
+    for a coordinate row), descending (children first), at W[i, l0:], then their speeds,
+    root first, at W[i, l0 + 2n:], the two links and the end of the row's group."""
     n = mi.shape[0]
     for i in range(cr.shape[0]):
         if W[i, c0 + WC_NSUP] != 0.0:
@@ -82,8 +96,8 @@ def supports(mi, fr, cr, W, c0, l0):
             b = int(fr[int(cr[i, CR_FB]), FR_LINK])
         W[i, c0 + WC_LA] = a
         W[i, c0 + WC_LB] = b
+        W[i, c0 + WC_GEND] = _group_end(cr, i)
         cnt = 0
-        nd = 0
         # merge the two chains by index: a parent's index is below its children's, so taking
         # the larger of the two current links writes every link once, in descending order
         while a >= 0 or b >= 0:
@@ -96,6 +110,9 @@ def supports(mi, fr, cr, W, c0, l0):
                 b = mi[b, PARENT]
             W[i, l0 + cnt] = j
             cnt += 1
+        nd = 0
+        for t in range(cnt - 1, -1, -1):
+            j = int(W[i, l0 + t])
             for k in range(mi[j, UOFF], mi[j, UOFF] + mi[j, NU]):
                 W[i, l0 + 2 * n + nd] = k
                 nd += 1
@@ -210,19 +227,79 @@ def group_innovations(mi, ws, z, W, i0, i1, nu, c0, l0, coord):
 
 
 @njit(**NO_NRT)
-def gamma_rows(W, i0, i1, nu, c0, d0):
-    """W[i, 3 nu + s] = Gamma_is = sum over the speeds k of row i's support (W[i, d0:]) of
-    (D^-1 eps^i)_k eps^s_k for s <= i (eps^s is zero off its own support), rows i0 .. i1 - 1;
-    four rows s at a time."""
+def gamma_rows(mi, W, i0, i1, nu, c0, l0):
+    """W[i, 3 nu + s] = Gamma_is for s <= i, rows i0 .. i1 - 1 of one constraint: the sum over
+    the speeds k of their support (root first, at W[i0, l0 + 2n:]) of (D^-1 eps^i)_k eps^s_k,
+    four rows s at a time. eps^s is zero off its own support, whose last speed in that list
+    (WC_TEND, found per constraint of the rows s by a walk down the list of links) ends the sum."""
+    n = mi.shape[0]
+    d0 = l0 + 2 * n
+    nd = int(W[i0, c0 + WC_NDOF])
+    h0 = 0
+    while h0 < i1:  # each constraint h up to this one: where its support leaves ours
+        h1 = int(W[h0, c0 + WC_GEND])
+        la = int(W[h0, c0 + WC_LA])
+        lb = int(W[h0, c0 + WC_LB])
+        te = nd
+        for t in range(int(W[i0, c0 + WC_NSUP])):
+            j = int(W[i0, l0 + t])
+            end = mi[j, SUBTREE_END]
+            if j <= la < end or j <= lb < end:
+                break
+            te -= mi[j, NU]
+        for s in range(h0, h1):
+            W[s, c0 + WC_TEND] = te
+        h0 = h1
     g0 = 3 * nu
     y0 = 2 * nu
-    for i in range(i0, i1):
-        nd = int(W[i, c0 + WC_NDOF])
+    i = i0
+    while i + 1 < i1:  # two rows i, i + 1 (the same support) against four rows s
+        s = 0
+        while s + 4 <= i + 2:  # (Gamma[i, i + 1], above the diagonal, is written too: unused)
+            te = int(max(max(W[s, c0 + WC_TEND], W[s + 1, c0 + WC_TEND]),
+                         max(W[s + 2, c0 + WC_TEND], W[s + 3, c0 + WC_TEND])))
+            a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = 0.0
+            for t in range(te):
+                k = int(W[i0, d0 + t])
+                y = W[i, y0 + k]
+                x = W[i + 1, y0 + k]
+                e0, e1, e2, e3 = W[s, nu + k], W[s + 1, nu + k], W[s + 2, nu + k], W[s + 3, nu + k]
+                a0 += y * e0
+                a1 += y * e1
+                a2 += y * e2
+                a3 += y * e3
+                b0 += x * e0
+                b1 += x * e1
+                b2 += x * e2
+                b3 += x * e3
+            W[i, g0 + s] = a0
+            W[i, g0 + s + 1] = a1
+            W[i, g0 + s + 2] = a2
+            W[i, g0 + s + 3] = a3
+            W[i + 1, g0 + s] = b0
+            W[i + 1, g0 + s + 1] = b1
+            W[i + 1, g0 + s + 2] = b2
+            W[i + 1, g0 + s + 3] = b3
+            s += 4
+        while s <= i + 1:
+            a0 = b0 = 0.0
+            for t in range(int(W[s, c0 + WC_TEND])):
+                k = int(W[i0, d0 + t])
+                e0 = W[s, nu + k]
+                a0 += W[i, y0 + k] * e0
+                b0 += W[i + 1, y0 + k] * e0
+            W[i, g0 + s] = a0
+            W[i + 1, g0 + s] = b0
+            s += 1
+        i += 2
+    if i < i1:  # the last row alone
         s = 0
         while s + 4 <= i + 1:
+            te = int(max(max(W[s, c0 + WC_TEND], W[s + 1, c0 + WC_TEND]),
+                         max(W[s + 2, c0 + WC_TEND], W[s + 3, c0 + WC_TEND])))
             a0 = a1 = a2 = a3 = 0.0
-            for t in range(nd):
-                k = int(W[i, d0 + t])
+            for t in range(te):
+                k = int(W[i0, d0 + t])
                 y = W[i, y0 + k]
                 a0 += y * W[s, nu + k]
                 a1 += y * W[s + 1, nu + k]
@@ -235,8 +312,8 @@ def gamma_rows(W, i0, i1, nu, c0, d0):
             s += 4
         while s <= i:
             a0 = 0.0
-            for t in range(nd):
-                k = int(W[i, d0 + t])
+            for t in range(int(W[s, c0 + WC_TEND])):
+                k = int(W[i0, d0 + t])
                 a0 += W[i, y0 + k] * W[s, nu + k]
             W[i, g0 + s] = a0
             s += 1

@@ -11,7 +11,7 @@ Row i (constraint row i) holds, at these offsets:
 | [3 nu, 3 nu + nc) | Gamma's row, then its LDL^T factor |
 | c0 = 3 nu + nc + WC_* | the per-row columns below |
 | c0 + WC_COLS + [0, 2 n) | the row's support: its links, descending |
-| c0 + WC_COLS + 2 n + [0, nu) | the speeds of those links (WC_NDOF of them) |
+| c0 + WC_COLS + 2 n + [0, nu) | the speeds of those links, root first (WC_NDOF of them) |
 | row 0, after them | the correction's generalized force Gc^T lambda (nu) |
 
 The support (the links whose speeds the row's Gc touches and their ancestors) depends on
@@ -45,7 +45,9 @@ WC_LB = 34
 WC_F = 35        # 12: the row's running forces on its two chains (constraint_gamma.group_innovations)
 WC_GU = 47       # Gc_i udot (the unconstrained udot)
 WC_NDOF = 48     # the number of speeds of the support's links
-WC_KIN = 49      # 2 * K_COLS, frame kinematics scratch (row 0 only)
+WC_GEND = 49     # one past the last row of the row's constraint (its rows share the support)
+WC_TEND = 50     # Gamma's scratch: how many of the current row's support speeds this row reaches
+WC_KIN = 51      # 2 * K_COLS, frame kinematics scratch (row 0 only)
 WC_COLS = WC_KIN + 2 * K_COLS
 
 
