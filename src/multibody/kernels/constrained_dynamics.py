@@ -18,15 +18,15 @@ The work array ``W`` is laid out in constraint_work.py.
 from numba import njit
 
 from .common import check_state, data_start, frame_table, link_rows, model_arrays, ragged
-from .constraint_gamma import W_GW, gamma_rows, group_innovations, group_jacobian, supports, world_factors
+from .constraint_gamma import W_GW, gamma_rows, group_jacobian, row_innovations, supports, world_factors
 from .constraint_rows import bias_motion_pass, constraint_rows_core
 from .constraint_work import (
-    K_COLS, NO_NRT, R_KAPPA, R_RDOT, R_WA, ROW_COLS, W_UA, WC_COLS, WC_GEND, WC_KD, WC_KIN, WC_KP, WC_LA, WC_LAMBDA, WC_RHS, WC_ROW,
+    K_COLS, NO_NRT, R_KAPPA, R_RDOT, R_WA, ROW_COLS, WC_COLS, WC_GEND, WC_KD, WC_KIN, WC_KP, WC_LA, WC_LAMBDA, WC_RHS, WC_ROW,
     row_offset,
 )
 from .forward_dynamics import aba_core
 from .joint_transform import place_links
-from .layout import CR_TYPE, CR_UA, CR_UB, D_USE_FEXT, DINV_ADR, NU, PARENT, UOFF, W_A, W_F, W_SW
+from .layout import CR_TYPE, CR_UA, CR_UB, D_USE_FEXT, GRAVITY, DINV_ADR, NU, PARENT, UOFF, W_A, W_F, W_SW
 from .status import BAD_LENGTH_ARG2, OK, SINGULAR
 
 COORD = 5
@@ -94,23 +94,6 @@ def world_solve(mi, ws, z, tau, udot):
                 ws[j, W_A + r] += ws[j, W_SW + 6 * k + r] * x
 
 
-@njit(cache=True, inline="always")
-def _gc_udot(W, i, c0, ws, cr, udot):
-    """Gc_i udot from the accelerations udot alone makes at the frames (W_UA): w_a . A_a +
-    w_b . A_b, or a coordinate row's u_a - ratio u_b."""
-    if int(cr[i, CR_TYPE]) == COORD:
-        ua, ub = int(cr[i, CR_UA]), int(cr[i, CR_UB])
-        return W[i, ua] * udot[ua] + (W[i, ub] * udot[ub] if ub != ua else 0.0)
-    s = 0.0
-    for side in range(2):
-        link = int(W[i, c0 + WC_LA + side])
-        if link >= 0:
-            w = c0 + WC_ROW + R_WA + 6 * side
-            for r in range(6):
-                s += W[i, w + r] * ws[link, W_UA + r]
-    return s
-
-
 @njit(**NO_NRT)
 def solve_multipliers(W, nu, nc):
     """Gamma lambda = rhs by LDL^T of Gamma (lower triangle of W[:, 3nu:3nu+nc], both triangles
@@ -167,21 +150,26 @@ def ta_core(mi, mf, fr, cr, ws, z, q, u, tau, use_fext, W, udot):
         return True
     bias_motion_pass(mi, mf, ws, u, True)
     K = W[0, c0 + WC_KIN:c0 + WC_KIN + 2 * K_COLS]
-    constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, W[:, c0 + WC_ROW:c0 + WC_ROW + ROW_COLS], W)
-    world_factors(mi, ws, z, udot)
-    supports(mi, fr, cr, W, c0, l0)
     n = mi.shape[0]
+    base = (-mf[n, GRAVITY], -mf[n, GRAVITY + 1], -mf[n, GRAVITY + 2])
+    constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, W[:, c0 + WC_ROW:c0 + WC_ROW + ROW_COLS], W, base)
+    world_factors(mi, ws, z)
+    supports(mi, fr, cr, W, c0, l0)
     i0 = 0
     while i0 < nc:
         i1 = int(W[i0, c0 + WC_GEND])
-        group_innovations(mi, ws, z, W, i0, i1, nu, c0, l0, int(cr[i0, CR_TYPE]) == COORD)
+        for i in range(i0, i1):
+            row_innovations(mi, ws, z, W, i, nu, c0, l0, int(cr[i, CR_TYPE]) == COORD)
         gamma_rows(mi, W, i0, i1, nu, c0, l0)
         i0 = i1
-    for i in range(nc):
+    for i in range(nc):  # the rows' acceleration in the unconstrained motion: kappa, Gc udot in it
+        acc = W[i, c0 + WC_ROW + R_KAPPA]
+        if int(cr[i, CR_TYPE]) == COORD:  # u_a - ratio u_b
+            ua, ub = int(cr[i, CR_UA]), int(cr[i, CR_UB])
+            acc += W[i, ua] * udot[ua] + (W[i, ub] * udot[ub] if ub != ua else 0.0)
         r = W[i, c0 + WC_ROW]
         rd = W[i, c0 + WC_ROW + R_RDOT]
-        kap = W[i, c0 + WC_ROW + R_KAPPA]
-        W[i, c0 + WC_RHS] = -(_gc_udot(W, i, c0, ws, cr, udot) + kap) - W[i, c0 + WC_KD] * rd - W[i, c0 + WC_KP] * r
+        W[i, c0 + WC_RHS] = -acc - W[i, c0 + WC_KD] * rd - W[i, c0 + WC_KP] * r
     solve_multipliers(W, nu, nc)
     force = W[0, l0 + 2 * n + nu:l0 + 2 * n + 2 * nu]  # Gc^T lambda: coordinate rows' entries,
     for k in range(nu):                                 # and the others' wrenches on the links
@@ -249,7 +237,8 @@ def evaluate_constraint_rows(dbuf, q, u, W):
     place_links(mi, mf, ws, q)
     bias_motion_pass(mi, mf, ws, u, False)
     K = W[0, c0 + WC_KIN:c0 + WC_KIN + 2 * K_COLS]
-    constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, W[:, c0 + WC_ROW:c0 + WC_ROW + ROW_COLS], W)
+    constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, W[:, c0 + WC_ROW:c0 + WC_ROW + ROW_COLS], W,
+                         (0.0, 0.0, 0.0))
     supports(mi, fr, cr, W, c0, l0)
     i0 = 0
     while i0 < nc:

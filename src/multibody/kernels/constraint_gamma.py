@@ -19,7 +19,7 @@ chains, ``group_jacobian``) are not needed for the dynamics.
 """
 from numba import njit
 
-from .constraint_work import NO_NRT, R_WA, R_WB, W_UA, WC_F, WC_GEND, WC_LA, WC_LB, WC_NDOF, WC_NSUP, WC_ROW, WC_TEND
+from .constraint_work import NO_NRT, R_WA, R_WB, WC_GEND, WC_LA, WC_LB, WC_NA, WC_NB, WC_NDOF, WC_NSUP, WC_ROW, WC_TEND
 from .layout import (
     CR_FA, CR_FB, CR_TYPE, CR_UA, CR_UB, DINV_ADR, FR_LINK, G_ADR, NU, PARENT, SUBTREE_END, UOFF, W_PPLUS, W_SW,
 )
@@ -30,25 +30,14 @@ W_GW = W_PPLUS  # 36: G_j's columns in world coordinates (force vectors), writte
 
 
 @njit(**NO_NRT)
-def world_factors(mi, ws, z, udot):
-    """ws[j, W_GW + 6k:] = column k of G_j = U_j D_j^-1 in world coordinates for every link
-    with a parent (a root passes nothing on), and ws[j, W_UA:] = the spatial acceleration of
-    link j that udot alone makes, sum of S_k udot_k over its ancestors k (world coordinates).
-    Needs the world placements and W_SW."""
+def world_factors(mi, ws, z):
+    """ws[j, W_GW + 6k:] = column k of G_j = U_j D_j^-1 in world coordinates, for every link
+    with a parent (a root passes nothing on). Needs the world placements."""
     for j in range(mi.shape[0]):
-        p = mi[j, PARENT]
-        nj = mi[j, NU]
-        uj = mi[j, UOFF]
-        for r in range(6):
-            ws[j, W_UA + r] = ws[p, W_UA + r] if p >= 0 else 0.0
-        for k in range(nj):
-            x = udot[uj + k]
-            for r in range(6):
-                ws[j, W_UA + r] += ws[j, W_SW + 6 * k + r] * x
-        if p < 0:
+        if mi[j, PARENT] < 0:
             continue
         ga = mi[j, G_ADR]
-        for k in range(nj):
+        for k in range(mi[j, NU]):
             a = ga + 6 * k
             f = force_to_world(ws, j, z[a], z[a + 1], z[a + 2], z[a + 3], z[a + 4], z[a + 5])
             for r in range(6):
@@ -78,12 +67,19 @@ def _group_end(cr, i):
     return e
 
 
+@njit(cache=True, inline="always")
+def _supports(mi, j, a):
+    """Whether link j is link a or one of its ancestors (a = -1, the world: no link is)."""
+    return j <= a < mi[j, SUBTREE_END]
+
+
 @njit(**NO_NRT)
 def supports(mi, fr, cr, W, c0, l0):
-    """Each row's support, kept in W (computed where W[i, c0 + WC_NSUP] is 0): the union of
-    the ancestor chains (links included) of its two frames' links (of its two hinges' links
-    for a coordinate row), descending (children first), at W[i, l0:], then their speeds,
-    root first, at W[i, l0 + 2n:], the two links and the end of the row's group."""
+    """Each row's support, kept in W (computed where W[i, c0 + WC_NSUP] is 0): the ancestor
+    chains (links included) of its two frames' links (of its two hinges' links for a
+    coordinate row) at W[i, l0:], the links of a's chain alone, of b's alone, then of both,
+    each descending (children first); the speeds of all, root first, at W[i, l0 + 2n:]; the
+    two links and the end of the row's group."""
     n = mi.shape[0]
     for i in range(cr.shape[0]):
         if W[i, c0 + WC_NSUP] != 0.0:
@@ -98,24 +94,29 @@ def supports(mi, fr, cr, W, c0, l0):
         W[i, c0 + WC_LB] = b
         W[i, c0 + WC_GEND] = _group_end(cr, i)
         cnt = 0
-        # merge the two chains by index: a parent's index is below its children's, so taking
-        # the larger of the two current links writes every link once, in descending order
-        while a >= 0 or b >= 0:
-            j = max(a, b)
-            if a == b:
-                a = b = mi[a, PARENT]
-            elif a > b:
-                a = mi[a, PARENT]
-            else:
-                b = mi[b, PARENT]
+        j = a
+        while j >= 0 and not _supports(mi, j, b):
             W[i, l0 + cnt] = j
             cnt += 1
+            j = mi[j, PARENT]
+        W[i, c0 + WC_NA] = cnt
+        j = b
+        while j >= 0 and not _supports(mi, j, a):
+            W[i, l0 + cnt] = j
+            cnt += 1
+            j = mi[j, PARENT]
+        W[i, c0 + WC_NB] = cnt - W[i, c0 + WC_NA]
+        while j >= 0:  # the common ancestors (j: their first, or -1)
+            W[i, l0 + cnt] = j
+            cnt += 1
+            j = mi[j, PARENT]
         nd = 0
-        for t in range(cnt - 1, -1, -1):
-            j = int(W[i, l0 + t])
-            for k in range(mi[j, UOFF], mi[j, UOFF] + mi[j, NU]):
-                W[i, l0 + 2 * n + nd] = k
-                nd += 1
+        for j in range(n):  # speeds root first: by link index
+            for t in range(cnt):
+                if int(W[i, l0 + t]) == j:
+                    for k in range(mi[j, UOFF], mi[j, UOFF] + mi[j, NU]):
+                        W[i, l0 + 2 * n + nd] = k
+                        nd += 1
         W[i, c0 + WC_NSUP] = cnt
         W[i, c0 + WC_NDOF] = nd
 
@@ -138,92 +139,104 @@ def group_jacobian(mi, ws, W, i0, i1, c0, l0):
     its entries are constraint_rows_core's) from their wrenches, S_j . (w_a [j supports a] +
     w_b [j supports b]) on the support. Entries off the support are never written: they
     stay 0. Needs W_SW."""
-    la = int(W[i0, c0 + WC_LA])
-    lb = int(W[i0, c0 + WC_LB])
+    na = int(W[i0, c0 + WC_NA])
+    nab = na + int(W[i0, c0 + WC_NB])
     wa = c0 + WC_ROW + R_WA
     wb = c0 + WC_ROW + R_WB
     for t in range(int(W[i0, c0 + WC_NSUP])):
         j = int(W[i0, l0 + t])
-        end = mi[j, SUBTREE_END]
-        ina = j <= la < end
-        inb = j <= lb < end
         uj = mi[j, UOFF]
         for k in range(mi[j, NU]):
             s = _load6(ws, j, W_SW + 6 * k)
             for i in range(i0, i1):
                 g = 0.0
-                if ina:
+                if t < na or t >= nab:
                     g += _sdot(s, W, i, wa)
-                if inb:
+                if t >= na:
                     g += _sdot(s, W, i, wb)
                 W[i, uj + k] = g
 
 
+@njit(cache=True, inline="always")
+def _dot6(s, f):
+    return ((s[0] * f[0] + s[1] * f[1]) + (s[2] * f[2] + s[3] * f[3])) + (s[4] * f[4] + s[5] * f[5])
+
+
+@njit(cache=True, inline="always")
+def _sub6(f, g, e):
+    return (f[0] - g[0] * e, f[1] - g[1] * e, f[2] - g[2] * e, f[3] - g[3] * e, f[4] - g[4] * e, f[5] - g[5] * e)
+
+
 @njit(**NO_NRT)
-def group_innovations(mi, ws, z, W, i0, i1, nu, c0, l0, coord):
-    """Rows i0 .. i1 - 1 (one constraint's) side by side, link by link on their support:
-    eps^i into W[i, nu:] and D^-1 eps^i into W[i, 2 nu:] (eps stays 0 off the support), the
-    running forces in W[i, c0 + WC_F:]. A coordinate row's tau is its row of Gc (W[i, :nu]).
-    Needs W_SW and W_GW."""
-    la = int(W[i0, c0 + WC_LA])
-    lb = int(W[i0, c0 + WC_LB])
-    fa = c0 + WC_F
-    fb = c0 + WC_F + 6
-    for i in range(i0, i1):
-        for r in range(6):
-            W[i, fa + r] = 0.0 if coord else W[i, c0 + WC_ROW + R_WA + r]
-            W[i, fb + r] = 0.0 if coord else W[i, c0 + WC_ROW + R_WB + r]
-    merged = False
-    for t in range(int(W[i0, c0 + WC_NSUP])):
-        j = int(W[i0, l0 + t])
-        end = mi[j, SUBTREE_END]
-        ina = j <= la < end
-        if ina and not merged and j <= lb < end:  # the chains meet: one force from here on
-            for i in range(i0, i1):
-                for r in range(6):
-                    W[i, fa + r] += W[i, fb + r]
-            merged = True
-        fo = fa if ina else fb
-        nj = mi[j, NU]
-        uj = mi[j, UOFF]
-        e0 = nu + uj
-        has_parent = mi[j, PARENT] >= 0
-        if nj == 1:  # the common case, straight through
-            s = _load6(ws, j, W_SW)
-            gk = _load6(ws, j, W_GW) if has_parent else (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-            dinv = z[mi[j, DINV_ADR]]
-            for i in range(i0, i1):
-                e = _sdot(s, W, i, fo)
-                if coord:
-                    e += W[i, uj]
-                W[i, e0] = e
-                W[i, nu + e0] = dinv * e
-                if has_parent:
-                    for r in range(6):
-                        W[i, fo + r] -= gk[r] * e
-            continue
+def _general_step(mi, ws, z, W, i, j, nu, coord, f):
+    """``_link_step`` for a link with nj != 1 speeds (out of line: a chain of pins never
+    takes it)."""
+    nj = mi[j, NU]
+    uj = mi[j, UOFF]
+    e0 = nu + uj
+    da = mi[j, DINV_ADR]
+    if nj == 6 and not coord and mi[j, PARENT] < 0:  # a free root: unrolled
+        e = (_dot6(_load6(ws, j, W_SW), f), _dot6(_load6(ws, j, W_SW + 6), f),
+             _dot6(_load6(ws, j, W_SW + 12), f), _dot6(_load6(ws, j, W_SW + 18), f),
+             _dot6(_load6(ws, j, W_SW + 24), f), _dot6(_load6(ws, j, W_SW + 30), f))
+        for a in range(6):
+            W[i, e0 + a] = e[a]
+            o = da + 6 * a  # row a of D^-1
+            W[i, nu + e0 + a] = _dot6((z[o], z[o + 1], z[o + 2], z[o + 3], z[o + 4], z[o + 5]), e)
+        return f
+    for k in range(nj):
+        e = _dot6(_load6(ws, j, W_SW + 6 * k), f)
+        if coord:
+            e += W[i, uj + k]
+        W[i, e0 + k] = e
+    for a in range(nj):
+        y = 0.0
+        for b in range(nj):
+            y += z[da + nj * a + b] * W[i, e0 + b]
+        W[i, nu + e0 + a] = y
+    if mi[j, PARENT] >= 0:
         for k in range(nj):
-            s = _load6(ws, j, W_SW + 6 * k)
-            for i in range(i0, i1):
-                e = _sdot(s, W, i, fo)
-                if coord:
-                    e += W[i, uj + k]
-                W[i, e0 + k] = e
-        da = mi[j, DINV_ADR]
-        for i in range(i0, i1):  # D^-1 eps
-            for a in range(nj):
-                y = 0.0
-                for b in range(nj):
-                    y += z[da + nj * a + b] * W[i, e0 + b]
-                W[i, nu + e0 + a] = y
-        if not has_parent:
-            continue
-        for k in range(nj):
-            gk = _load6(ws, j, W_GW + 6 * k)
-            for i in range(i0, i1):
-                e = W[i, e0 + k]
-                for r in range(6):
-                    W[i, fo + r] -= gk[r] * e
+            f = _sub6(f, _load6(ws, j, W_GW + 6 * k), W[i, e0 + k])
+    return f
+
+
+@njit(cache=True, inline="always")
+def _link_step(mi, ws, z, W, i, j, nu, coord, f):
+    """One link j of row i's inward pass (the force f, world coordinates, passed from below):
+    eps_j = tau_j + S_j . f into W[i, nu + u_j:], D_j^-1 eps_j into W[i, 2 nu + u_j:];
+    returns f - G_j eps_j, what the parent gets (a root passes nothing on)."""
+    if mi[j, NU] != 1:
+        return _general_step(mi, ws, z, W, i, j, nu, coord, f)
+    uj = mi[j, UOFF]
+    e = _dot6(_load6(ws, j, W_SW), f)
+    if coord:
+        e += W[i, uj]
+    W[i, nu + uj] = e
+    W[i, 2 * nu + uj] = z[mi[j, DINV_ADR]] * e
+    if mi[j, PARENT] >= 0:
+        f = _sub6(f, _load6(ws, j, W_GW), e)
+    return f
+
+
+@njit(**NO_NRT)
+def row_innovations(mi, ws, z, W, i, nu, c0, l0, coord):
+    """Row i's inward pass on its support, in world coordinates: eps^i into W[i, nu:] and
+    D^-1 eps^i into W[i, 2 nu:] (eps stays 0 off the support). The force starts as the wrench
+    on each frame, runs up each chain alone, then, summed, up the common ancestors. A
+    coordinate row's tau is its row of Gc (W[i, :nu]), its forces start at 0. Needs W_SW
+    and W_GW."""
+    na = int(W[i, c0 + WC_NA])
+    nab = na + int(W[i, c0 + WC_NB])
+    zero = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    fa = zero if coord else _load6(W, i, c0 + WC_ROW + R_WA)
+    for t in range(na):
+        fa = _link_step(mi, ws, z, W, i, int(W[i, l0 + t]), nu, coord, fa)
+    fb = zero if coord else _load6(W, i, c0 + WC_ROW + R_WB)
+    for t in range(na, nab):
+        fb = _link_step(mi, ws, z, W, i, int(W[i, l0 + t]), nu, coord, fb)
+    f = (fa[0] + fb[0], fa[1] + fb[1], fa[2] + fb[2], fa[3] + fb[3], fa[4] + fb[4], fa[5] + fb[5])
+    for t in range(nab, int(W[i, c0 + WC_NSUP])):
+        f = _link_step(mi, ws, z, W, i, int(W[i, l0 + t]), nu, coord, f)
 
 
 @njit(**NO_NRT)
@@ -231,22 +244,24 @@ def gamma_rows(mi, W, i0, i1, nu, c0, l0):
     """W[i, 3 nu + s] = Gamma_is for s <= i, rows i0 .. i1 - 1 of one constraint: the sum over
     the speeds k of their support (root first, at W[i0, l0 + 2n:]) of (D^-1 eps^i)_k eps^s_k,
     four rows s at a time. eps^s is zero off its own support, whose last speed in that list
-    (WC_TEND, found per constraint of the rows s by a walk down the list of links) ends the sum."""
+    (WC_TEND, found per constraint of the rows s) ends the sum."""
     n = mi.shape[0]
     d0 = l0 + 2 * n
-    nd = int(W[i0, c0 + WC_NDOF])
     h0 = 0
     while h0 < i1:  # each constraint h up to this one: where its support leaves ours
         h1 = int(W[h0, c0 + WC_GEND])
         la = int(W[h0, c0 + WC_LA])
         lb = int(W[h0, c0 + WC_LB])
-        te = nd
+        top = -1  # the last of our links (by index) that h's support holds
         for t in range(int(W[i0, c0 + WC_NSUP])):
             j = int(W[i0, l0 + t])
-            end = mi[j, SUBTREE_END]
-            if j <= la < end or j <= lb < end:
-                break
-            te -= mi[j, NU]
+            if j > top and (_supports(mi, j, la) or _supports(mi, j, lb)):
+                top = j
+        te = 0
+        for t in range(int(W[i0, c0 + WC_NSUP])):
+            j = int(W[i0, l0 + t])
+            if j <= top:
+                te += mi[j, NU]
         for s in range(h0, h1):
             W[s, c0 + WC_TEND] = te
         h0 = h1

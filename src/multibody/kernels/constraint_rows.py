@@ -15,7 +15,7 @@ accelerations plus the rates of the coefficient vectors. With d = p_b - p_a:
 (_A, _B: fixed in frame a, b, rotated into the world). The coefficients stay in C
 (alpha, beta, gamma, delta: 12 columns per row): they are the rows of seed 000's Q matrix.
 Moved to the world origin they are the row's wrenches w_a, w_b on the two frames, and
-Gc's row is J_a^T w_a + J_b^T w_b: constraint_gamma.group_pass, on the row's support.
+Gc's row is J_a^T w_a + J_b^T w_b: constraint_gamma.group_jacobian, on the row's support.
 """
 import math
 
@@ -38,24 +38,26 @@ K_R, K_P, K_W, K_V, K_WD, K_AD = 0, 9, 12, 15, 18, 21  # K_COLS = 24 (constraint
 
 @njit(**NO_NRT)
 def bias_motion_pass(mi, mf, ws, u, after_aba):
-    """World placements, world motion columns W_SW, link velocities W_V, W_C = v x (S u), and the velocity-product
-    accelerations W_A (udot = 0, no gravity). The link placements W_R/W_P must be there;
-    ``after_aba``: W_V and W_C are too (the ABA's first pass made them)."""
+    """World placements and motion columns W_SW; unless ``after_aba``, also the link
+    velocities W_V, W_C = v x (S u) and the velocity-product accelerations W_A (udot = 0, no
+    gravity). The link placements W_R/W_P must be there; ``after_aba``: W_V and W_A are the
+    ABA's (its accelerations, with the base accelerated by -g: see ``frame_kinematics``)."""
     for j in range(mi.shape[0]):
         world_placement(mi, ws, j)
         world_motion_columns(mi, mf, ws, j)
+        if after_aba:
+            continue
         p = mi[j, PARENT]
-        if not after_aba:
-            if p < 0:
-                for k in range(6):
-                    ws[j, W_V + k] = 0.0
-            else:
-                motion_to_child(ws, j, ws, p, W_V, ws, j, W_V)
-            joint_motion(mi, mf, j, u, ws, j, W_A)
+        if p < 0:
             for k in range(6):
-                ws[j, W_V + k] += ws[j, W_A + k]
-                ws[j, W_C + k] = 0.0
-            cross_motion_add(ws, j, W_V, ws, j, W_A, ws, j, W_C)
+                ws[j, W_V + k] = 0.0
+        else:
+            motion_to_child(ws, j, ws, p, W_V, ws, j, W_V)
+        joint_motion(mi, mf, j, u, ws, j, W_A)
+        for k in range(6):
+            ws[j, W_V + k] += ws[j, W_A + k]
+            ws[j, W_C + k] = 0.0
+        cross_motion_add(ws, j, W_V, ws, j, W_A, ws, j, W_C)
         if p < 0:
             for k in range(6):
                 ws[j, W_A + k] = ws[j, W_C + k]
@@ -73,9 +75,10 @@ def _rot(K, o, x0, x1, x2):
 
 
 @njit(**NO_NRT)
-def frame_kinematics(fr, ws, f, K, o):
-    """K[o:o+24] = world R of frame f's link, the frame origin, and its w, v, w_dot, a
-    (velocity-product accelerations, udot = 0) in world axes."""
+def frame_kinematics(fr, ws, f, K, o, base):
+    """K[o:o+24] = world R of frame f's link, the frame origin, and its w, v, w_dot, a in
+    world axes, from the links' W_V and W_A (velocity-product accelerations, or those of a
+    whole motion with the base accelerated by ``base``: a frame on the world then moves so)."""
     link = int(fr[f, FR_LINK])
     px, py, pz = fr[f, FR_P], fr[f, FR_P + 1], fr[f, FR_P + 2]
     if link < 0:
@@ -83,6 +86,7 @@ def frame_kinematics(fr, ws, f, K, o):
             K[o + k] = 0.0
         K[o], K[o + 4], K[o + 8] = 1.0, 1.0, 1.0
         K[o + K_P], K[o + K_P + 1], K[o + K_P + 2] = px, py, pz
+        _put(K, o + K_AD, base)
         return
     for k in range(9):
         K[o + k] = ws[link, W_RW + k]
@@ -232,13 +236,14 @@ def _wrench(C, i, o, p, w):
 
 
 @njit(**NO_NRT)
-def constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, C, G):
+def constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, C, G, base):
     """Coefficients of every row at (q, u): C[i] = (r, alpha, beta, gamma, delta, r_dot, kappa, -,
     w_a, w_b) (the wrenches: ``_wrench``), and a coordinate row's two entries of Gc in G[i]
-    (the rest of Gc is ``constraint_gamma.group_pass``'s, on the supports; G is zero elsewhere
-    from the start: nobody writes there). Needs
-    bias_motion_pass (or an ABA then bias_motion_pass) first. Consecutive rows on the same
-    two frames (one constraint's) share their frames' kinematics."""
+    (the rest of Gc is ``constraint_gamma.group_jacobian``'s, on the supports; G is zero
+    elsewhere from the start: nobody writes there). Needs bias_motion_pass first: kappa is
+    then the rows' velocity-product acceleration (``base`` = 0); after an ABA (``base`` =
+    -gravity) it is their acceleration in the ABA's motion, but a coordinate row's (0).
+    Consecutive rows on the same two frames (one constraint's) share their frames' kinematics."""
     fa0 = fb0 = -2
     for i in range(cr.shape[0]):
         t = int(cr[i, CR_TYPE])
@@ -252,8 +257,8 @@ def constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, C, G):
             continue
         fa, fb = int(cr[i, CR_FA]), int(cr[i, CR_FB])
         if fa != fa0 or fb != fb0:
-            frame_kinematics(fr, ws, fa, K, 0)
-            frame_kinematics(fr, ws, fb, K, K_COLS)
+            frame_kinematics(fr, ws, fa, K, 0, base)
+            frame_kinematics(fr, ws, fb, K, K_COLS, base)
             fa0, fb0 = fa, fb
         row_coefficients(cr, i, K, q, u, C)
         _wrench(C, i, 1, _vec(K, K_P), R_WA)

@@ -10,7 +10,7 @@ Row i (constraint row i) holds, at these offsets:
 | [2 nu, 3 nu) | D^-1 eps^i (read on the support only) |
 | [3 nu, 3 nu + nc) | Gamma's row, then its LDL^T factor |
 | c0 = 3 nu + nc + WC_* | the per-row columns below |
-| c0 + WC_COLS + [0, 2 n) | the row's support: its links, descending |
+| c0 + WC_COLS + [0, 2 n) | the row's support: the links of a's chain alone, of b's chain alone, then of both (each descending: children first; WC_NA, WC_NB, WC_NSUP in all) |
 | c0 + WC_COLS + 2 n + [0, nu) | the speeds of those links, root first (WC_NDOF of them) |
 | row 0, after them | the correction's generalized force Gc^T lambda (nu) |
 
@@ -19,14 +19,11 @@ the model alone: it is computed on the first call with a work array (WC_NSUP = 0
 """
 from numba import njit
 
-from .layout import W_TMP
-
 # The constraint kernels allocate nothing and run without Numba's reference counting (as the
 # inverse mass matrix's): no atomic increments and decrements around their many row views,
 # and a cheaper entry (each array argument unboxes in about 15 ns instead of 35).
 NO_NRT = dict(cache=True, _nrt=False)
 
-W_UA = W_TMP     # 6, per link (ws): the spatial acceleration udot alone makes (world coordinates)
 K_COLS = 24      # per-frame kinematics (constraint_rows.frame_kinematics)
 WC_KP = 0        # Baumgarte position gain [1/s^2] (written by the caller)
 WC_KD = 1        # Baumgarte velocity gain [1/s] (written by the caller)
@@ -42,12 +39,12 @@ WC_RHS = 31      # right-hand side, then the solve's intermediate
 WC_NSUP = 32     # the number of links in the row's support (0: not computed yet)
 WC_LA = 33       # the two links whose chains make the support (-1: the world)
 WC_LB = 34
-WC_F = 35        # 12: the row's running forces on its two chains (constraint_gamma.group_innovations)
-WC_GU = 47       # Gc_i udot (the unconstrained udot)
-WC_NDOF = 48     # the number of speeds of the support's links
-WC_GEND = 49     # one past the last row of the row's constraint (its rows share the support)
-WC_TEND = 50     # Gamma's scratch: how many of the current row's support speeds this row reaches
-WC_KIN = 51      # 2 * K_COLS, frame kinematics scratch (row 0 only)
+WC_NA = 35       # the support's links only a's chain holds (they come first), then only b's
+WC_NB = 36
+WC_NDOF = 37     # the number of speeds of the support's links
+WC_GEND = 38     # one past the last row of the row's constraint (its rows share the support)
+WC_TEND = 39     # Gamma's scratch: how many of the current row's support speeds this row reaches
+WC_KIN = 40      # 2 * K_COLS, frame kinematics scratch (row 0 only)
 WC_COLS = WC_KIN + 2 * K_COLS
 
 
