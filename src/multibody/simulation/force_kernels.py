@@ -12,7 +12,7 @@ from ..kernels.energy import link_velocities
 from ..kernels.layout import W_FEXT, W_PW, W_RW, W_V
 from ..kernels.spatial_inline import load9, mul33T_vec, mul33_vec
 
-__all__ = ["apply_forces"]
+__all__ = ["apply_forces", "link_forces"]
 
 # --- entry types (fmi[e, FMI_TYPE])
 FM_SPRING = 0    # tau[u_i] += -k (q[q_i] - q_ref) - c u[u_i]
@@ -113,18 +113,23 @@ def linear_spring(ws, fmi, fmf, e):
 
 
 @njit(cache=True, inline="always")
-def apply_forces(mi, mf, ws, fmi, fmf, q, u, t, tau0, tau):
-    """tau = tau0 + spring-dampers and limit forces; fill ws[:, W_FEXT]; return the use_fext flag."""
+def apply_forces(mi, mf, ws, fmi, fmf, q, u, t, tau0, tau, links):
+    """tau = tau0 + spring-dampers and limit forces; with ``links`` (a constant of the loop's
+    variant) also the link-level entries into ws[:, W_FEXT]; returns the use_fext flag.
+
+    The flag is a bool value throughout: returning a literal 0 (no force models) beside an
+    int made Numba compile the ABA for both types (4 s of a cold start)."""
     for i in range(tau.shape[0]):
         tau[i] = tau0[i]
     nf = fmi.shape[0]
+    use = nf < 0  # False, as a value of type bool
     if nf == 0:
-        return 0
-    use = 0
+        return use
     velocities = False
-    for j in range(mi.shape[0]):
-        for k in range(6):
-            ws[j, W_FEXT + k] = 0.0
+    if links:
+        for j in range(mi.shape[0]):
+            for k in range(6):
+                ws[j, W_FEXT + k] = 0.0
     for e in range(nf):
         typ = fmi[e, FMI_TYPE]
         if typ == FM_SPRING:
@@ -139,18 +144,26 @@ def apply_forces(mi, mf, ws, fmi, fmf, q, u, t, tau0, tau):
             elif x > fmf[e, FM_UPPER]:
                 tau[ui] -= max(0.0, fmf[e, FM_K] * (x - fmf[e, FM_UPPER]) + fmf[e, FM_C] * u[ui])
             continue
-        use = 1
-        if typ == FM_LINEAR:
-            if not velocities:
-                link_velocities(mi, mf, ws, u)
-                velocities = True
-            linear_spring(ws, fmi, fmf, e)
-            continue
-        j = fmi[e, FMI_LINK]
-        s = math.sin(fmf[e, FM_OMEGA] * t + fmf[e, FM_PHASE])
-        if typ == FM_WRENCH:
-            for k in range(6):
-                ws[j, W_FEXT + k] += fmf[e, FM_W0 + k] + fmf[e, FM_W1 + k] * s
-        else:
-            _world_wrench_to_link(ws, j, fmf, e, s)
+        if links:  # a constant: link-level entries only in the loop variant with them
+            use = True
+            if typ == FM_LINEAR:
+                if not velocities:
+                    link_velocities(mi, mf, ws, u)
+                    velocities = True
+                linear_spring(ws, fmi, fmf, e)
+                continue
+            j = fmi[e, FMI_LINK]
+            s = math.sin(fmf[e, FM_OMEGA] * t + fmf[e, FM_PHASE])
+            if typ == FM_WRENCH:
+                for k in range(6):
+                    ws[j, W_FEXT + k] += fmf[e, FM_W0 + k] + fmf[e, FM_W1 + k] * s
+            else:
+                _world_wrench_to_link(ws, j, fmf, e, s)
     return use
+
+
+def link_forces(fmi):
+    """True if the packed entries ``fmi`` hold a link-level force model (FM_WRENCH, FM_WORLD,
+    FM_LINEAR): the loop variant without them applies only springs and limits."""
+    typ = fmi[:, FMI_TYPE]
+    return bool(((typ != FM_SPRING) & (typ != FM_LIMIT)).any())

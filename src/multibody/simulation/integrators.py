@@ -23,6 +23,7 @@ from ..kernels.status import NEED_CONTROL, Status
 from ..progress import compiling_notice
 from . import kernels as K
 from .failures import SimulationError, failure
+from .force_kernels import link_forces
 from .forces import pack_force_models
 from .lie import to_start_charts
 from .stages import normalize_quaternions
@@ -116,6 +117,7 @@ class RungeKuttaIntegrator:
         self.control = control
         self.tau0 = np.zeros(c.nu) if tau is None else check_vector(tau, c.nu, "tau").copy()
         self.fmi, self.fmf, world = pack_force_models(m, forces)
+        self._links = link_forces(self.fmi)  # the loop variant with link-level force models
         self._wc = simulation_work(m, stabilization_gains)  # None for a tree: the loop without TA
         if adaptive is None:
             adaptive = self.tableau.is_embedded
@@ -225,7 +227,8 @@ class RungeKuttaIntegrator:
         args = (c.mi, c.mf, self.data.buf, self.tab, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
                 self.smap, self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr,
                 self._work, self._ctl, T, Q, U) + (() if self._wc is None else (self._wc,))
-        run = K.entry_point(self.lie_group, self._wc is not None)
+        run = K.entry_point(self.lie_group, self._wc is not None, self._links, self.adaptive,
+                            self.control is not None)
         if run.signatures:
             st = run(*args)
         else:  # the first run compiles the loop (or loads it from Numba's cache)

@@ -1,7 +1,8 @@
 """The compiled Runge-Kutta stepping loop: one Numba function advances many steps.
 
-One loop (``entry_point(lie)``, compiled once for classic and once for Munthe-Kaas
-stepping) serves every run. Without a control it goes on until the end time, a failure
+One loop serves every run: ``entry_point(lie, ta, links)`` gives its variant for classic or
+Munthe-Kaas stepping, with or without constraints and link-level force models, each
+compiled on its first use (``_make_loop``). Without a control it goes on until the end time, a failure
 or a full output buffer. With a Python control (``iopt[O_CONTROL] = 1``) it is
 resumable: at each stage it forms the stage state, writes what the control needs
 (``ctl`` = tau_out, q in the start charts, u; the stage time in clk[K_TSTAGE]), records
@@ -26,7 +27,7 @@ from ..kernels.status import (
 from .lie import to_start_charts
 from .stages import after_step, combine, control_inputs, error_norm, first_bad, stage_rates, stage_state
 
-__all__ = ["entry_point", "run_classic", "run_munthe_kaas", "run_classic_ta", "run_munthe_kaas_ta", "allocate_work"]
+__all__ = ["entry_point", "allocate_work"]
 
 # --- counters (int64 array ctr)
 C_STEP = 0       # accepted steps so far (fixed step: also the step index)
@@ -84,15 +85,15 @@ def allocate_work(nq, nu, n_stages, lie):
 
 
 @njit(cache=True, inline="always")
-def _begin_step(iopt, fopt, clk, ctr, nrow):
-    """Size the next step (clk[K_STEP], clk[K_TOUT], ctr[C_HIT]). Returns RUNNING, or
-    BUFFER_FULL / FINISHED when no step is to be taken now."""
+def _begin_step(adapt, iopt, fopt, clk, ctr, nrow):
+    """Size the next step (clk[K_STEP], clk[K_TOUT], ctr[C_HIT]; ``adapt``: adaptive
+    stepping). Returns RUNNING, or BUFFER_FULL / FINISHED when no step is to be taken now."""
     if ctr[C_WRITTEN] >= nrow:
         return BUFFER_FULL
     t = clk[K_T]
     t0 = fopt[F_T0]
     dt = fopt[F_DT]
-    if iopt[O_ADAPT]:
+    if adapt:
         if ctr[C_OUT] >= iopt[O_NOUT]:
             return FINISHED
         t_out = min(t0 + (ctr[C_OUT] + 1) * dt, fopt[F_TEND])
@@ -150,137 +151,131 @@ def _accept(lie, smap, fopt, clk, ctr, h, hit, q, q1, eq, u, u1, eu):
     return True
 
 
-@njit(cache=True, inline="always")
-def _run(lie, ta, mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0,
-         q, u, clk, ctr, work, ctl, T, Q, U, Wc):
-    """The stepping loop (see ``entry_point``); ``lie`` and ``ta`` (tree-augmented constrained
-    dynamics with the work array Wc) are constants in each entry point."""
-    n = mi.shape[0]
-    d0 = data_start(dbuf, n)
-    ws = link_rows(dbuf, d0, n)
-    z = ragged(dbuf, d0, n)
-    fr = frame_table(dbuf, n)
-    cr = dbuf[2 + 2 * n + fr.shape[0]:d0]
-    Kq, Ku, phi, qs, us, q1, u1, eq, eu, tau = work
-    tauc, qview, uview = ctl
-    nq = q.shape[0]
-    nu = u.shape[0]
-    S = tab.shape[1]
-    adapt = iopt[O_ADAPT]
-    worldf = iopt[O_WORLDF]
-    control = iopt[O_CONTROL]
-    nrow = T.shape[0]
-    while True:
-        s0 = ctr[C_STAGE]
-        if s0 < 0:
-            st = _begin_step(iopt, fopt, clk, ctr, nrow)
-            if st != RUNNING:
-                return _stop(ctr, st)
-            s0 = 0
-        t = clk[K_T]
-        h = clk[K_STEP]
-        for s in range(s0, S):
-            ts = t + tab[S + 2, s] * h
-            if not control:
-                stage_state(mi, ws, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us)
-                src = tau0
-            elif ctr[C_STAGE] != s:
-                stage_state(mi, ws, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us)
-                control_inputs(mi, ws, chart0, qs, us, tau0, qview, uview, tauc)
-                clk[K_TSTAGE] = ts
-                ctr[C_STAGE] = s
-                return _stop(ctr, NEED_CONTROL)
-            else:  # resumed: the stage state is formed and tauc holds the control's forces
-                ctr[C_STAGE] = -1
-                b = first_nonfinite(tauc)
-                if b >= 0:
-                    ctr[C_BAD] = b
+def _make_loop(lie, ta, links, adaptive, controlled):
+    """The stepping loop (see ``entry_point``) with five constants of a closure: ``lie``
+    (Munthe-Kaas stepping), ``ta`` (tree-augmented constrained dynamics, the work array
+    Wc), ``links`` (link-level force models: wrenches, world wrenches, linear springs),
+    ``adaptive`` and ``controlled`` (0: never; 1: as iopt[O_ADAPT], iopt[O_CONTROL] say).
+
+    Numba folds the branches on them before it types the loop, so each variant compiles
+    only the code it runs (fixed-step classic stepping of a tree without a control or link
+    forces: no Munthe-Kaas maps, no TA, no error control, no kinematics pass, no linear
+    spring; lie as a constant measured ~14 % faster on UR5 than read from iopt), and the
+    loop is compiled as this one function: inlined into entry points, its whole IR was
+    copied first (3 s of a cold start). Numba caches each variant under its own key (the
+    values of the constants). Trees leave Wc out.
+    """
+
+    @njit(cache=True)
+    def run(mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0,
+            q, u, clk, ctr, work, ctl, T, Q, U, Wc=None):
+        n = mi.shape[0]
+        d0 = data_start(dbuf, n)
+        ws = link_rows(dbuf, d0, n)
+        z = ragged(dbuf, d0, n)
+        fr = frame_table(dbuf, n)
+        cr = dbuf[2 + 2 * n + fr.shape[0]:d0]
+        Kq, Ku, phi, qs, us, q1, u1, eq, eu, tau = work
+        tauc, qview, uview = ctl
+        nq = q.shape[0]
+        nu = u.shape[0]
+        S = tab.shape[1]
+        adapt = 0
+        if adaptive:
+            adapt = iopt[O_ADAPT]
+        control = 0
+        if controlled:
+            control = iopt[O_CONTROL]
+        worldf = iopt[O_WORLDF]
+        nrow = T.shape[0]
+        while True:
+            s0 = ctr[C_STAGE]
+            if s0 < 0:
+                st = _begin_step(adapt, iopt, fopt, clk, ctr, nrow)
+                if st != RUNNING:
+                    return _stop(ctr, st)
+                s0 = 0
+            t = clk[K_T]
+            h = clk[K_STEP]
+            for s in range(s0, S):
+                ts = t + tab[S + 2, s] * h
+                if controlled and control:  # (controlled: the constant, pruned before inlining)
+                    if ctr[C_STAGE] != s:
+                        stage_state(mi, ws, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us)
+                        control_inputs(mi, ws, chart0, qs, us, tau0, qview, uview, tauc)
+                        clk[K_TSTAGE] = ts
+                        ctr[C_STAGE] = s
+                        return _stop(ctr, NEED_CONTROL)
+                    # resumed: the stage state is formed and tauc holds the control's forces
+                    ctr[C_STAGE] = -1
+                    b = first_nonfinite(tauc)
+                    if b >= 0:
+                        ctr[C_BAD] = b
+                        clk[K_TBAD] = ts
+                        return _stop(ctr, CONTROL_NONFINITE)
+                    src = tauc
+                else:
+                    stage_state(mi, ws, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us)
+                    src = tau0
+                if not stage_rates(mi, mf, ws, z, lie, ta, links, fr, cr, Wc, worldf, fmi, fmf, ts, qs, us, phi,
+                                   src, tau, Kq[s], Ku[s]):
                     clk[K_TBAD] = ts
-                    return _stop(ctr, CONTROL_NONFINITE)
-                src = tauc
-            if not stage_rates(mi, mf, ws, z, lie, ta, fr, cr, Wc, worldf, fmi, fmf, ts, qs, us, phi, src, tau,
-                               Kq[s], Ku[s]):
-                clk[K_TBAD] = ts
-                return _failed(ctr, qs, us, SINGULAR)
-        combine(mi, ws, tab, h, lie, adapt, q, u, Kq, Ku, phi, q1, u1, eq, eu)
-        hit = ctr[C_HIT]
-        t_end = clk[K_TOUT] if hit else t + h
-        if adapt and not _accept(lie, smap, fopt, clk, ctr, h, hit, q, q1, eq, u, u1, eu):
-            if clk[K_H] < fopt[F_HMIN]:
-                clk[K_TBAD] = t
-                return _failed(ctr, q1, u1, MIN_STEP)
-            continue
-        b = first_bad(q1, u1)
-        if b >= 0:
-            ctr[C_BAD] = b
-            clk[K_TBAD] = t_end
-            return _stop(ctr, NONFINITE_STATE)
-        ctr[C_CHARTS] += after_step(mi, ws, lie, max_angles, q1)
-        for i in range(nq):
-            q[i] = q1[i]
-        for i in range(nu):
-            u[i] = u1[i]
-        clk[K_T] = t_end
-        ctr[C_STEP] += 1
-        if adapt:
-            store = hit
-        else:
-            store = ctr[C_STEP] % iopt[O_STRIDE] == 0 or ctr[C_STEP] == iopt[O_NSTEPS]
-        if store:
-            ctr[C_OUT] += 1
-            w = ctr[C_WRITTEN]
-            T[w] = clk[K_T]
-            to_start_charts(mi, ws, chart0, q, Q[w])
+                    return _failed(ctr, qs, us, SINGULAR)
+            combine(mi, ws, tab, h, lie, adapt, q, u, Kq, Ku, phi, q1, u1, eq, eu)
+            hit = ctr[C_HIT]
+            t_end = clk[K_TOUT] if hit else t + h
+            if adaptive and adapt and not _accept(lie, smap, fopt, clk, ctr, h, hit, q, q1, eq, u, u1, eu):
+                if clk[K_H] < fopt[F_HMIN]:
+                    clk[K_TBAD] = t
+                    return _failed(ctr, q1, u1, MIN_STEP)
+                continue
+            b = first_bad(q1, u1)
+            if b >= 0:
+                ctr[C_BAD] = b
+                clk[K_TBAD] = t_end
+                return _stop(ctr, NONFINITE_STATE)
+            ctr[C_CHARTS] += after_step(mi, ws, lie, max_angles, q1)
+            for i in range(nq):
+                q[i] = q1[i]
             for i in range(nu):
-                U[w, i] = u[i]
-            ctr[C_WRITTEN] = w + 1
+                u[i] = u1[i]
+            clk[K_T] = t_end
+            ctr[C_STEP] += 1
+            if adapt:
+                store = hit
+            else:
+                store = ctr[C_STEP] % iopt[O_STRIDE] == 0 or ctr[C_STEP] == iopt[O_NSTEPS]
+            if store:
+                ctr[C_OUT] += 1
+                w = ctr[C_WRITTEN]
+                T[w] = clk[K_T]
+                to_start_charts(mi, ws, chart0, q, Q[w])
+                for i in range(nu):
+                    U[w, i] = u[i]
+                ctr[C_WRITTEN] = w + 1
+
+    return run
 
 
-# Compiled entry points per (lie, ta), so that the compiler folds the branches on them
-# (measured ~14 % faster on UR5 than one loop reading lie from iopt); ``entry_point``
-# picks one. Trees use the two without constraints; their signature has no Wc.
-@njit(cache=True)
-def run_classic(mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
-                work, ctl, T, Q, U):
-    """``run`` for classic Runge-Kutta (iopt[O_LIE] = 0)."""
-    return _run(0, 0, mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
-                work, ctl, T, Q, U, np.zeros((0, 0)))
+_LOOPS = {}
 
 
-@njit(cache=True)
-def run_munthe_kaas(mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
-                    work, ctl, T, Q, U):
-    """``run`` for Munthe-Kaas (iopt[O_LIE] = 1)."""
-    return _run(1, 0, mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
-                work, ctl, T, Q, U, np.zeros((0, 0)))
-
-
-@njit(cache=True)
-def run_classic_ta(mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
-                   work, ctl, T, Q, U, Wc):
-    """``run_classic`` with the model's constraints (tree-augmented dynamics, work array Wc)."""
-    return _run(0, 1, mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
-                work, ctl, T, Q, U, Wc)
-
-
-@njit(cache=True)
-def run_munthe_kaas_ta(mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
-                       work, ctl, T, Q, U, Wc):
-    """``run_munthe_kaas`` with the model's constraints (see ``run_classic_ta``)."""
-    return _run(1, 1, mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr,
-                work, ctl, T, Q, U, Wc)
-
-
-def entry_point(lie, ta=False):
+def entry_point(lie, ta=False, links=True, adaptive=True, control=True):
     """The compiled loop ``run`` for classic (lie = 0) or Munthe-Kaas (lie = 1) stepping, of a
     tree (ta False) or of a model with constraints (ta True, one more argument: the
-    constraint work array Wc with its Baumgarte gains, see kernels/constrained_dynamics.py):
-    ``entry_point(lie)(mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles,
-    chart0, q, u, clk, ctr, work, ctl, T, Q, U)`` advances (q, u, clk[K_T]) until the end
-    time, a failure, a full output buffer or (with a control) the next stage that needs
-    the control. It writes output samples (times T, configurations Q in the charts
-    chart0, speeds U) from row ctr[C_WRITTEN], updates q, u, clk and ctr in place and
-    returns the status."""
-    if ta:
-        return run_munthe_kaas_ta if lie else run_classic_ta
-    return run_munthe_kaas if lie else run_classic
+    constraint work array Wc with its Baumgarte gains, see kernels/constrained_dynamics.py),
+    with or without link-level force models (``links``, see ``force_kernels.link_forces``;
+    without, only springs and limits are applied), adaptive steps (``adaptive``: as
+    iopt[O_ADAPT] says; False: fixed steps only) and a Python control (``control``: as
+    iopt[O_CONTROL] says; False: none): ``entry_point(lie)(mi, mf, dbuf, tab, fmi, fmf,
+    tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr, work, ctl, T, Q, U)``
+    advances (q, u, clk[K_T]) until the end time, a failure, a full output buffer or (with
+    a control) the next stage that needs the control. It writes output samples (times T,
+    configurations Q in the charts chart0, speeds U) from row ctr[C_WRITTEN], updates q,
+    u, clk and ctr in place and returns the status. Each variant is made (and compiled,
+    or loaded from Numba's cache) on its first use."""
+    key = tuple(int(bool(x)) for x in (lie, ta, links, adaptive, control))
+    run = _LOOPS.get(key)
+    if run is None:
+        run = _LOOPS.setdefault(key, _make_loop(*key))
+    return run

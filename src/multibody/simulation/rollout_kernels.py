@@ -1,8 +1,9 @@
 """Parallel rollouts: many initial states through the one stepping loop, across cores.
 
 Worker w (a ``prange`` iteration) owns data buffer ``dbufs[w]`` and runs samples
-w, w + W, w + 2W, ... one after the other through ``kernels._run``, the loop every
-simulation uses, with the work arrays of ``allocate_work`` stacked over workers (or over
+w, w + W, w + 2W, ... one after the other through the stepping loop every simulation
+uses (``kernels.entry_point``: its fixed-step variant with link-level force models and
+a control as iopt says), with the work arrays of ``allocate_work`` stacked over workers (or over
 samples when a Python control pauses every sample at every stage: then a paused step's
 partial state must stay with its sample). A sample's whole state (q, u, clock, counters and its rotation-vector
 charts) lives in its own rows, so a call may stop after any number of output rows and
@@ -16,7 +17,10 @@ from numba import njit, prange
 from ..kernels.common import data_start, link_rows
 from ..kernels.layout import W_CHART
 from ..kernels.status import CONTROL_NONFINITE, FINISHED, MIN_STEP, NONFINITE_STATE, SINGULAR
-from .kernels import C_STATUS, _run
+from .kernels import C_STATUS, entry_point
+
+_CLASSIC = entry_point(0, False, True, False, True)  # fixed steps; a control as iopt says
+_MUNTHE_KAAS = entry_point(1, False, True, False, True)
 
 
 @njit(cache=True, inline="always")
@@ -42,9 +46,14 @@ def _rollout(lie, mi, mf, dbufs, tab, fmi, fmf, TAU, iopt, fopt, smap, max_angle
             for j in range(n):  # the sample's charts into the worker's data
                 for k in range(4):
                     ws[j, W_CHART + k] = CHARTS[b, j, k]
-            _run(lie, 0, mi, mf, dbuf, tab, fmi, fmf, TAU[b], iopt, fopt, smap, max_angles, chart0,
-                 Q[b], U[b], CLK[b], CTR[b], work, ctl, TOUT[b, row0:row0 + nrows],
-                 QOUT[b, row0:row0 + nrows], UOUT[b, row0:row0 + nrows], np.zeros((0, 0)))
+            if lie:
+                _MUNTHE_KAAS(mi, mf, dbuf, tab, fmi, fmf, TAU[b], iopt, fopt, smap, max_angles, chart0,
+                             Q[b], U[b], CLK[b], CTR[b], work, ctl, TOUT[b, row0:row0 + nrows],
+                             QOUT[b, row0:row0 + nrows], UOUT[b, row0:row0 + nrows])
+            else:
+                _CLASSIC(mi, mf, dbuf, tab, fmi, fmf, TAU[b], iopt, fopt, smap, max_angles, chart0,
+                         Q[b], U[b], CLK[b], CTR[b], work, ctl, TOUT[b, row0:row0 + nrows],
+                         QOUT[b, row0:row0 + nrows], UOUT[b, row0:row0 + nrows])
             for j in range(n):
                 for k in range(4):
                     CHARTS[b, j, k] = ws[j, W_CHART + k]

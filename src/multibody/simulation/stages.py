@@ -86,13 +86,14 @@ def control_inputs(mi, ws, chart0, qs, us, tau0, qview, uview, tauc):
 
 
 @njit(cache=True, inline="always")
-def stage_rates(mi, mf, ws, z, lie, ta, fr, cr, Wc, worldf, fmi, fmf, t, qs, us, phi, tau0, tau, kq, ku):
+def stage_rates(mi, mf, ws, z, lie, ta, links, fr, cr, Wc, worldf, fmi, fmf, t, qs, us, phi, tau0, tau, kq, ku):
     """Rates of one stage: ku = udot (tree ABA, or with ``ta`` the tree-augmented dynamics of
     the constraint rows cr, Baumgarte gains and work in Wc), kq = q_dot (classic) or
-    phi_dot (Munthe-Kaas). Returns False when the joint-space inertia is singular."""
-    if worldf:
+    phi_dot (Munthe-Kaas); force models with link-level ones only if ``links`` (a constant
+    of the loop's variant). Returns False when the joint-space inertia is singular."""
+    if links and worldf:
         forward_kinematics_pass(mi, mf, ws, qs)
-    use = apply_forces(mi, mf, ws, fmi, fmf, qs, us, t, tau0, tau)
+    use = apply_forces(mi, mf, ws, fmi, fmf, qs, us, t, tau0, tau, links)
     if ta:
         if not ta_core(mi, mf, fr, cr, ws, z, qs, us, tau, use, Wc, ku):
             return False
