@@ -1,0 +1,208 @@
+"""Cassie standing with closed legs: example-robot-data's SDF loaded with its loops and
+gearboxes, the pelvis held at its file pose, PD control on the ten motor outputs holding
+the file's standing pose, the file's joint springs and dampers as force models. Prints the
+loops' closure error, how far the pose sags from the target and the run time.
+
+    python examples/cassie_standing.py [--t-final 2] [--diagnose] [--plot cassie.png]
+    python examples/cassie_standing.py --crouch 0.1 --dt 2.5e-4 --baumgarte 1e4 200
+
+Standing from rest (2 s, dt = 1e-3): the achilles and plantar loops and the gearboxes stay
+closed to 1e-11, the knee-spring slider loops to 1.2e-8 (see below), the motors sag 2.4e-3
+rad and the feet 2.5 mm under gravity. A crouched start (``--crouch 0.1``) is a hard PD
+step (the fastest mode, ~280 rad/s, is rung): at dt = 1e-3 the loops open up to 6e-6
+while they are pulled back (Baumgarte at 10 rad/s is slow for it); at dt = 2.5e-4 with
+gains (1e4, 200) they stay within 5e-9.
+
+What the model holds (``load_sdf``): per leg five motors, each a rotor hinge ("-ip")
+geared to its output hinge ("-op") by a gearbox (a coordinate constraint, ratio 1/25 to
+1/50); the achilles rod (a ball at the hip, a pin loop at the heel spring), the plantar
+rod (a ball loop at the foot) and the knee-spring linkage (a slider loop). Measured at the
+standing pose (``--diagnose`` prints them):
+
+* Gc has 36 rows of rank 28: the planar loops' out-of-plane rows are redundant, and the
+  knee-spring slider loop is nearly singular (smallest singular value 1e-6 and 1.4e-5 of
+  its rows, against 1.4 for the largest): tree-augmented dynamics drops those rows (their
+  pivots fall below 1e-12 of Gamma's largest, which the gearboxes' small rotor inertias
+  make about 3e5), so the knee spring deflects under the file's 1500 N m/rad spring and
+  the slider's residual follows at about 1e-6 times the deflection: ~1e-9 m.
+* The springs and dampers in the file (knee-shin 1500 N m/rad, heel 1250 N m/rad,
+  damping 0.1-1 N m s/rad) are hinge metadata on load; here they act as force models.
+* PD on the outputs (kp = 2000 N m/rad) makes the fastest mode ~280 rad/s: RK4 at
+  dt = 1e-3 is fine (stable below ~1e-2 s). The same gains on the rotor hinges reach the
+  outputs multiplied by 1/ratio^2 (625 to 2500): ~14,000 rad/s, stable only below ~2e-4 s.
+  That is how a try at dt = 1e-3 blew up after 3 ms.
+* The file's limits of the foot crank and foot outputs ([-2.44, -0.61] rad) do not hold
+  its own standing pose (q = 0): they are in another reference. simulate's limit springs
+  (``limits=True``, the default) would push a standing robot hard (a run blew up at
+  76 ms), so they are off here.
+"""
+import argparse
+import importlib.metadata
+import time
+import warnings
+
+import numpy as np
+
+import multibody as mb
+from multibody.simulation.forces import JointLimitWarning, JointSpringDamper
+
+SIDES = ("left", "right")
+MOTORS = [f"{s}-{j}-op" for s in SIDES for j in ("roll", "yaw", "pitch", "knee", "foot")]
+ROTORS = [h.replace("-op", "-ip") for h in MOTORS]
+KNEE_SPRING = [f"{s}-{j}" for s in SIDES for j in ("knee-spring-joint", "knee-shin-joint")]
+FEET = [f"{s}-foot" for s in SIDES]
+
+
+def cassie_path():
+    """example-robot-data's cassie.sdf, or None when the package is not installed."""
+    try:
+        files = importlib.metadata.files("example-robot-data") or []
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    return next((f.locate() for f in files if str(f).endswith("cassie_description/robots/cassie.sdf")), None)
+
+
+def load_cassie(path=None):
+    """Cassie with its loops and gearboxes, the pelvis fixed at its file pose (q = 0 is the
+    file's standing configuration, where every loop is closed)."""
+    path = path or cassie_path()
+    if path is None:
+        raise FileNotFoundError("example-robot-data's cassie.sdf is not installed (pip install example-robot-data)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # two rotor inertias break the triangle inequality
+        return mb.load_sdf(path, floating_base=False)
+
+
+def force_models(m, q_ref, kp=2000.0, kd=50.0):
+    """PD on the motor outputs towards q_ref (spring-dampers on the hinges, compiled into the
+    stepping loop) and the file's springs and dampers on the other hinges."""
+    forces = [JointSpringDamper(h, kp, kd, q_ref[m.q_slice(h)]) for h in MOTORS]
+    for h in m.hinges:
+        k, c = getattr(h, "spring_stiffness", 0.0), h.damping
+        if h.name not in MOTORS and (k or c) and h.nq == h.nu:
+            forces.append(JointSpringDamper(h.name, k, c, getattr(h, "spring_reference", 0.0)))
+    return forces
+
+
+def crouched(m, q_stand, angle):
+    """q_stand with the hips pitched by ``angle`` and the knees bent by 1.3 ``angle``, its loops
+    closed by the constraint kinematics solver with the motors and the knee-spring hinges
+    held (the nearly singular slider loop stalls Newton on those)."""
+    q = q_stand.copy()
+    for s in SIDES:
+        q[m.q_slice(f"{s}-pitch-op")] += angle
+        q[m.q_slice(f"{s}-knee-op")] -= 1.3 * angle
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the planar loops' redundant rows
+        return m.constraint_kinematics().solve_q(q, frozen=MOTORS + KNEE_SPRING)
+
+
+def _fastest_mode(m, q, hinges, kp):
+    """The largest natural frequency [rad/s] of the loops' motion about q (null space of Gc)
+    with springs kp on ``hinges`` and the file's springs."""
+    G = m.constraint_jacobian(q)
+    _, s, Vt = np.linalg.svd(G)
+    N = Vt[int(np.sum(s > 1e-9 * s[0])):].T
+    K = np.zeros((m.nu, m.nu))
+    for h in m.hinges:
+        k = getattr(h, "spring_stiffness", 0.0) + (kp if h.name in hinges else 0.0)
+        i = m.u_slice(h.name)
+        K[i, i] += k * np.eye(i.stop - i.start)
+    L = np.linalg.cholesky(N.T @ m.mass_matrix(q) @ N)
+    A = np.linalg.solve(L, np.linalg.solve(L, N.T @ K @ N).T)
+    return float(np.sqrt(max(np.linalg.eigvalsh(A).max(), 0.0)))
+
+
+def diagnose(m, q, kp=2000.0):
+    """The numbers behind the settings (see the module docstring), as a dict."""
+    G = m.constraint_jacobian(q)
+    c = m.compiled
+    slider = {con.name: float(np.linalg.svd(G[c.constraint_rows[con]], compute_uv=False)[1])
+              for con in m.enabled_constraints if getattr(con, "kind", None) == "slider"}
+    return {"rows": G.shape[0], "rank": int(np.linalg.matrix_rank(G)),
+            "slider_second_singular_value": slider,
+            "fastest_mode_pd_on_outputs": _fastest_mode(m, q, MOTORS, kp),
+            "fastest_mode_pd_on_rotors": _fastest_mode(m, q, ROTORS, kp)}
+
+
+def stand(m, q0, q_ref, t_final=2.0, dt=1e-3, kp=2000.0, kd=50.0, stabilization_gains="default"):
+    """Simulate from q0 at rest (RK4; Baumgarte gains as ``simulate``'s); returns (result, summary)."""
+    forces = force_models(m, q_ref, kp, kd)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JointLimitWarning)  # the foot limits: see the module docstring
+        start = time.perf_counter()
+        res = mb.simulate(m, q0, np.zeros(m.nu), t_final, dt=dt, forces=forces, limits=False,
+                          stabilization_gains=stabilization_gains)
+        wall = time.perf_counter() - start
+    errors = np.array([np.abs(m.pose_error(x, "residual")) for x in res.q])
+    c = m.compiled
+    slider = np.zeros(errors.shape[1], dtype=bool)
+    for con in m.enabled_constraints:
+        slider[c.constraint_rows[con]] = getattr(con, "kind", None) == "slider"
+    closure = errors.max(axis=1)
+    motors = np.concatenate([np.arange(m.q_slice(h).start, m.q_slice(h).stop) for h in MOTORS])
+    feet = np.array([[m.body_pose(x, f)[:3, 3] for f in FEET] for x in res.q])
+    feet_ref = np.array([m.body_pose(q_ref, f)[:3, 3] for f in FEET])
+    summary = {
+        "closure_max": float(closure.max()), "closure_end": float(closure[-1]),
+        "closure_max_slider": float(errors[:, slider].max()), "closure_max_others": float(errors[:, ~slider].max()),
+        "motor_deviation_end": float(np.abs(res.q[-1, motors] - q_ref[motors]).max()),
+        "feet_deviation_end": float(np.linalg.norm(feet[-1] - feet_ref, axis=1).max()),
+        "speed_end": float(np.abs(res.u[-1]).max()), "wall_time": wall, "steps": len(res.t) - 1,
+        "closure": closure, "feet": feet - feet_ref, "motors": res.q[:, motors] - q_ref[motors],
+    }
+    return res, summary
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--t-final", type=float, default=2.0)
+    ap.add_argument("--dt", type=float, default=1e-3)
+    ap.add_argument("--crouch", type=float, default=0.0, help="start with the hips pitched by this [rad]")
+    ap.add_argument("--kp", type=float, default=2000.0, help="PD stiffness on the motor outputs [N m/rad]")
+    ap.add_argument("--kd", type=float, default=50.0, help="PD damping [N m s/rad]")
+    ap.add_argument("--baumgarte", type=float, nargs=2, default=None, metavar=("KP", "KD"),
+                    help="Baumgarte gains [1/s^2, 1/s] (default: simulate's, 100 and 20)")
+    ap.add_argument("--diagnose", action="store_true", help="print the model's numbers behind the settings")
+    ap.add_argument("--plot", default=None, help="write a PNG plot here")
+    args = ap.parse_args(argv)
+    m = load_cassie()
+    q_stand = m.neutral_q()
+    print(f"Cassie, pelvis fixed: nq = nu = {m.nu}, {len(m.enabled_constraints)} constraints "
+          f"({m.constraint_jacobian(q_stand).shape[0]} rows); standing pose closed to "
+          f"{np.abs(m.pose_error(q_stand, 'residual')).max():.1e}")
+    if args.diagnose:
+        d = diagnose(m, q_stand, args.kp)
+        print(f"Gc: {d['rows']} rows, rank {d['rank']}; knee-spring slider loops' second singular value "
+              + ", ".join(f"{k} {v:.1e}" for k, v in d["slider_second_singular_value"].items()))
+        for side in ("outputs", "rotors"):
+            w = d[f"fastest_mode_pd_on_{side}"]
+            print(f"PD kp = {args.kp:g} on the {side}: fastest mode {w:,.0f} rad/s, RK4 stable for dt < {2.78 / w:.1e} s")
+    q0 = crouched(m, q_stand, args.crouch) if args.crouch else q_stand
+    gains = "default" if args.baumgarte is None else tuple(args.baumgarte)
+    res, s = stand(m, q0, q_stand, args.t_final, args.dt, args.kp, args.kd, gains)
+    print(f"{args.t_final:g} s at dt = {args.dt:g} (RK4, Baumgarte {gains}): {s['steps']} steps in "
+          f"{s['wall_time']:.2f} s")
+    print(f"loop closure error [m, rad]: {s['closure_max']:.1e} largest, {s['closure_end']:.1e} at the end; "
+          f"achilles and plantar loops and gearboxes {s['closure_max_others']:.1e} at most, the knee-spring "
+          f"slider loops (their nearly singular rows dropped) {s['closure_max_slider']:.1e}")
+    print(f"pose at the end: motors within {s['motor_deviation_end']:.1e} rad of the target, feet within "
+          f"{1e3 * s['feet_deviation_end']:.2f} mm; largest speed {s['speed_end']:.1e}")
+    if args.plot:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, (a, b) = plt.subplots(2, 1, figsize=(7, 5), sharex=True)
+        a.plot(res.t, s["motors"])
+        a.set_ylabel("motor output - target [rad]")
+        b.semilogy(res.t, np.maximum(s["closure"], 1e-16))
+        b.set_ylabel("loop closure error [m]")
+        b.set_xlabel("t [s]")
+        fig.tight_layout()
+        fig.savefig(args.plot, dpi=110)
+        print("wrote", args.plot)
+    return res, s
+
+
+if __name__ == "__main__":
+    main()
