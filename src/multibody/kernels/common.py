@@ -57,7 +57,7 @@ def coordinate_sizes(mi):
     return mi[n - 1, QOFF] + mi[n - 1, NQ] + m, mi[n - 1, UOFF] + mi[n - 1, NU] + m
 
 
-@njit(**_INL)
+@njit(cache=True)  # once per entry call: compiled once, not inlined into every entry
 def check_state(mi, a, b, c, nb, nc):
     """Status (kernels/status.py) of a kernel's three state arguments: a (q) has nq entries
     and unit quaternions (to 1e-6), b and c have nq (nb/nc = 0) or nu (1) entries or are

@@ -16,7 +16,7 @@ from .layout import BODY_NU, FREE, FREE_QUAT, KIND, NQ, NU, QOFF, SPHERICAL, SPH
 from .spatial_inline import rot_quat
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def jr_inv_times(vx, vy, vz, wx, wy, wz):
     """Jr(v)^-1 w for the right Jacobian of SO(3)."""
     th2 = vx * vx + vy * vy + vz * vz
@@ -35,7 +35,7 @@ def jr_inv_times(vx, vy, vz, wx, wy, wz):
     return (wx + 0.5 * a0 + c * b0, wy + 0.5 * a1 + c * b1, wz + 0.5 * a2 + c * b2)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def quat_mul(ax, ay, az, aw, bx, by, bz, bw):
     return (aw * bx + bw * ax + ay * bz - az * by,
             aw * by + bw * ay + az * bx - ax * bz,
@@ -43,7 +43,7 @@ def quat_mul(ax, ay, az, aw, bx, by, bz, bw):
             aw * bw - ax * bx - ay * by - az * bz)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def quat_exp(vx, vy, vz):
     """Unit quaternion of the rotation vector v."""
     th = math.sqrt(vx * vx + vy * vy + vz * vz)
@@ -54,7 +54,7 @@ def quat_exp(vx, vy, vz):
     return (s * vx, s * vy, s * vz, math.cos(0.5 * th))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def quat_log(x, y, z, w):
     """Rotation vector (angle in [0, pi]) of the quaternion (x, y, z, w)."""
     if w < 0.0:

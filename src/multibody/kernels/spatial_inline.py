@@ -16,10 +16,13 @@ from numba import njit
 
 from .layout import W_P, W_PW, W_R, W_RW
 
+# Helpers on scalars and tuples alone (rotations, 3x3 products) are compiled once and left
+# to LLVM to inline; helpers that index arrays are inlined by Numba (``_INL``): a call that
+# takes arrays keeps their reference counts around it (see docs/architecture.md).
 _INL = dict(cache=True, inline="always")
 
 
-@njit(**_INL)
+@njit(cache=True)
 def rot_axis_angle(ax, ay, az, angle):
     """exp(angle [a]x) for a unit axis a (Rodrigues), as a row-major 9-tuple."""
     c = math.cos(angle)
@@ -30,7 +33,7 @@ def rot_axis_angle(ax, ay, az, angle):
             t * ax * az - s * ay, t * ay * az + s * ax, c + t * az * az)
 
 
-@njit(**_INL)
+@njit(cache=True)
 def rot_rotvec(vx, vy, vz):
     """exp([v]x), accurate near v = 0, as a row-major 9-tuple."""
     th2 = vx * vx + vy * vy + vz * vz
@@ -46,7 +49,7 @@ def rot_rotvec(vx, vy, vz):
             -a * vy + b * vx * vz, a * vx + b * vy * vz, 1.0 - b * (vx * vx + vy * vy))
 
 
-@njit(**_INL)
+@njit(cache=True)
 def rot_quat(x, y, z, w):
     """Rotation matrix of the quaternion (x, y, z, w) (normalised first), as a 9-tuple."""
     s = 2.0 / (x * x + y * y + z * z + w * w)
@@ -55,7 +58,7 @@ def rot_quat(x, y, z, w):
             s * (x * z - y * w), s * (y * z + x * w), 1.0 - s * (x * x + y * y))
 
 
-@njit(**_INL)
+@njit(cache=True)
 def mul33(A, B):
     """A B for row-major 9-tuples."""
     return (A[0] * B[0] + A[1] * B[3] + A[2] * B[6], A[0] * B[1] + A[1] * B[4] + A[2] * B[7],
@@ -66,14 +69,14 @@ def mul33(A, B):
             A[6] * B[2] + A[7] * B[5] + A[8] * B[8])
 
 
-@njit(**_INL)
+@njit(cache=True)
 def mul33_vec(A, x0, x1, x2):
     """A x for a row-major 9-tuple A."""
     return (A[0] * x0 + A[1] * x1 + A[2] * x2, A[3] * x0 + A[4] * x1 + A[5] * x2,
             A[6] * x0 + A[7] * x1 + A[8] * x2)
 
 
-@njit(**_INL)
+@njit(cache=True)
 def mul33T_vec(A, x0, x1, x2):
     """A^T x for a row-major 9-tuple A."""
     return (A[0] * x0 + A[3] * x1 + A[6] * x2, A[1] * x0 + A[4] * x1 + A[7] * x2,
