@@ -148,7 +148,12 @@ class SimulationResult:
         return [_label(n, s) for n, s in zip(self.u_names, self.u_units)]
 
     def energy(self, m):
-        """(kinetic, potential) energies (N,), (N,) [J] along the run."""
+        """(kinetic, potential) energies (N,), (N,) [J] along the run (of a Multibody in one
+        kernel call, ``algorithms.energy.trajectory_energies``)."""
+        from .algorithms.energy import trajectory_energies
+        from .model import Multibody
+        if isinstance(m, Multibody):
+            return trajectory_energies(m, self.q, self.u)
         ke = np.array([m.kinetic_energy(q, u) for q, u in zip(self.q, self.u)])
         pe = np.array([m.potential_energy(q) for q in self.q])
         return ke, pe

@@ -56,3 +56,22 @@ def center_of_mass(m, q, data=None):
         from . import batch
         return batch.mass_and_com(m, q)[:, 1:].copy()
     return mass_and_com(m, q, data)[1:].copy()
+
+
+def trajectory_energies(m, Q, U, data=None):
+    """(kinetic, potential) energies (N,), (N,) [J] at the samples Q (N, nq), U (N, nu) of a
+    trajectory, in one kernel call (one velocity pass per sample)."""
+    c = m.compiled
+    d = data_object(c, data)
+    Q = np.ascontiguousarray(Q, dtype=np.float64)
+    U = np.ascontiguousarray(U, dtype=np.float64)
+    if Q.ndim != 2 or U.ndim != 2 or Q.shape[0] != U.shape[0]:
+        raise ValueError(f"Q (N, nq) and U (N, nu) must hold the same number of samples, got {Q.shape} and {U.shape}")
+    out = np.empty((Q.shape[0], 5))
+    st, k = KERNELS.trajectory_energies(d.buf, Q, U, out)
+    if st:  # the first bad sample raises its own error (or, for modal bodies, takes their path)
+        if st != MODAL:
+            kinetic_energy(m, Q[k], U[k], data)
+        ke = np.array([kinetic_energy(m, q, u, data) for q, u in zip(Q, U)])
+        return ke, np.array([potential_energy(m, q, data) for q in Q])
+    return out[:, 0].copy(), _potential(out[:, 1:], m.gravity)

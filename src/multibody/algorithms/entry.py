@@ -44,6 +44,7 @@ _SIGNATURES = {
                                     (_F2, _F1, _F1, _F1, _I64, _F1)),
     "kinetic_energy": (energy.kinetic_energy, (_F2, _F1, _F1, _F1)),
     "mass_and_com": (energy.mass_and_com, (_F2, _F1, _F1)),
+    "trajectory_energies": (energy.trajectory_energies, (_F2, _F2, _F2, _F2)),
     # coordinate maps take (mi, ws) and are shared with the simulation
     "qdot_from_u": (coordinates.qdot_from_u, (_I2, _F2, _F1, _F1, _F1)),
     "integrate_q": (coordinates.integrate_q, (_I2, _F2, _F1, _F1, _F64, _F1)),

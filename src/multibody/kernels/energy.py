@@ -1,4 +1,5 @@
-"""Link velocities, kinetic and potential energy, centre of mass."""
+"""Link velocities, kinetic energy, mass and centre of mass; both along a trajectory in
+one call (``trajectory_energies``)."""
 from numba import njit
 
 from .common import check_state, data_start, joint_motion_add, link_rows, model_arrays
@@ -7,7 +8,7 @@ from .layout import ARMATURE, INERTIA, NU, PARENT, RB_H, RB_MASS, UOFF, W_C, W_P
 from .spatial_inline import mat66_vec, motion_to_child
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def velocity_pass(mi, mf, ws, q, u):
     """World placements and link spatial velocities v_j (W_V, link frame)."""
     forward_kinematics_pass(mi, mf, ws, q)
@@ -70,6 +71,17 @@ def mass_and_com(dbuf, q, out):
 def mass_and_com_core(mi, mf, ws, q, out):
     """out = [total mass, centre of mass in the world (3)], after a kinematics pass."""
     forward_kinematics_pass(mi, mf, ws, q)
+    m, c0, c1, c2 = mass_and_com_placed(mi, mf, ws)
+    out[0] = m
+    out[1] = c0
+    out[2] = c1
+    out[3] = c2
+
+
+@njit(cache=True, inline="always")
+def mass_and_com_placed(mi, mf, ws):
+    """(total mass, centre of mass in the world (3)) from the world placements in ws
+    (the centre is 0 for a massless model)."""
     m = 0.0
     c0 = 0.0
     c1 = 0.0
@@ -83,12 +95,30 @@ def mass_and_com_core(mi, mf, ws, q, out):
         c1 += mj * ws[j, W_PW + 1] + ws[j, W_RW + 3] * h0 + ws[j, W_RW + 4] * h1 + ws[j, W_RW + 5] * h2
         c2 += mj * ws[j, W_PW + 2] + ws[j, W_RW + 6] * h0 + ws[j, W_RW + 7] * h1 + ws[j, W_RW + 8] * h2
         m += mj
-    out[0] = m
     if m > 0.0:
-        out[1] = c0 / m
-        out[2] = c1 / m
-        out[3] = c2 / m
-    else:
-        out[1] = 0.0
-        out[2] = 0.0
-        out[3] = 0.0
+        return m, c0 / m, c1 / m, c2 / m
+    return m, 0.0, 0.0, 0.0
+
+
+@njit(cache=True)
+def trajectory_energies(dbuf, Q, U, out):
+    """Checked entry point: out[k] = (kinetic energy [J], total mass, centre of mass (3)) at
+    (Q[k], U[k]) for the samples of a trajectory (Q (N, nq), U (N, nu), out (N, 5)), one
+    velocity pass per sample (the centre of mass from its world placements). Returns
+    (status, k): the ``check_state`` status of the first bad sample k, or (OK, N)."""
+    mi, mf = model_arrays(dbuf)
+    n = mi.shape[0]
+    ws = link_rows(dbuf, data_start(dbuf, n), n)
+    for k in range(Q.shape[0]):
+        q = Q[k]
+        u = U[k]
+        st = check_state(mi, q, u, u, 1, -1)
+        if st != 0:
+            return st, k
+        out[k, 0] = kinetic_energy_core(mi, mf, ws, q, u)
+        m, c0, c1, c2 = mass_and_com_placed(mi, mf, ws)
+        out[k, 1] = m
+        out[k, 2] = c0
+        out[k, 3] = c1
+        out[k, 4] = c2
+    return 0, Q.shape[0]
