@@ -1,6 +1,7 @@
 """The stepping loop's compiled variants (``simulation.kernels.entry_point``): each run takes
 the leanest variant that serves it, and every variant gives the same trajectory as the
 general one (all flags on, as iopt says) bit for bit."""
+import os
 import subprocess
 import sys
 
@@ -74,14 +75,16 @@ def test_entry_point_variants_are_made_once():
     assert K.entry_point(1, False, False, False, False) is not a
 
 
-def test_one_abi_compile_for_the_loop_and_the_facade():
+def test_one_abi_compile_for_the_loop_and_the_facade(tmp_path):
     """The loop passes its external-force flag as a bool, as forward_dynamics does: one
-    compiled ABA serves both (a literal 0 once made Numba compile it a second time)."""
+    compiled ABA serves both (a literal 0 once made Numba compile it a second time). On an
+    empty cache of its own: kernels loaded from a cache never compile aba_core at all."""
     code = ("import numpy as np, multibody as mb\n"
             "from multibody.kernels.forward_dynamics import aba_core\n"
             "m = mb.Multibody(); m.add_serial_chain('l', 2)\n"
             "mb.simulate(m, np.zeros(2), np.zeros(2), 0.01)\n"
             "m.forward_dynamics(np.zeros(2), np.zeros(2), np.zeros(2))\n"
             "print(len(aba_core.signatures))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     assert out.split()[-1] == "1"
