@@ -57,11 +57,18 @@ def coordinate_sizes(mi):
     return mi[n - 1, QOFF] + mi[n - 1, NQ] + m, mi[n - 1, UOFF] + mi[n - 1, NU] + m
 
 
-@njit(cache=True)  # once per entry call: compiled once, not inlined into every entry
+@njit(**_INL)
 def check_state(mi, a, b, c, nb, nc):
     """Status (kernels/status.py) of a kernel's three state arguments: a (q) has nq entries
     and unit quaternions (to 1e-6), b and c have nq (nb/nc = 0) or nu (1) entries or are
-    not used (-1)."""
+    not used (-1). Once per entry call, so compiled once (``_check_state``), for nb, nc as
+    values: literal ones would compile it for each combination."""
+    return _check_state(mi, a, b, c, np.int64(nb), np.int64(nc))
+
+
+@njit(cache=True)
+def _check_state(mi, a, b, c, nb, nc):
+    """``check_state``."""
     nq, nu = coordinate_sizes(mi)
     if a.shape[0] != nq:
         return BAD_LENGTH_ARG0
