@@ -7,11 +7,16 @@
                        [--floating-base [free|quaternion]] [--q0 "0.1,0.2,..."] [--u0 ...]
                        [--output results.npz|.csv] [--output-every SECONDS] [--plot plot.png] [--view]
     multibody view MODEL [--floating-base ...] [--port 8080] [--host 127.0.0.1]
+    multibody warmup [--jobs N] [--all]
     multibody --version
 
 Output paths are checked before a run; user errors end with one line on stderr
 (``multibody: ...``) and exit status 1; a failed run exits with 2 after writing what it
 computed.
+
+The first run of a command compiles the kernels it needs (seconds; Numba caches them on
+disk, later runs load them). ``demo`` and ``simulate`` then compile in two processes at once
+(``multibody.warmup.prefetch``); ``warmup`` compiles every common kernel ahead of time.
 
 MODEL and IN may be .urdf, .yaml/.yml or .json model files (``--floating-base`` applies
 to URDF input); OUT is .yaml/.yml, .json or .urdf. Plots need matplotlib (``pip install multibody[plot]``), imported only when asked for.
@@ -198,6 +203,10 @@ def main(argv=None):
     p.add_argument("--floating-base", nargs="?", const="free", choices=("free", "quaternion"),
                    help="URDF input: attach the root by a free hinge (rotation vector, or quaternion)")
     _add_view_options(p)
+    p = sub.add_parser("warmup", help="compile the kernels into Numba's on-disk cache now, so that first runs "
+                                      "start fast (e.g. after installing)")
+    p.add_argument("--jobs", type=int, default=None, help="processes compiling at once (default: CPUs, at most 4)")
+    p.add_argument("--all", action="store_true", help="also the batched (stacked states) and rollout kernels")
     args = ap.parse_args(argv)
     try:
         return _main(args)
@@ -207,11 +216,16 @@ def main(argv=None):
 
 def _main(args):
     fb = {None: False, "free": True}.get(getattr(args, "floating_base", None), getattr(args, "floating_base", None))
+    if args.command == "warmup":
+        return _warmup(args)
     if args.command in ("demo", "simulate"):
         _check_outputs(args)
-    if args.command == "demo":
-        m = _load(_demo_model_path())
-        return _run(m, args, np.array([2.0, -1.0]), np.zeros(2), "double pendulum demo")
+        from .warmup import finish, prefetch
+        helper = prefetch()  # on an empty cache: the loop's side kernels in a second process
+        try:
+            return _simulate_command(args, fb)
+        finally:
+            finish(helper)
     if args.command == "convert":
         m = _load(args.input, floating_base=fb)
         _convert(m, args.output)
@@ -231,13 +245,33 @@ def _main(args):
             for h in limited:
                 print(f"  {h.name:30s} {h.limits_text()}")
         return 0
-    if args.command == "view":
-        _view(m, None, args)
-        return 0
+    _view(m, None, args)
+    return 0
+
+
+def _simulate_command(args, fb):
+    if args.command == "demo":
+        m = _load(_demo_model_path())
+        return _run(m, args, np.array([2.0, -1.0]), np.zeros(2), "double pendulum demo")
+    m = _load(args.model, floating_base=fb)
     q0 = _parse_vector(args.q0, m.nq, "q0")
     u0 = _parse_vector(args.u0, m.nu, "u0")
     return _run(m, args, m.neutral_q() if q0 is None else q0, np.zeros(m.nu) if u0 is None else u0,
                 Path(args.model).name)
+
+
+def _warmup(args):
+    from .warmup import TARGETS, warm_up
+    if args.jobs is not None and args.jobs < 1:
+        raise SystemExit(f"multibody: --jobs must be at least 1, got {args.jobs}")
+    print(f"compiling {len(TARGETS)}{' + batched' if args.all else ''} kernel targets into Numba's cache "
+          f"(first runs load them from there) ...", flush=True)
+    try:
+        wall = warm_up(jobs=args.jobs, everything=args.all)
+    except RuntimeError as e:
+        raise SystemExit(f"multibody: {e}") from None
+    print(f"done in {wall:.1f} s", flush=True)
+    return 0
 
 
 if __name__ == "__main__":

@@ -76,6 +76,11 @@ class _Kernels:
 KERNELS = _Kernels()
 
 
+def kernel_dispatcher(name):
+    """The Numba dispatcher of the facade kernel ``name`` (not compiled by this call)."""
+    return _SIGNATURES[name][0]
+
+
 def as_float_vector(x, name):
     """x as a new C-contiguous, writeable float64 1-D array, or ValueError naming ``name``."""
     if np.iscomplexobj(x):

@@ -152,7 +152,7 @@ class RungeKuttaIntegrator:
         self.ctr = np.zeros(K.N_CTR, dtype=np.int64)
         self._work, self._ctl = K.allocate_work(c.nq, c.nu, self.tab.shape[1], self.lie_group)
         self._initialized = False
-        if not self.lie_group:
+        if not self.lie_group and any(KINDS[k].quaternion for k in c.mi[:, L.KIND]):
             normalize_quaternions(c.mi, self._q)
 
     # ------------------------------------------------------------------ state
@@ -164,6 +164,8 @@ class RungeKuttaIntegrator:
     @property
     def q(self):
         """Current configuration (nq,), in the charts the run started with."""
+        if np.array_equal(self.data.chart_offsets, self.chart0):  # still those charts: q itself
+            return self._q.copy()
         out = np.empty_like(self._q)
         to_start_charts(self._c.mi, self.data.ws, self.chart0, self._q, out)
         return out

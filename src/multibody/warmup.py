@@ -1,0 +1,194 @@
+"""Compile kernels ahead of their first use: ``multibody warmup`` and the CLI's prefetch.
+
+Numba compiles a kernel on its first call (seconds) and caches it on disk (see
+``_kernel_cache``); later processes load it in milliseconds. This module compiles named
+targets into that cache:
+
+* ``warm_up(names, jobs)`` (``multibody warmup [--jobs N] [--all]``): every facade kernel
+  and the stepping loop's common variants (``--all``: the batched and rollout kernels
+  too), split over ``jobs`` processes (the cache is shared, so a kernel one of them has
+  written the others load).
+* ``prefetch(names)``: one background process compiling ``RUN_SIDE``, the kernels a
+  simulation needs besides the stepping loop's critical chain (placements, ABA, the loop
+  itself), while the calling process compiles that chain. ``multibody demo`` and
+  ``multibody simulate`` use it on an empty cache, so the two cores of a small machine
+  compile at once; a kernel the helper has not finished in time is compiled by the caller
+  as usual (the result is the same either way). ``finish(helper)`` ends it.
+
+``python -m multibody.warmup NAME ...`` compiles the named targets in this process.
+"""
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+from numba import types as nt
+
+__all__ = ["TARGETS", "RUN_SIDE", "warm_up", "prefetch", "finish", "cache_holds"]
+
+_I2 = nt.Array(nt.int64, 2, "C")
+_F2 = nt.Array(nt.float64, 2, "C")
+_F1 = nt.Array(nt.float64, 1, "C")
+
+
+def _leaf(module, name, sig):
+    """A target compiling ``module.name`` for ``sig``, the types the stepping loop calls it with."""
+    def compile_leaf():
+        import importlib
+        getattr(importlib.import_module(module), name).compile(sig)
+    return compile_leaf
+
+
+def _kernel(name):
+    """A target compiling the facade kernel ``name`` (``algorithms.entry``)."""
+    def compile_kernel():
+        from .algorithms.entry import KERNELS
+        getattr(KERNELS, name)
+    return compile_kernel
+
+
+def _model():
+    """A small tree with a spherical and a slider link (the kernels' types do not depend on it)."""
+    from .model import Multibody
+    m = Multibody()
+    m.add_serial_chain("l", 2)
+    b = m.add_body("b", mass=1.0, com=(0.0, 0.0, -0.1), inertia=np.eye(3) * 1e-2)
+    m.add_hinge("l1", b, kind="spherical")
+    return m
+
+
+def _loop(**kw):
+    """A target running ``simulate`` for two steps with ``kw``: it compiles that loop variant."""
+    def compile_loop():
+        from .simulation import simulate
+        m = _model()
+        kw2 = dict(kw)
+        if callable(kw2.get("forces")):
+            kw2["forces"] = kw2["forces"]()
+        simulate(m, m.neutral_q(), np.zeros(m.nu), 2e-3, dt=1e-3, limits=False, **kw2)
+    return compile_loop
+
+
+def _external_force():
+    from .simulation import ExternalForce
+    return [ExternalForce("b", (0.0, 0.0, 0.0, 0.0, 0.0, 1.0), axes="world")]
+
+
+def _batched():
+    """The parallel batch kernels (stacked states) and rollouts, on two samples."""
+    from .simulation import rollout
+    m = _model()
+    Q = np.array([m.neutral_q()] * 2)
+    U = np.zeros((2, m.nu))
+    m.forward_dynamics(Q, U, U), m.inverse_dynamics(Q, U, U), m.mass_matrix(Q), m.inverse_mass_matrix(Q)
+    m.kinetic_energy(Q, U), m.potential_energy(Q)
+    rollout(m, Q, U, 2e-3, limits=False, progress=False)
+
+
+#: the stepping loop's callees (as the loop calls them) and the energies of a result:
+#: what ``prefetch`` compiles beside a first simulation
+RUN_SIDE = ("general_inertia_step", "qdot_from_u", "sanitize_charts", "first_bad",
+            "normalize_quaternions", "to_start_charts", "trajectory_energies")
+
+#: name -> function compiling it (or loading it from the cache), in a sensible order
+TARGETS = {
+    "general_inertia_step": _leaf("multibody.kernels.articulated_inertia", "general_inertia_step",
+                                  (_I2, _F2, _F2, _F1, nt.int64)),
+    "first_bad": _leaf("multibody.simulation.stages", "first_bad", (_F1, _F1)),
+    "normalize_quaternions": _leaf("multibody.simulation.stages", "normalize_quaternions", (_I2, _F1)),
+    "to_start_charts": _leaf("multibody.simulation.lie", "to_start_charts", (_I2, _F2, _F2, _F1, _F1)),
+}
+for _name in ("qdot_from_u", "sanitize_charts", "trajectory_energies", "forward_dynamics", "inverse_dynamics",
+              "mass_matrix", "inverse_mass_matrix", "kinetic_energy", "mass_and_com", "frame_pose", "frame_jacobian",
+              "frame_velocity_acceleration", "integrate_q", "operational_space_compliance"):
+    TARGETS[_name] = _kernel(_name)
+TARGETS.update({
+    "loop:rk4": _loop(),
+    "loop:dopri5": _loop(integrator="dopri5"),
+    "loop:munthe_kaas": _loop(integrator="munthe_kaas"),
+    "loop:control": _loop(control=lambda t, q, u, tau: None),
+    "loop:link_forces": _loop(forces=_external_force),
+})
+#: compiled by ``warm_up(everything=True)`` (``multibody warmup --all``) only
+EXTRA = {"batch_and_rollout": _batched}
+
+
+def compile_targets(names, quiet=True):
+    """Compile the named targets in this process, in order; returns {name: seconds}."""
+    times = {}
+    for name in names:
+        t0 = time.perf_counter()
+        (TARGETS.get(name) or EXTRA[name])()
+        times[name] = time.perf_counter() - t0
+        if not quiet:
+            print(f"  {name}: {times[name]:.1f} s", flush=True)
+    return times
+
+
+def _command(names, quiet=True):
+    return [sys.executable, "-m", "multibody.warmup"] + (["--quiet"] if quiet else []) + list(names)
+
+
+def warm_up(names=None, jobs=None, everything=False, quiet=False):
+    """Compile ``names`` (default: every target; ``everything``: also the batched kernels)
+    in ``jobs`` processes (default: the CPU count, at most 4). Returns the wall time [s]."""
+    names = list(TARGETS) if names is None else list(names)
+    unknown = [n for n in names if n not in TARGETS and n not in EXTRA]
+    if unknown:
+        raise ValueError(f"unknown warm-up targets {unknown}; known: {sorted(TARGETS) + sorted(EXTRA)}")
+    if everything:
+        names += [n for n in EXTRA if n not in names]
+    jobs = max(1, min(jobs or min(os.cpu_count() or 1, 4), len(names)))
+    t0 = time.perf_counter()
+    if jobs == 1:
+        compile_targets(names, quiet)
+    else:  # interleaved, so each process starts with a different heavy target
+        procs = [subprocess.Popen(_command(names[k::jobs], quiet)) for k in range(jobs)]
+        failed = [p.args for p in procs if p.wait() != 0]
+        if failed:
+            raise RuntimeError(f"warm-up processes failed: {failed}")
+    return time.perf_counter() - t0
+
+
+def cache_holds(name):
+    """True if Numba's on-disk cache holds a current entry of the facade kernel ``name``
+    (read from the cache's index: nothing is loaded). False when it cannot tell."""
+    try:
+        from .algorithms.entry import kernel_dispatcher
+        index = kernel_dispatcher(name)._cache._cache_file._load_index()  # Numba's own check
+        return bool(index)
+    except Exception:  # noqa: BLE001 (Numba's internals moved: prefetch, which is harmless)
+        return False
+
+
+def prefetch(names=RUN_SIDE):
+    """Start a background process compiling ``names`` into the cache when it does not hold
+    them yet (judged by the last of them); returns the process, or None."""
+    if cache_holds(names[-1]) or os.environ.get("MULTIBODY_NO_PREFETCH"):
+        return None
+    try:
+        return subprocess.Popen(_command(names), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    except OSError:
+        return None
+
+
+def finish(helper):
+    """End a ``prefetch`` process (what it has written stays in the cache)."""
+    if helper is not None and helper.poll() is None:
+        helper.terminate()
+        helper.wait()
+
+
+def main(argv=None):
+    """``python -m multibody.warmup [--quiet] NAME ...``: compile the named targets here."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    quiet = "--quiet" in argv
+    names = [a for a in argv if a != "--quiet"]
+    compile_targets(names or list(TARGETS), quiet)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""Compiling ahead of first use (``multibody.warmup``, ``multibody warmup``): targets land in
+Numba's cache, and the prefetch targets are the signatures the stepping loop calls."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from multibody import warmup
+from multibody.cli import main
+
+
+def _python(code, cache):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), MULTIBODY_NO_PREFETCH="1")
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+
+
+def test_warm_up_fills_the_cache(tmp_path):
+    probe = "from multibody.warmup import cache_holds; print(cache_holds('sanitize_charts'))"
+    assert _python(probe, tmp_path).split()[-1] == "False"
+    _python("from multibody.warmup import warm_up; warm_up(['sanitize_charts', 'first_bad'], jobs=2, quiet=True)",
+            tmp_path)
+    assert _python(probe, tmp_path).split()[-1] == "True"
+
+
+def test_prefetch_targets_are_what_the_loop_compiles(tmp_path):
+    """Each RUN_SIDE leaf compiles the signature a first simulation asks for (else the
+    prefetch would compile something nobody loads)."""
+    code = """
+import numpy as np, multibody as mb
+from multibody import warmup
+from multibody.kernels.articulated_inertia import general_inertia_step
+from multibody.simulation.stages import first_bad, normalize_quaternions
+from multibody.simulation.lie import to_start_charts
+m = mb.Multibody(); m.add_serial_chain('l', 2)
+mb.simulate(m, np.zeros(2), np.zeros(2), 0.01)
+seen = {d: set(d.signatures) for d in (general_inertia_step, first_bad, normalize_quaternions, to_start_charts)}
+from numba.core.caching import NullCache
+for d in seen:
+    d._cache = NullCache()  # no disk cache: compile() below adds a signature only if it is new
+for name in ('general_inertia_step', 'first_bad', 'normalize_quaternions', 'to_start_charts'):
+    warmup.TARGETS[name]()
+print(all(set(d.signatures) == s for d, s in seen.items()))
+"""
+    assert _python(code, tmp_path).split()[-1] == "True"
+
+
+def test_run_side_and_targets_are_known():
+    assert set(warmup.RUN_SIDE) <= set(warmup.TARGETS)
+    with pytest.raises(ValueError, match="unknown warm-up targets"):
+        warmup.warm_up(["no_such_kernel"])
+    warmup.finish(None)  # nothing to end
+
+
+def test_cli_warmup_arguments(capsys):
+    with pytest.raises(SystemExit, match="--jobs must be at least 1"):
+        main(["warmup", "--jobs", "0"])
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "warmup" in capsys.readouterr().out
