@@ -17,6 +17,8 @@ targets into that cache:
 
 ``python -m multibody.warmup NAME ...`` compiles the named targets in this process.
 """
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -115,11 +117,13 @@ EXTRA = {"batch_and_rollout": _batched}
 
 
 def compile_targets(names, quiet=True):
-    """Compile the named targets in this process, in order; returns {name: seconds}."""
+    """Compile the named targets in this process, in order; returns {name: seconds}. The
+    "compiling ... (first run only)" notices are not shown (``quiet``: nor the times)."""
     times = {}
     for name in names:
         t0 = time.perf_counter()
-        (TARGETS.get(name) or EXTRA[name])()
+        with contextlib.redirect_stderr(io.StringIO()):
+            (TARGETS.get(name) or EXTRA[name])()
         times[name] = time.perf_counter() - t0
         if not quiet:
             print(f"  {name}: {times[name]:.1f} s", flush=True)
