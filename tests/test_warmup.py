@@ -45,6 +45,11 @@ print(all(set(d.signatures) == s for d, s in seen.items()))
     assert _python(code, tmp_path).split()[-1] == "True"
 
 
+def test_idle_cpus_is_a_count():
+    idle = warmup.idle_cpus(0.02)
+    assert idle is None or 0.0 <= idle <= (os.cpu_count() or 1) + 1e-9
+
+
 def test_run_side_and_targets_are_known():
     assert set(warmup.RUN_SIDE) <= set(warmup.TARGETS)
     with pytest.raises(ValueError, match="unknown warm-up targets"):

@@ -11,8 +11,8 @@ targets into that cache:
 * ``prefetch(names)``: one background process compiling ``RUN_SIDE``, the kernels a
   simulation needs besides the stepping loop's critical chain (placements, ABA, the loop
   itself), while the calling process compiles that chain. ``multibody demo`` and
-  ``multibody simulate`` use it on an empty cache, so the two cores of a small machine
-  compile at once; a kernel the helper has not finished in time is compiled by the caller
+  ``multibody simulate`` use it on an empty cache when another CPU is idle, so the two
+  cores of a small machine compile at once; a kernel the helper has not finished in time is compiled by the caller
   as usual (the result is the same either way). ``finish(helper)`` ends it.
 
 ``python -m multibody.warmup NAME ...`` compiles the named targets in this process.
@@ -27,7 +27,7 @@ import time
 import numpy as np
 from numba import types as nt
 
-__all__ = ["TARGETS", "RUN_SIDE", "warm_up", "prefetch", "finish", "cache_holds"]
+__all__ = ["TARGETS", "RUN_SIDE", "warm_up", "prefetch", "finish", "cache_holds", "idle_cpus"]
 
 _I2 = nt.Array(nt.int64, 2, "C")
 _F2 = nt.Array(nt.float64, 2, "C")
@@ -166,10 +166,30 @@ def cache_holds(name):
         return False
 
 
+def idle_cpus(interval=0.05):
+    """CPUs idle over the next ``interval`` s (this process sleeps meanwhile, so its own CPU
+    counts), from /proc/stat; None where that cannot be read."""
+    def snapshot():
+        with open("/proc/stat", encoding="ascii") as f:
+            v = [int(x) for x in f.readline().split()[1:9]]
+        return v[3] + v[4], sum(v)  # idle + iowait, all
+    try:
+        i0, t0 = snapshot()
+        time.sleep(interval)
+        i1, t1 = snapshot()
+    except (OSError, ValueError, IndexError):
+        return None
+    return (os.cpu_count() or 1) * (i1 - i0) / max(t1 - t0, 1)
+
+
 def prefetch(names=RUN_SIDE):
     """Start a background process compiling ``names`` into the cache when it does not hold
-    them yet (judged by the last of them); returns the process, or None."""
+    them yet (judged by the last of them) and another CPU is free (a helper competing with
+    the caller for one CPU made the caller slower); returns the process, or None."""
     if cache_holds(names[-1]) or os.environ.get("MULTIBODY_NO_PREFETCH"):
+        return None
+    idle = idle_cpus()
+    if (os.cpu_count() or 1) < 2 or (idle is not None and idle < 1.5):
         return None
     try:
         return subprocess.Popen(_command(names), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
