@@ -62,11 +62,12 @@ def check_state(mi, a, b, c, nb, nc):
     """Status (kernels/status.py) of a kernel's three state arguments: a (q) has nq entries
     and unit quaternions (to 1e-6), b and c have nq (nb/nc = 0) or nu (1) entries or are
     not used (-1). Once per entry call, so compiled once (``_check_state``), for nb, nc as
-    values: literal ones would compile it for each combination."""
+    values (literal ones would compile it for each combination), without Numba's reference
+    counting (with it, the call's array arguments cost 40-100 ns of atomic counts)."""
     return _check_state(mi, a, b, c, np.int64(nb), np.int64(nc))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _check_state(mi, a, b, c, nb, nc):
     """``check_state``."""
     nq, nu = coordinate_sizes(mi)
