@@ -12,8 +12,9 @@ targets into that cache:
   simulation needs besides the stepping loop's critical chain (placements, ABA, the loop
   itself), while the calling process compiles that chain. ``multibody demo`` and
   ``multibody simulate`` use it on an empty cache when another CPU is idle, so the two
-  cores of a small machine compile at once; a kernel the helper has not finished in time is compiled by the caller
-  as usual (the result is the same either way). ``finish(helper)`` ends it.
+  cores of a small machine compile at once; a kernel the helper has not finished in time
+  is compiled by the caller as usual (the result is the same either way).
+  ``finish(helper)`` ends it.
 
 ``python -m multibody.warmup NAME ...`` compiles the named targets in this process.
 """
@@ -26,6 +27,8 @@ import time
 
 import numpy as np
 from numba import types as nt
+
+from .algorithms.entry import kernel_names
 
 __all__ = ["TARGETS", "RUN_SIDE", "warm_up", "prefetch", "finish", "cache_holds", "idle_cpus"]
 
@@ -51,7 +54,7 @@ def _kernel(name):
 
 
 def _model():
-    """A small tree with a spherical and a slider link (the kernels' types do not depend on it)."""
+    """A small tree with pin links and a spherical one (the kernels' types do not depend on it)."""
     from .model import Multibody
     m = Multibody()
     m.add_serial_chain("l", 2)
@@ -101,9 +104,7 @@ TARGETS = {
     "normalize_quaternions": _leaf("multibody.simulation.stages", "normalize_quaternions", (_I2, _F1)),
     "to_start_charts": _leaf("multibody.simulation.lie", "to_start_charts", (_I2, _F2, _F2, _F1, _F1)),
 }
-for _name in ("qdot_from_u", "sanitize_charts", "trajectory_energies", "forward_dynamics", "inverse_dynamics",
-              "mass_matrix", "inverse_mass_matrix", "kinetic_energy", "mass_and_com", "frame_pose", "frame_jacobian",
-              "frame_velocity_acceleration", "integrate_q", "operational_space_compliance"):
+for _name in kernel_names():  # every facade kernel, for the signature the facade calls it with
     TARGETS[_name] = _kernel(_name)
 TARGETS.update({
     "loop:rk4": _loop(),

@@ -81,6 +81,11 @@ def kernel_dispatcher(name):
     return _SIGNATURES[name][0]
 
 
+def kernel_names():
+    """The names of the facade kernels (``KERNELS.<name>``)."""
+    return tuple(_SIGNATURES)
+
+
 def as_float_vector(x, name):
     """x as a new C-contiguous, writeable float64 1-D array, or ValueError naming ``name``."""
     if np.iscomplexobj(x):
