@@ -63,3 +63,21 @@ def test_cli_warmup_arguments(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "warmup" in capsys.readouterr().out
+
+
+def test_plot_worker_draws_what_draw_draws(tmp_path):
+    """The CLI's plot worker (a process that imported matplotlib meanwhile) writes the same
+    file as ``plotting.draw`` in this process; a worker that cannot draw says so."""
+    pytest.importorskip("matplotlib")
+    import numpy as np
+    from multibody.plotting import PlotWorker, draw
+    t = np.linspace(0.0, 1.0, 50)
+    kw = dict(t=t, q=np.c_[np.sin(t), t], u=np.c_[np.cos(t), np.ones_like(t)], q_legend=["a [rad]", "b [m]"],
+              u_legend=["a [rad/s]", "b [m/s]"], energies=(t, -t), title="run")
+    draw(**kw, path=tmp_path / "here.png")
+    worker = PlotWorker()
+    assert worker.draw(**kw, path=tmp_path / "there.png")
+    assert (tmp_path / "there.png").read_bytes() == (tmp_path / "here.png").read_bytes()
+    worker = PlotWorker()
+    assert not worker.draw(**kw, path=tmp_path / "no_such_folder" / "x.png")
+    PlotWorker().close()  # started, never asked: ended

@@ -109,7 +109,7 @@ def _parse_vector(text, n, what):
     return v
 
 
-def _run(m, args, q0, u0, title):
+def _run(m, args, q0, u0, title, worker=None):
     from .simulation import SimulationError, simulate
     try:
         res = simulate(m, q0, u0, args.t_final, dt=args.dt, integrator=args.integrator, rtol=args.rtol,
@@ -136,7 +136,11 @@ def _run(m, args, q0, u0, title):
             # the demo's plot is a bonus: without matplotlib the run still succeeds
             print("  no plot: matplotlib is not installed (pip install matplotlib, or multibody[plot])")
             return code
-        _plot(res, m, args.plot, title)
+        drawn = worker is not None and worker.draw(
+            t=res.t, q=res.q, u=res.u, q_legend=res.q_legend(), u_legend=res.u_legend(), energies=(ke, pe),
+            title=title, path=args.plot)
+        if not drawn:  # no worker, or it failed: draw here (its errors are reported here)
+            _plot(res, m, args.plot, title)
         print(f"  plot written to {args.plot}")
     if getattr(args, "view", False):
         _view(m, res, args)
@@ -220,10 +224,11 @@ def _main(args):
         return _warmup(args)
     if args.command in ("demo", "simulate"):
         _check_outputs(args)
-        from .warmup import finish, prefetch
-        helper = prefetch()  # on an empty cache: the loop's side kernels in a second process
+        from .warmup import RUN_SIDE, cache_holds, finish, prefetch
+        warm = cache_holds(RUN_SIDE[-1])
+        helper = None if warm else prefetch()  # on an empty cache: side kernels in a second process
         try:
-            return _simulate_command(args, fb)
+            return _simulate_command(args, fb, warm)
         finally:
             finish(helper)
     if args.command == "convert":
@@ -249,15 +254,26 @@ def _main(args):
     return 0
 
 
-def _simulate_command(args, fb):
-    if args.command == "demo":
-        m = _load(_demo_model_path())
-        return _run(m, args, np.array([2.0, -1.0]), np.zeros(2), "double pendulum demo")
-    m = _load(args.model, floating_base=fb)
-    q0 = _parse_vector(args.q0, m.nq, "q0")
-    u0 = _parse_vector(args.u0, m.nu, "u0")
-    return _run(m, args, m.neutral_q() if q0 is None else q0, np.zeros(m.nu) if u0 is None else u0,
-                Path(args.model).name)
+def _simulate_command(args, fb, warm):
+    """demo and simulate. With the kernels cached (``warm``) and a CPU free, the plot's
+    worker process imports matplotlib meanwhile (``plotting.PlotWorker``)."""
+    from .warmup import spare_cpu
+    worker = None
+    if args.plot and warm and spare_cpu() and importlib.util.find_spec("matplotlib") is not None:
+        from .plotting import PlotWorker
+        worker = PlotWorker()
+    try:
+        if args.command == "demo":
+            m = _load(_demo_model_path())
+            return _run(m, args, np.array([2.0, -1.0]), np.zeros(2), "double pendulum demo", worker)
+        m = _load(args.model, floating_base=fb)
+        q0 = _parse_vector(args.q0, m.nq, "q0")
+        u0 = _parse_vector(args.u0, m.nu, "u0")
+        return _run(m, args, m.neutral_q() if q0 is None else q0, np.zeros(m.nu) if u0 is None else u0,
+                    Path(args.model).name, worker)
+    finally:
+        if worker is not None:
+            worker.close()
 
 
 def _warmup(args):

@@ -183,36 +183,12 @@ class SimulationResult:
         its unit) and, given the model ``m``, the kinetic, potential and total energy [J].
 
         Writes the figure to ``path`` if given (png, pdf, svg ...), and returns the matplotlib
-        Figure. Needs matplotlib (``pip install multibody[plot]``): ImportError otherwise.
+        Figure (``plotting.draw``). Needs matplotlib (``pip install multibody[plot]``):
+        ImportError otherwise.
         """
-        rows = 3 if m is not None else 2
-        if path is not None:  # a file: no pyplot (its import is 0.4 s of the CLI's run)
-            from matplotlib.figure import Figure
-            fig = Figure(figsize=(10, 2.7 * rows))
-            ax = fig.subplots(rows, 1, sharex=True)
-        else:
-            import matplotlib.pyplot as plt
-            fig, ax = plt.subplots(rows, 1, figsize=(10, 2.7 * rows), sharex=True)
-        for a, x, legend, what in ((ax[0], self.q, self.q_legend(), "q"), (ax[1], self.u, self.u_legend(), "u")):
-            a.plot(self.t, x, label=legend)
-            units = sorted({e[e.rindex("[") + 1:-1] for e in legend if e.endswith("]")})
-            a.set_ylabel(f"{what} ({', '.join(units) or '-'})")
-            if x.shape[1] <= 24:
-                a.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                         ncol=1 if x.shape[1] <= 12 else 2)
-        if m is not None:
-            ke, pe = self.energy(m)
-            ax[2].plot(self.t, ke + pe, label="total")
-            ax[2].plot(self.t, ke, label="kinetic")
-            ax[2].plot(self.t, pe, label="potential")
-            ax[2].set_ylabel("energy [J]")
-            ax[2].legend()
-        ax[-1].set_xlabel("t [s]")
-        ax[0].set_title(title)
-        fig.tight_layout()
-        if path is not None:
-            fig.savefig(path, dpi=100)
-        return fig
+        from .plotting import draw
+        return draw(self.t, self.q, self.u, self.q_legend(), self.u_legend(),
+                    None if m is None else self.energy(m), title, path)
 
 
 class ResultWriter:

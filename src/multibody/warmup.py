@@ -30,7 +30,7 @@ from numba import types as nt
 
 from .algorithms.entry import kernel_names
 
-__all__ = ["TARGETS", "RUN_SIDE", "warm_up", "prefetch", "finish", "cache_holds", "idle_cpus"]
+__all__ = ["TARGETS", "RUN_SIDE", "warm_up", "prefetch", "finish", "cache_holds", "idle_cpus", "spare_cpu"]
 
 _I2 = nt.Array(nt.int64, 2, "C")
 _F2 = nt.Array(nt.float64, 2, "C")
@@ -181,6 +181,17 @@ def idle_cpus(interval=0.05):
     except (OSError, ValueError, IndexError):
         return None
     return (os.cpu_count() or 1) * (i1 - i0) / max(t1 - t0, 1)
+
+
+def spare_cpu():
+    """True if fewer tasks are running than there are CPUs (this process counts; read from
+    /proc/loadavg at once, no waiting); False where that cannot be read."""
+    try:
+        with open("/proc/loadavg", encoding="ascii") as f:
+            running = int(f.read().split()[3].split("/")[0])
+    except (OSError, ValueError, IndexError):
+        return False
+    return running < (os.cpu_count() or 1)
 
 
 def prefetch(names=RUN_SIDE):
