@@ -164,6 +164,7 @@ def test_user_errors_are_one_line_without_traceback(tmp_path):
 
 def test_plot_legends_name_joints_with_units(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
+    monkeypatch.setenv("MULTIBODY_NO_PREFETCH", "1")  # draw in this process (no plot worker)
     import matplotlib.figure
     seen = []
     real = matplotlib.figure.Figure.savefig

@@ -185,7 +185,10 @@ def idle_cpus(interval=0.05):
 
 def spare_cpu():
     """True if fewer tasks are running than there are CPUs (this process counts; read from
-    /proc/loadavg at once, no waiting); False where that cannot be read."""
+    /proc/loadavg at once, no waiting) and helper processes are allowed (not
+    ``MULTIBODY_NO_PREFETCH``); False where that cannot be read."""
+    if os.environ.get("MULTIBODY_NO_PREFETCH"):
+        return False
     try:
         with open("/proc/loadavg", encoding="ascii") as f:
             running = int(f.read().split()[3].split("/")[0])
