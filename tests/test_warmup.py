@@ -81,3 +81,13 @@ def test_plot_worker_draws_what_draw_draws(tmp_path):
     worker = PlotWorker()
     assert not worker.draw(**kw, path=tmp_path / "no_such_folder" / "x.png")
     PlotWorker().close()  # started, never asked: ended
+
+
+def test_console_entry_exits_fast_with_the_right_status(tmp_path):
+    """``multibody`` / ``python -m multibody`` (``cli.run``) skip the interpreter's teardown
+    but keep the exit status and the messages."""
+    ok = subprocess.run([sys.executable, "-m", "multibody", "--version"], capture_output=True, text=True)
+    assert ok.returncode == 0 and ok.stdout.startswith("multibody ")
+    bad = subprocess.run([sys.executable, "-m", "multibody", "info", str(tmp_path / "none.urdf")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 1 and bad.stderr.strip() == f"multibody: no such model file: {tmp_path / 'none.urdf'}"

@@ -1,6 +1,4 @@
 """``python -m multibody``: the command line (see ``multibody.cli``)."""
-import sys
+from .cli import run
 
-from .cli import main
-
-sys.exit(main())
+run()
