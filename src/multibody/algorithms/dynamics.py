@@ -64,7 +64,7 @@ def forward_dynamics(m, q, u, tau, f_ext=None, out=None, data=None):
         raise zero_division_error(c, q, e) from None
     if st:
         if st == MODAL:  # flexible bodies: their own kernels
-            return flex.forward_dynamics(m, q, u, tau, out if given is not None else None, data)
+            return flex.forward_dynamics(m, q, u, tau, out, data)
         raise_status(c, st, ("q", "u", "tau"), (q, u, tau))
     return out
 
@@ -175,7 +175,7 @@ def inverse_dynamics(m, q, u, udot, f_ext=None, out=None, data=None):
         raise zero_division_error(c, q, e) from None
     if st:
         if st == MODAL:
-            return flex.inverse_dynamics(m, q, u, udot, out if given is not None else None, data)
+            return flex.inverse_dynamics(m, q, u, udot, out, data)
         raise_status(c, st, ("q", "u", "udot"), (q, u, udot))
     return out
 

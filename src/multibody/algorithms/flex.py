@@ -4,6 +4,7 @@ kernels/flex_kinematics.py, flex_dynamics.py, flex_articulated.py.
 """
 import numpy as np
 
+from ..kernels import flex_layout as FL
 from ..kernels.flex_articulated import flex_forward_dynamics, flex_mass_matrix
 from ..kernels.flex_dynamics import flex_inverse_dynamics
 from ..kernels.flex_kinematics import flex_kinematics, node_deformation
@@ -28,16 +29,6 @@ def _state(c, data, q, u=None, third=None, names=("q", "u", "tau")):
     return d, w, out
 
 
-def _scratch(c, w):
-    s = w.get("scratch")
-    if s is None:
-        fi = c.flex.fi
-        from ..kernels import flex_layout as FL
-        size = int(fi[:, FL.NB].max() * fi[:, FL.NUALL].max()) if fi.shape[0] else 0
-        s = w["scratch"] = np.zeros(2 * max(size, 36))
-    return s
-
-
 def forward_dynamics(m, q, u, tau, out=None, data=None):
     """udot of a model with modal bodies (articulated-body recursion, (6 + n_modes) blocks)."""
     c = m.compiled
@@ -47,7 +38,7 @@ def forward_dynamics(m, q, u, tau, out=None, data=None):
     check_out(out, (c.nu,))
     ok = flex_forward_dynamics(c.mi, c.mf, d.ws, f.fi, f.fmass, f.fnode, f.stiffness, f.damping, q, u, tau,
                                w["phi"], w["V"], w["A"], w["F"], w["abias"], w["pose"], w["VN"], w["P"], w["G"],
-                               w["Dinv"], w["eps"], _scratch(c, w), out)
+                               w["Dinv"], w["eps"], w["scratch"], out)
     if not ok:
         raise ValueError("the joint-space inertia of a subhinge or modal body is singular")
     return out
@@ -74,7 +65,7 @@ def mass_matrix(m, q, out=None, data=None):
     out = np.empty((c.nu, c.nu)) if out is None else out
     check_out(out, (c.nu, c.nu))
     flex_mass_matrix(c.mi, c.mf, d.ws, f.fi, f.fmass, f.fnode, q, np.zeros(c.nu), w["phi"], w["V"], w["abias"],
-                     w["pose"], w["VN"], w["P"], _scratch(c, w), out)
+                     w["pose"], w["VN"], w["P"], w["scratch"], out)
     return out
 
 
@@ -84,7 +75,6 @@ def kinetic_energy(m, q, u, data=None):
     f = c.flex
     d, w, (q, u) = _state(c, data, q, u)
     flex_kinematics(c.mi, c.mf, d.ws, f.fi, f.fnode, q, u, w["phi"], w["V"], w["abias"], w["pose"], w["VN"])
-    from ..kernels import flex_layout as FL
     T = 0.0
     for k in range(c.n_links):
         nb, vo, ma = f.fi[k, FL.NB], f.fi[k, FL.VOFF], f.fi[k, FL.MADR]
@@ -128,7 +118,6 @@ def frame_pose(m, q, name, data=None):
     a = f.frame_node[c.frame_rows[name]]
     if a < 0:
         return Tl @ T_link_frame
-    from ..kernels import flex_layout as FL
     nm = f.fi[link, FL.NM]
     E, _, dt = node_deformation(f.fnode, a, nm, check_vector(q, c.nq, "q"), f.fi[link, FL.QM])
     Tn = np.eye(4)

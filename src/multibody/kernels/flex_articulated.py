@@ -12,7 +12,7 @@ from numba import njit
 
 from . import flex_layout as FL
 from .articulated_inertia import spd_inverse
-from .flex_dynamics import _body_force, _force_to_parent, _parent_acceleration, hinge_force
+from .flex_dynamics import _force_to_parent, _parent_acceleration, bias_force, hinge_force, inertia_times
 from .flex_kinematics import flex_kinematics
 from .layout import ARMATURE, NU, PARENT, S_COLS, UOFF
 
@@ -120,13 +120,11 @@ def flex_forward_dynamics(mi, mf, ws, fi, fmass, fnode, K, C, q, u, tau, w_phi, 
     for k in range(n - 1, -1, -1):
         nb, nk, nu = fi[k, FL.NB], fi[k, FL.NUALL], mi[k, NU]
         vo, pa, ga, da, ea = fi[k, FL.VOFF], fi[k, FL.PADR], fi[k, FL.GADR], fi[k, FL.DADR], fi[k, FL.EADR]
-        # z = children's z+ (already in F) + P abias + b: b via _body_force into A's slot
-        _body_force(fmass, fi[k, FL.MADR], nb, w_V, vo, w_ab, w_A)  # M abias + b
+        # z = the children's z+ (already in F) + P abias + b
+        bias_force(fmass, fi[k, FL.MADR], nb, w_V, vo, w_A, vo)  # A's slot as scratch
         for r in range(nb):
-            s = 0.0
-            for c in range(nb):
-                s += (w_P[pa + r * nb + c] - fmass[fi[k, FL.MADR] + r * nb + c]) * w_ab[vo + c]
-            w_F[vo + r] += w_A[vo + r] + s
+            w_F[vo + r] += w_A[vo + r]
+        inertia_times(w_P, pa, nb, w_ab, vo, w_F, vo)
         for r in range(nb):  # U = P H^T in scratch
             for c in range(nk):
                 s = 0.0

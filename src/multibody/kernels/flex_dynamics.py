@@ -19,13 +19,8 @@ _INL = dict(cache=True, inline="always")
 
 
 @njit(**_INL)
-def _body_force(fmass, ma, nb, V, vo, A, F):
-    """F[vo:vo+nb] = M A + [V x* h; 0], h = the top six rows of M times V."""
-    for r in range(nb):
-        s = 0.0
-        for c in range(nb):
-            s += fmass[ma + r * nb + c] * A[vo + c]
-        F[vo + r] = s
+def bias_force(fmass, ma, nb, V, vo, out, oo):
+    """out[oo:oo+nb] = b = [V x* h; 0], h = the top six rows of M times [V; eta']."""
     h0 = h1 = h2 = h3 = h4 = h5 = 0.0
     for c in range(nb):
         v = V[vo + c]
@@ -36,12 +31,24 @@ def _body_force(fmass, ma, nb, V, vo, A, F):
         h4 += fmass[ma + 4 * nb + c] * v
         h5 += fmass[ma + 5 * nb + c] * v
     w0, w1, w2, v0, v1, v2 = V[vo], V[vo + 1], V[vo + 2], V[vo + 3], V[vo + 4], V[vo + 5]
-    F[vo] += w1 * h2 - w2 * h1 + v1 * h5 - v2 * h4
-    F[vo + 1] += w2 * h0 - w0 * h2 + v2 * h3 - v0 * h5
-    F[vo + 2] += w0 * h1 - w1 * h0 + v0 * h4 - v1 * h3
-    F[vo + 3] += w1 * h5 - w2 * h4
-    F[vo + 4] += w2 * h3 - w0 * h5
-    F[vo + 5] += w0 * h4 - w1 * h3
+    out[oo] = w1 * h2 - w2 * h1 + v1 * h5 - v2 * h4
+    out[oo + 1] = w2 * h0 - w0 * h2 + v2 * h3 - v0 * h5
+    out[oo + 2] = w0 * h1 - w1 * h0 + v0 * h4 - v1 * h3
+    out[oo + 3] = w1 * h5 - w2 * h4
+    out[oo + 4] = w2 * h3 - w0 * h5
+    out[oo + 5] = w0 * h4 - w1 * h3
+    for r in range(6, nb):
+        out[oo + r] = 0.0
+
+
+@njit(**_INL)
+def inertia_times(B, ba, nb, x, xo, out, oo):
+    """out[oo:oo+nb] += B x[xo:xo+nb], B the (nb x nb) block at B[ba:]."""
+    for r in range(nb):
+        s = 0.0
+        for c in range(nb):
+            s += B[ba + r * nb + c] * x[xo + c]
+        out[oo + r] += s
 
 
 @njit(**_INL)
@@ -101,7 +108,8 @@ def flex_inverse_dynamics(mi, mf, ws, fi, fmass, fnode, K, C, q, u, udot, w_phi,
         um = fi[k, FL.UM]
         for i in range(fi[k, FL.NM]):
             w_A[vo + 6 + i] = udot[um + i]
-        _body_force(fmass, fi[k, FL.MADR], fi[k, FL.NB], w_V, vo, w_A, w_F)
+        bias_force(fmass, fi[k, FL.MADR], fi[k, FL.NB], w_V, vo, w_F, vo)  # F = b + M A
+        inertia_times(fmass, fi[k, FL.MADR], fi[k, FL.NB], w_A, vo, w_F, vo)
     for k in range(n - 1, -1, -1):
         vo = fi[k, FL.VOFF]
         u0 = mi[k, UOFF]

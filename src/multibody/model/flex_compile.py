@@ -24,9 +24,11 @@ class FlexModel:
         """Fresh work arrays for the flex kernels (one set per Data)."""
         nv, nbb, nphi, ng, nd, ne = self.sizes
         n = self.fi.shape[0]
+        block = int(self.fi[:, FL.NB].max() * self.fi[:, FL.NUALL].max()) if n else 0
         return dict(V=np.zeros(nv), A=np.zeros(nv), F=np.zeros(nv), abias=np.zeros(nv),
                     P=np.zeros(nbb), phi=np.zeros(nphi), G=np.zeros(ng), Dinv=np.zeros(nd),
-                    eps=np.zeros(ne), pose=np.zeros((n, 12)), VN=np.zeros((n, 6)))
+                    eps=np.zeros(ne), pose=np.zeros((n, 12)), VN=np.zeros((n, 6)),
+                    scratch=np.zeros(2 * max(block, 36)))  # two (nb x NUALL) column blocks
 
 
 def _node_record(R0, p0, Pi):
