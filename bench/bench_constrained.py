@@ -17,7 +17,6 @@
 Times are the best of several repeats of a timed loop (interleaved, so both sides see
 the same machine noise); NumPy's LAPACK runs on one thread (set OMP_NUM_THREADS to change). Run:  python bench/bench_constrained.py
 """
-import importlib.metadata
 import os
 import sys
 import time
@@ -70,20 +69,13 @@ def admissible(m, q, rng):
 
 # ---------------------------------------------------------------------------- Cassie
 
-def cassie_path():
-    try:
-        files = importlib.metadata.files("example-robot-data") or []
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    return next((f.locate() for f in files if str(f).endswith("cassie_description/robots/cassie.sdf")), None)
-
-
 def bench_cassie():
     import pinocchio as pin
     from pin_convert import point_constraints, q_to_pin, to_pinocchio, u_perm
 
     import multibody as mb
-    path = cassie_path()
+    from robots import cassie_sdf
+    path = cassie_sdf()
     if path is None:
         print("Cassie: example-robot-data's cassie.sdf not installed; skipped", flush=True)
         return None

@@ -83,6 +83,13 @@ def urdf(relative):
     return d / relative
 
 
+def cassie_sdf():
+    """example-robot-data's ``cassie.sdf`` (with its leg loops), or None when not installed."""
+    d = robots_dir()
+    p = d / "cassie_description" / "robots" / "cassie.sdf" if d is not None else None
+    return p if p is not None and p.is_file() else None
+
+
 #: Robots used by the peer tests and benchmarks: name -> (relative path, floating base).
 ROBOTS = {
     "ur5": ("ur_description/urdf/ur5_robot.urdf", False),

@@ -7,7 +7,6 @@ from the tree's mass matrix, and Pinocchio's ``constraintDynamics`` on the Pinoc
 model of our tree with our loops as 3-D point constraints (a ball loop: its point; a pin
 loop: two points on its axis, which pin the same motion).
 """
-import importlib.metadata
 import sys
 import warnings
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 
 import multibody as mb
 from multibody.spatial import rpy_to_matrix
+from robots import cassie_sdf
 
 FOURBAR = """<?xml version="1.0"?>
 <sdf version="1.7">
@@ -264,19 +264,7 @@ def test_unreachable_links_and_bad_gearboxes_are_refused():
 
 # ---------------------------------------------------------------------------- Cassie
 
-def _cassie_path():
-    try:
-        files = importlib.metadata.files("example-robot-data") or []
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    for f in files:
-        if str(f).endswith("cassie_description/robots/cassie.sdf"):
-            p = Path(f.locate())
-            return p if p.is_file() else None
-    return None
-
-
-CASSIE = _cassie_path()
+CASSIE = cassie_sdf()
 needs_cassie = pytest.mark.skipif(CASSIE is None, reason="example-robot-data's cassie.sdf not installed")
 
 
