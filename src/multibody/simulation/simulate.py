@@ -153,6 +153,8 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
         integ.integrate(t_final_f, dt_f, save_every=stride, block=block,
                         progress=None if bar is None else _simulated_time(bar), after_block=after_block)
         status, message = "finished", ""
+        if bar is not None:  # the integrator reports between blocks only: the end is drawn here
+            _simulated_time(bar)(integ.t, t_final_f)
     except SimulationError as e:
         status, message, err = "failed", str(e), e
     except KeyboardInterrupt as e:
