@@ -39,6 +39,7 @@ class RigidBody:
         self.child_hinges = []
         self.multibody = None
         self.rod_length = None  # length of the uniform rod a generator made of it [m], else None
+        self.tip_node = None  # the Node a generator hangs the next body from (modal chains), else None
 
     def set_mass_properties(self, mass, com=(0.0, 0.0, 0.0), inertia=None, _stacklevel=2):
         """Set mass [kg], centre of mass (3,) [m] and inertia about it (3, 3) [kg m^2].

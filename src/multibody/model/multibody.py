@@ -8,6 +8,7 @@ from ..kernels import layout as L
 from .body import RigidBody
 from .compile import compile_model
 from .constraint_api import ConstraintsMixin
+from .generators import GeneratorsMixin
 from .modal_api import ModalMixin
 from .hinge import HINGE_KINDS, Hinge, make_subhinges
 
@@ -29,7 +30,7 @@ class _CompiledOnDemand:
         return mb.finalize()
 
 
-class Multibody(ConstraintsMixin, ModalMixin):
+class Multibody(ConstraintsMixin, ModalMixin, GeneratorsMixin):
     """A multibody system: rigid bodies connected by hinges in a tree rooted at the world.
 
     Build it with ``add_body``/``add_hinge`` (or ``add_serial_chain``/``add_tree``,
@@ -148,30 +149,6 @@ class Multibody(ConstraintsMixin, ModalMixin):
         self._nodes[name] = node
         self.invalidate()
         return node
-
-    def add_serial_chain(self, name, n_bodies, parent=None, kind="pin", axis=(0.0, 1.0, 0.0),
-                         mass=1.0, length=1.0, inertia=None):
-        """Append a chain of ``n_bodies`` identical bodies to ``parent``; return the bodies.
-
-        Body k is ``f"{name}{k}"``, hinge k ``f"{name}{k}_hinge"``. Each body is a
-        uniform rod of ``mass`` [kg] and ``length`` [m] along its x axis (centre of
-        mass at x = length/2, inertia of a thin rod unless ``inertia`` is given);
-        each hinge sits at the tip (x = length) of the previous body. Used to
-        generate large test systems procedurally.
-        """
-        from .generators import serial_chain
-        return serial_chain(self, name, n_bodies, parent, kind, axis, mass, length, inertia)
-
-    def add_tree(self, name, branch_length, n_branches, depth, parent=None, kind="pin",
-                 axis=(0.0, 1.0, 0.0), mass=1.0, length=1.0, inertia=None):
-        """Append a tree of serial branches to ``parent``; return the bodies.
-
-        The tree has ``depth`` levels; each branch is a chain of ``branch_length``
-        bodies (as ``add_serial_chain``) and the tip of every branch not at the last
-        level carries ``n_branches`` child branches.
-        """
-        from .generators import tree
-        return tree(self, name, branch_length, n_branches, depth, parent, kind, axis, mass, length, inertia)
 
     # ------------------------------------------------------------------ lookup
     def body(self, name):
