@@ -5,7 +5,9 @@ kernels/flex_kinematics.py, flex_dynamics.py, flex_articulated.py.
 import numpy as np
 
 from ..kernels import flex_layout as FL
+from ..kernels import layout as L
 from ..kernels.flex_articulated import flex_forward_dynamics, flex_mass_matrix
+from ..kernels.flex_body_inertia import body_masses
 from ..kernels.flex_dynamics import flex_inverse_dynamics
 from ..kernels.flex_kinematics import flex_kinematics, node_deformation
 from .checks import check_out, data_object
@@ -36,11 +38,13 @@ def forward_dynamics(m, q, u, tau, out=None, data=None):
     d, w, (q, u, tau) = _state(c, data, q, u, tau)
     out = np.empty(c.nu) if out is None else out
     check_out(out, (c.nu,))
-    ok = flex_forward_dynamics(c.mi, c.mf, d.ws, f.fi, f.fmass, f.fnode, f.stiffness, f.damping, q, u, tau,
-                               w["phi"], w["V"], w["A"], w["F"], w["abias"], w["pose"], w["VN"], w["P"], w["G"],
-                               w["Dinv"], w["eps"], w["scratch"], out)
+    ok = flex_forward_dynamics(c.mi, c.mf, d.ws, f.fi, f.fmass, f.fm1, f.fm2, w["M"], f.fnode, f.stiffness,
+                               f.damping, q, u, tau, w["phi"], w["V"], w["A"], w["F"], w["abias"], w["pose"],
+                               w["VN"], w["P"], w["G"], w["Dinv"], w["eps"], w["scratch"], out)
     if not ok:
-        raise ValueError("the joint-space inertia of a subhinge or modal body is singular")
+        raise ValueError("the joint-space inertia of a subhinge or modal body is singular (for a modal "
+                         "body with geometric stiffening: a deflection too large for its second-order "
+                         "model of the foreshortening, see docs/modal_data.md)")
     return out
 
 
@@ -52,8 +56,8 @@ def inverse_dynamics(m, q, u, udot, out=None, data=None):
     d, w, (q, u, udot) = _state(c, data, q, u, udot, ("q", "u", "udot"))
     out = np.empty(c.nu) if out is None else out
     check_out(out, (c.nu,))
-    flex_inverse_dynamics(c.mi, c.mf, d.ws, f.fi, f.fmass, f.fnode, f.stiffness, f.damping, q, u, udot,
-                          w["phi"], w["V"], w["A"], w["F"], w["abias"], w["pose"], w["VN"], out)
+    flex_inverse_dynamics(c.mi, c.mf, d.ws, f.fi, f.fmass, f.fm1, f.fm2, w["M"], f.fnode, f.stiffness,
+                          f.damping, q, u, udot, w["phi"], w["V"], w["A"], w["F"], w["abias"], w["pose"], w["VN"], out)
     return out
 
 
@@ -64,23 +68,50 @@ def mass_matrix(m, q, out=None, data=None):
     d, w, (q,) = _state(c, data, q)
     out = np.empty((c.nu, c.nu)) if out is None else out
     check_out(out, (c.nu, c.nu))
-    flex_mass_matrix(c.mi, c.mf, d.ws, f.fi, f.fmass, f.fnode, q, np.zeros(c.nu), w["phi"], w["V"], w["abias"],
-                     w["pose"], w["VN"], w["P"], w["scratch"], out)
+    flex_mass_matrix(c.mi, c.mf, d.ws, f.fi, f.fmass, f.fm1, f.fm2, w["M"], f.fnode, q, np.zeros(c.nu), w["phi"],
+                     w["V"], w["abias"], w["pose"], w["VN"], w["P"], w["scratch"], out)
     return out
 
 
 def kinetic_energy(m, q, u, data=None):
-    """1/2 sum_k [V_k; eta_k']^T M_k [V_k; eta_k'] [J]."""
+    """1/2 sum_k [V_k; eta_k']^T M_k(eta) [V_k; eta_k'] [J]."""
     c = m.compiled
     f = c.flex
     d, w, (q, u) = _state(c, data, q, u)
     flex_kinematics(c.mi, c.mf, d.ws, f.fi, f.fnode, q, u, w["phi"], w["V"], w["abias"], w["pose"], w["VN"])
+    body_masses(f.fi, f.fmass, f.fm1, f.fm2, q, w["M"])
     T = 0.0
     for k in range(c.n_links):
         nb, vo, ma = f.fi[k, FL.NB], f.fi[k, FL.VOFF], f.fi[k, FL.MADR]
         v = w["V"][vo:vo + nb]
-        T += 0.5 * v @ f.fmass[ma:ma + nb * nb].reshape(nb, nb) @ v
+        T += 0.5 * v @ w["M"][ma:ma + nb * nb].reshape(nb, nb) @ v
     return float(T)
+
+
+def potential_energy(m, q, data=None):
+    """Gravity's potential energy -sum_k g . (m_k p_k + R_k (m c)_k(eta)) [J], the first
+    moments (m c)_k read off each body's M_k(eta) (so a deformed body's centre of mass
+    counts); elastic energy is ``strain_energy``."""
+    c = m.compiled
+    f = c.flex
+    d, w, (q,) = _state(c, data, q)
+    flex_kinematics(c.mi, c.mf, d.ws, f.fi, f.fnode, q, np.zeros(c.nu), w["phi"], w["V"], w["abias"], w["pose"],
+                    w["VN"])
+    body_masses(f.fi, f.fmass, f.fm1, f.fm2, q, w["M"])
+    g = c.mf[c.n_links, L.GRAVITY:L.GRAVITY + 3]
+    V = 0.0
+    for k in range(c.n_links):
+        nb, ma = f.fi[k, FL.NB], f.fi[k, FL.MADR]
+        M = w["M"][ma:ma + nb * nb].reshape(nb, nb)
+        mc = np.array([M[2, 4], M[0, 5], M[1, 3]])  # M[:3, 3:6] = [m c]x
+        R = w["pose"][k, :9].reshape(3, 3)
+        V -= float(g @ (M[3, 3] * w["pose"][k, 9:] + R @ mc))
+    return V
+
+
+def total_energy(m, q, u, data=None):
+    """Kinetic + gravity + strain energy [J] (conserved without damping and forces)."""
+    return kinetic_energy(m, q, u, data) + potential_energy(m, q, data) + strain_energy(m, q)
 
 
 def strain_energy(m, q):
@@ -98,7 +129,8 @@ def link_poses(m, q, data=None):
     c = m.compiled
     f = c.flex
     d, w, (q,) = _state(c, data, q)
-    flex_kinematics(c.mi, c.mf, d.ws, f.fi, f.fnode, q, np.zeros(c.nu), w["phi"], w["V"], w["abias"], w["pose"], w["VN"])
+    flex_kinematics(c.mi, c.mf, d.ws, f.fi, f.fnode, q, np.zeros(c.nu), w["phi"], w["V"], w["abias"], w["pose"],
+                    w["VN"])
     T = np.zeros((c.n_links, 4, 4))
     T[:, :3, :3] = w["pose"][:, :9].reshape(-1, 3, 3)
     T[:, :3, 3] = w["pose"][:, 9:]

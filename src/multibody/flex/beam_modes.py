@@ -15,6 +15,7 @@ that the deflection at the far end (x = L) is positive.
 import numpy as np
 
 from .beam_element import BeamElement, assemble, sample
+from .beam_integrals import beam_integrals
 from .modal_data import ModalData
 
 _AXES = {"x": 0, "y": 1, "z": 2}
@@ -67,7 +68,8 @@ def _rigid_modes(n_nodes, h, M):
 
 def beam_modes(length, EI, rhoA, n_elements=40, n_modes=4, boundary="cantilever",
                theory="euler-bernoulli", GA_kappa=None, rhoI=0.0, axis="x", bending_axis="z",
-               nodes=None, include_rigid=False, damping_ratio=0.0):
+               nodes=None, include_rigid=False, damping_ratio=0.0, integrals=True,
+               geometric_stiffening=True):
     """Bending modes of a uniform beam as a ``ModalData`` (see ``multibody.flex.modal_data``).
 
     Parameters
@@ -102,6 +104,15 @@ def beam_modes(length, EI, rhoA, n_elements=40, n_modes=4, boundary="cantilever"
         ``bending_axis`` and rotation about the centre of mass about ``n``) as the first two.
     damping_ratio : float
         Modal damping ratio zeta >= 0; ``damping = 2 zeta omega`` (unit modal mass).
+    integrals : bool
+        Compute the configuration-dependent integrals ``M1``, ``M2`` (the mass matrix's
+        change with the deformation; ``multibody.flex.modal_integrals``). False: only the
+        centre of mass moves with the modes.
+    geometric_stiffening : bool
+        With ``integrals``: include the foreshortening of the bent beam, through which spin
+        (``Kg_centrifugal``), gravity and accelerations along the beam stiffen its bending.
+        Without it the linear model softens under spin and diverges once the spin rate
+        passes the first bending frequency.
 
     Returns
     -------
@@ -186,11 +197,15 @@ def beam_modes(length, EI, rhoA, n_elements=40, n_modes=4, boundary="cantilever"
     inertia = mass * L * L / 12.0 * (np.eye(3) - np.outer(a, a)) + rhoI * L * np.outer(n_rot, n_rot)
     omega = np.sqrt(lam)
     kg = phi.T @ Kg @ phi
+    M1 = M2 = None
+    if integrals:
+        _, M1, M2 = beam_integrals(element, n_el, phi, rhoA, rhoI, a, d, n_rot, geometric_stiffening)
     meta = dict(generator="multibody.flex.beam_modes", length=L, EI=EI, rhoA=rhoA,
                 n_elements=n_el, n_modes=n_modes, boundary=boundary, theory=theory,
                 GA_kappa=None if GA_kappa is None else float(GA_kappa), rhoI=rhoI, axis=axis,
                 bending_axis=bending_axis, include_rigid=bool(include_rigid),
-                damping_ratio=zeta)
+                damping_ratio=zeta, integrals=bool(integrals),
+                geometric_stiffening=bool(geometric_stiffening))
     return ModalData(
         modal_mass=np.eye(phi.shape[1]),
         stiffness=lam,
@@ -203,5 +218,7 @@ def beam_modes(length, EI, rhoA, n_elements=40, n_modes=4, boundary="cantilever"
         S=np.outer(d, t_d @ M @ phi),
         S_rot=np.outer(n_rot, r_n @ M @ phi),
         Kg_centrifugal=(kg + kg.T) / 2.0,
+        M1=M1,
+        M2=M2,
         meta=meta,
     )

@@ -29,6 +29,10 @@ S_rot              (3, n)       ``int rho r x Phi_t dV + int J Phi_r dV`` about 
 Kg_centrifugal     (n, n)       or None. Geometric stiffness per Omega^2 [dimensionless per unit
                                 modal mass] for a spin ``Omega`` about an axis through B's
                                 origin perpendicular to the beam: ``K_geo = Omega^2 Kg_centrifugal``
+M1                 (n, 6, 6+n)  or None. The mass matrix's first-order change per unit eta_k,
+                                rigid rows (see ``modal_integrals``); None: only the centre
+                                of mass moves with the modes (``[S_k]x``)
+M2                 (n,n,6,6)    or None. Its second-order change (rigid block)
 meta               dict         JSON-serialisable provenance (the generator's arguments)
 =================  ===========  ==============================================================
 
@@ -39,6 +43,8 @@ the body's (6 + n) mass matrix about B's origin has the flex/rigid block
 import json
 
 import numpy as np
+
+from .modal_integrals import check_integrals
 
 
 def _array(name, value, shape):
@@ -71,10 +77,10 @@ class ModalData:
     """
 
     _ARRAYS = ("modal_mass", "stiffness", "damping", "node_positions", "mode_shapes", "mass",
-               "com", "inertia", "S", "S_rot", "Kg_centrifugal")
+               "com", "inertia", "S", "S_rot", "Kg_centrifugal", "M1", "M2")
 
     def __init__(self, modal_mass, stiffness, mode_shapes, node_positions, mass, com, inertia,
-                 S, S_rot, damping=None, Kg_centrifugal=None, meta=None):
+                 S, S_rot, damping=None, Kg_centrifugal=None, M1=None, M2=None, meta=None):
         mode_shapes = _array("mode_shapes", mode_shapes, (None, 6, None))
         k, _, n = mode_shapes.shape
         if n == 0 or k == 0:
@@ -106,6 +112,10 @@ class ModalData:
         if Kg_centrifugal is not None:
             Kg_centrifugal = _array("Kg_centrifugal", Kg_centrifugal, (n, n))
             _check_symmetric("Kg_centrifugal", Kg_centrifugal)
+        if (M1 is None) != (M2 is None):
+            raise ValueError("M1, M2: give both configuration-dependent integrals or neither")
+        if M1 is not None:
+            M1, M2 = check_integrals("modal data", M1, M2, n, S)
         meta = {} if meta is None else meta
         if not isinstance(meta, dict):
             raise ValueError(f"meta: expected a dict, got {type(meta).__name__}")
@@ -115,7 +125,8 @@ class ModalData:
             raise ValueError(f"meta: must be JSON-serialisable ({exc})") from None
         values = dict(modal_mass=modal_mass, stiffness=stiffness, damping=damping,
                       node_positions=node_positions, mode_shapes=mode_shapes, mass=mass,
-                      com=com, inertia=inertia, S=S, S_rot=S_rot, Kg_centrifugal=Kg_centrifugal)
+                      com=com, inertia=inertia, S=S, S_rot=S_rot, Kg_centrifugal=Kg_centrifugal,
+                      M1=M1, M2=M2)
         for name, a in values.items():
             if a is not None:
                 a.setflags(write=False)
@@ -138,14 +149,15 @@ class ModalData:
         return np.sqrt(self.stiffness / np.diag(self.modal_mass))
 
     def arrays(self):
-        """The fields as a dict name -> array (``Kg_centrifugal`` left out when None)."""
+        """The fields as a dict name -> array (``Kg_centrifugal``, ``M1``, ``M2`` left out when None)."""
         return {k: getattr(self, k) for k in self._ARRAYS if getattr(self, k) is not None}
 
     def replace(self, **changes):
         """A new ModalData with some fields replaced (validated again), e.g.
         ``md.replace(damping=2 * 0.01 * md.frequencies)``."""
         fields = self.arrays()
-        fields.setdefault("Kg_centrifugal", None)
+        for optional in ("Kg_centrifugal", "M1", "M2"):
+            fields.setdefault(optional, None)
         fields["meta"] = self.meta
         unknown = set(changes) - set(fields)
         if unknown:

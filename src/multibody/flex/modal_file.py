@@ -19,6 +19,8 @@ inertia             (3, 3)      rotational inertia about com [kg m^2]
 S                   (3, n)      first moments of the modes
 S_rot               (3, n)      angular momentum coupling about the origin
 Kg_centrifugal      (n, n)      optional: geometric stiffness per Omega^2
+M1                  (n,6,6+n)   optional: the mass matrix's first-order change per unit eta
+M2                  (n,n,6,6)   optional: its second-order change (with M1)
 meta                ()          a JSON string (provenance)
 ==================  ==========  ==========================================================
 
@@ -37,7 +39,7 @@ from .modal_data import ModalData
 
 FORMAT = "multibody.modal_data"
 VERSION = 1
-_OPTIONAL = ("damping", "Kg_centrifugal")
+_OPTIONAL = ("damping", "Kg_centrifugal", "M1", "M2")
 _REQUIRED = tuple(k for k in ModalData._ARRAYS if k not in _OPTIONAL)
 
 

@@ -1,5 +1,6 @@
 """Mass matrix (composite inertias) and articulated-body forward dynamics of trees with
-modal bodies, (6 + n_modes) blocks (see kernels/flex_dynamics.py for the model).
+modal bodies, (6 + n_modes) blocks (see kernels/flex_dynamics.py for the model; M_k is
+M_k(eta), written by body_masses).
 
 CRBA: R_k = M_k + sum_c Phi_c R_c[:6, :6] Phi_c^T; M_kk = H_k R_k H_k^T, and the column
 block F = R_k H_k^T carried to each ancestor j by F <- Phi_j F[:6] gives M_jk = H_j F.
@@ -12,7 +13,8 @@ from numba import njit
 
 from . import flex_layout as FL
 from .articulated_inertia import spd_inverse
-from .flex_dynamics import _force_to_parent, _parent_acceleration, bias_force, hinge_force, inertia_times
+from .flex_body_inertia import bias_force, body_masses
+from .flex_dynamics import _force_to_parent, _parent_acceleration, hinge_force, inertia_times
 from .flex_kinematics import flex_kinematics
 from .layout import ARMATURE, NU, PARENT, S_COLS, UOFF
 
@@ -45,14 +47,16 @@ def _inertia_to_parent(fi, phi, P, k, p, src, so, nbs):
 
 
 @njit(cache=True)
-def flex_mass_matrix(mi, mf, ws, fi, fmass, fnode, q, u0, w_phi, w_V, w_ab, w_pose, w_VN, w_P, scratch, Mout):
+def flex_mass_matrix(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, q, u0, w_phi, w_V, w_ab, w_pose, w_VN, w_P, scratch,
+                     Mout):
     """M(q) (nu x nu); u0 is a zero vector of nu (only the placements are needed)."""
     n = mi.shape[0]
     flex_kinematics(mi, mf, ws, fi, fnode, q, u0, w_phi, w_V, w_ab, w_pose, w_VN)
+    body_masses(fi, fmass, fm1, fm2, q, Mq)
     for k in range(n):
         nb = fi[k, FL.NB]
         for i in range(nb * nb):
-            w_P[fi[k, FL.PADR] + i] = fmass[fi[k, FL.MADR] + i]
+            w_P[fi[k, FL.PADR] + i] = Mq[fi[k, FL.MADR] + i]
     for k in range(n - 1, -1, -1):
         p = mi[k, PARENT]
         if p >= 0:
@@ -104,16 +108,17 @@ def flex_mass_matrix(mi, mf, ws, fi, fmass, fnode, q, u0, w_phi, w_V, w_ab, w_po
 
 
 @njit(cache=True)
-def flex_forward_dynamics(mi, mf, ws, fi, fmass, fnode, K, C, q, u, tau, w_phi, w_V, w_A, w_F, w_ab, w_pose, w_VN,
-                          w_P, w_G, w_Dinv, w_eps, scratch, udot):
+def flex_forward_dynamics(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, K, C, q, u, tau, w_phi, w_V, w_A, w_F, w_ab,
+                          w_pose, w_VN, w_P, w_G, w_Dinv, w_eps, scratch, udot):
     """udot from (q, u, tau) by the articulated-body recursion; False if some D is singular."""
     n = mi.shape[0]
     flex_kinematics(mi, mf, ws, fi, fnode, q, u, w_phi, w_V, w_ab, w_pose, w_VN)
+    body_masses(fi, fmass, fm1, fm2, q, Mq)
     for k in range(n):
         nb = fi[k, FL.NB]
         vo = fi[k, FL.VOFF]
         for i in range(nb * nb):
-            w_P[fi[k, FL.PADR] + i] = fmass[fi[k, FL.MADR] + i]
+            w_P[fi[k, FL.PADR] + i] = Mq[fi[k, FL.MADR] + i]
         for i in range(nb):
             w_F[vo + i] = 0.0
     ok = True
@@ -121,7 +126,7 @@ def flex_forward_dynamics(mi, mf, ws, fi, fmass, fnode, K, C, q, u, tau, w_phi, 
         nb, nk, nu = fi[k, FL.NB], fi[k, FL.NUALL], mi[k, NU]
         vo, pa, ga, da, ea = fi[k, FL.VOFF], fi[k, FL.PADR], fi[k, FL.GADR], fi[k, FL.DADR], fi[k, FL.EADR]
         # z = the children's z+ (already in F) + P abias + b
-        bias_force(fmass, fi[k, FL.MADR], nb, w_V, vo, w_A, vo)  # A's slot as scratch
+        bias_force(fi, Mq, fm1, fm2, k, q, w_V, w_A, vo)  # A's slot as scratch
         for r in range(nb):
             w_F[vo + r] += w_A[vo + r]
         inertia_times(w_P, pa, nb, w_ab, vo, w_F, vo)

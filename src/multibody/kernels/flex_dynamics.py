@@ -2,43 +2,20 @@
 (flexible) bodies, with (6 + n_modes) blocks, O(N) (the mass matrix O(N d)).
 
 Per link k (see kernels/flex_kinematics.py for Phi^T and abias): generalized velocity
-[V_k; eta_k'], mass matrix M_k (constant, link frame), H_k^T = blockdiag(S_k, I) mapping the
-link's speeds (hinge u, then eta') into it, body force b_k = [V x* (top six rows of M_k
-times [V; eta']); 0], elastic and damping forces -K eta - C eta' on the modal rates. Only
+[V_k; eta_k'], mass matrix M_k(eta) (link frame), H_k^T = blockdiag(S_k, I) mapping the
+link's speeds (hinge u, then eta') into it, body bias force b_k (both from
+kernels/flex_body_inertia.py), elastic and damping forces -K eta - C eta' on the modal rates. Only
 the rigid rows of a child's quantities reach its parent: Phi_k^T has zero modal rows.
 """
 from numba import njit
 
 from . import flex_layout as FL
-from .articulated_inertia import spd_inverse
 from .common import joint_motion
+from .flex_body_inertia import bias_force, body_masses
 from .flex_kinematics import flex_kinematics
 from .layout import ARMATURE, GRAVITY, NU, PARENT, S_COLS, UOFF, W_C
 
 _INL = dict(cache=True, inline="always")
-
-
-@njit(**_INL)
-def bias_force(fmass, ma, nb, V, vo, out, oo):
-    """out[oo:oo+nb] = b = [V x* h; 0], h = the top six rows of M times [V; eta']."""
-    h0 = h1 = h2 = h3 = h4 = h5 = 0.0
-    for c in range(nb):
-        v = V[vo + c]
-        h0 += fmass[ma + c] * v
-        h1 += fmass[ma + nb + c] * v
-        h2 += fmass[ma + 2 * nb + c] * v
-        h3 += fmass[ma + 3 * nb + c] * v
-        h4 += fmass[ma + 4 * nb + c] * v
-        h5 += fmass[ma + 5 * nb + c] * v
-    w0, w1, w2, v0, v1, v2 = V[vo], V[vo + 1], V[vo + 2], V[vo + 3], V[vo + 4], V[vo + 5]
-    out[oo] = w1 * h2 - w2 * h1 + v1 * h5 - v2 * h4
-    out[oo + 1] = w2 * h0 - w0 * h2 + v2 * h3 - v0 * h5
-    out[oo + 2] = w0 * h1 - w1 * h0 + v0 * h4 - v1 * h3
-    out[oo + 3] = w1 * h5 - w2 * h4
-    out[oo + 4] = w2 * h3 - w0 * h5
-    out[oo + 5] = w0 * h4 - w1 * h3
-    for r in range(6, nb):
-        out[oo + r] = 0.0
 
 
 @njit(**_INL)
@@ -94,10 +71,12 @@ def hinge_force(mf, k, i, F, fo):
 
 
 @njit(cache=True)
-def flex_inverse_dynamics(mi, mf, ws, fi, fmass, fnode, K, C, q, u, udot, w_phi, w_V, w_A, w_F, w_ab, w_pose, w_VN, tau):
+def flex_inverse_dynamics(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, K, C, q, u, udot, w_phi, w_V, w_A, w_F, w_ab,
+                          w_pose, w_VN, tau):
     """tau = M(q) udot + b(q, u) + K eta + C eta' (the modal rows: the modal force needed)."""
     n = mi.shape[0]
     flex_kinematics(mi, mf, ws, fi, fnode, q, u, w_phi, w_V, w_ab, w_pose, w_VN)
+    body_masses(fi, fmass, fm1, fm2, q, Mq)
     for k in range(n):
         p = mi[k, PARENT]
         vo = fi[k, FL.VOFF]
@@ -108,8 +87,8 @@ def flex_inverse_dynamics(mi, mf, ws, fi, fmass, fnode, K, C, q, u, udot, w_phi,
         um = fi[k, FL.UM]
         for i in range(fi[k, FL.NM]):
             w_A[vo + 6 + i] = udot[um + i]
-        bias_force(fmass, fi[k, FL.MADR], fi[k, FL.NB], w_V, vo, w_F, vo)  # F = b + M A
-        inertia_times(fmass, fi[k, FL.MADR], fi[k, FL.NB], w_A, vo, w_F, vo)
+        bias_force(fi, Mq, fm1, fm2, k, q, w_V, w_F, vo)  # F = b + M A
+        inertia_times(Mq, fi[k, FL.MADR], fi[k, FL.NB], w_A, vo, w_F, vo)
     for k in range(n - 1, -1, -1):
         vo = fi[k, FL.VOFF]
         u0 = mi[k, UOFF]

@@ -1,7 +1,9 @@
 """Columns of the flex link table ``fi`` (model/flex_compile.py) read by the flex kernels.
 
 Generalized blocks: link k has nb = 6 + NM entries ([V; eta'] of its body frame, NM = 0
-for a rigid link) and NUALL = NU + NM speeds (its hinge's, then its body's modal rates).
+for a rigid link) and NUALL = NU + NM speeds (its hinge's, then its body's modal rates). The mass block at MADR
+is the undeformed one, M0; the state's M(eta) is written to a work array at the same
+address (kernels/flex_body_inertia.py).
 """
 NB = 0      # 6 + NM
 NM = 1      # modes of the link's body (0: rigid)
@@ -16,7 +18,9 @@ PHI = 9     # address of Phi^T (6 x nb_parent): parent [V; eta'] -> this link's 
 GADR = 10   # address of G = P H^T D^-1 (nb x NUALL)
 DADR = 11   # address of D^-1 (NUALL x NUALL)
 EADR = 12   # address of the residual eps (NUALL)
-FI_COLS = 13
+M1ADR = 13  # fm1 address of the first-order integrals (NM x 6 x nb): dM/deta_i's rigid rows
+M2ADR = 14  # fm2 address of the second-order integrals (NM x NM x 6 x 6)
+FI_COLS = 15
 # an fnode record: R0 (9, the node's undeformed rotation in the link frame), p0 (3), then
 # Pi (6 x NM of its body, row-major): [rotation; translation] per unit eta, link axes
 N_R0 = 0

@@ -11,12 +11,14 @@ from .modal_body import ModalBody
 
 class FlexModel:
     """Arrays the flex kernels read: ``fi`` (n, FI_COLS) int64, ``fmass`` (the per-link
-    mass blocks), ``fnode`` (node records: R0 (9), p0 (3), Pi (6 x n_modes) row-major),
+    mass blocks M0), ``fm1`` and ``fm2`` (the modal bodies' integrals M1, M2; M2ADR -1 where
+    M2 is zero), ``fnode`` (node records: R0 (9), p0 (3), Pi (6 x n_modes) row-major),
     ``frame_node`` (nf,) the node record of each frame row (-1: rigid), ``stiffness`` and
     ``damping`` (nu,) per speed (zero but on modal rates), and the work sizes."""
 
-    def __init__(self, fi, fmass, fnode, frame_node, stiffness, damping, sizes):
+    def __init__(self, fi, fmass, fm1, fm2, fnode, frame_node, stiffness, damping, sizes):
         self.fi, self.fmass, self.fnode, self.frame_node = fi, fmass, fnode, frame_node
+        self.fm1, self.fm2 = fm1, fm2
         self.stiffness, self.damping = stiffness, damping
         self.sizes = sizes  # vectors, blocks, phi, G, D^-1, eps
 
@@ -25,7 +27,7 @@ class FlexModel:
         nv, nbb, nphi, ng, nd, ne = self.sizes
         n = self.fi.shape[0]
         block = int(self.fi[:, FL.NB].max() * self.fi[:, FL.NUALL].max()) if n else 0
-        return dict(V=np.zeros(nv), A=np.zeros(nv), F=np.zeros(nv), abias=np.zeros(nv),
+        return dict(M=self.fmass.copy(), V=np.zeros(nv), A=np.zeros(nv), F=np.zeros(nv), abias=np.zeros(nv),
                     P=np.zeros(nbb), phi=np.zeros(nphi), G=np.zeros(ng), Dinv=np.zeros(nd),
                     eps=np.zeros(ne), pose=np.zeros((n, 12)), VN=np.zeros((n, 6)),
                     scratch=np.zeros(2 * max(block, 36)))  # two (nb x NUALL) column blocks
@@ -45,7 +47,8 @@ def compile_flex(mb, c):
         if isinstance(b, ModalBody) and link >= 0:
             body_of_link[link] = b
     fi = np.zeros((n, FL.FI_COLS), dtype=np.int64)
-    fmass, fnode = [], []
+    fmass, fnode, fm1, fm2 = [], [], [], []
+    m1adr = m2adr = 0
     madr = nodeadr = voff = padr = phiadr = gadr = dadr = eadr = 0
     node_index = {}  # node name -> fnode address
     T_lb = {}
@@ -77,6 +80,10 @@ def compile_flex(mb, c):
             M[6:, :6] = Mfr
             M[:6, 6:] = Mfr.T
             M[6:, 6:] = b.modal_mass
+            fm1.append(np.einsum("ab,kbc->kac", X_BL.T, np.concatenate(
+                [b.M1[:, :, :6] @ X_BL, b.M1[:, :, 6:]], axis=2)).ravel())
+            if np.any(b.M2):
+                fm2.append(np.einsum("ab,klbc,cd->klad", X_BL.T, b.M2, X_BL).ravel())
             um = mi[j, L.UOFF] + mi[j, L.NU]
             stiffness[um:um + nm] = b.stiffness
             damping[um:um + nm] = b.damping
@@ -92,6 +99,12 @@ def compile_flex(mb, c):
         fi[j, FL.UM] = mi[j, L.UOFF] + mi[j, L.NU]
         fi[j, FL.VOFF], fi[j, FL.MADR], fi[j, FL.PADR], fi[j, FL.PHI] = voff, madr, padr, phiadr
         fi[j, FL.GADR], fi[j, FL.DADR], fi[j, FL.EADR] = gadr, dadr, eadr
+        fi[j, FL.M1ADR] = m1adr
+        m1adr += nm * 6 * nb
+        fi[j, FL.M2ADR] = -1
+        if b is not None and np.any(b.M2):
+            fi[j, FL.M2ADR] = m2adr
+            m2adr += nm * nm * 36
         fmass.append(M.ravel())
         voff += nb
         madr += nb * nb
@@ -106,7 +119,9 @@ def compile_flex(mb, c):
         if name in node_index:
             frame_node[f] = node_index[name]
     fnode = np.concatenate(fnode) if fnode else np.zeros(0)
-    return FlexModel(fi, np.concatenate(fmass), fnode, frame_node, stiffness, damping,
+    fm1 = np.concatenate(fm1) if fm1 else np.zeros(0)
+    fm2 = np.concatenate(fm2) if fm2 else np.zeros(0)
+    return FlexModel(fi, np.concatenate(fmass), fm1, fm2, fnode, frame_node, stiffness, damping,
                      (voff, padr, phiadr, gadr, dadr, eadr))
 
 

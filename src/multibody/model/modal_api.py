@@ -10,7 +10,7 @@ class ModalMixin:
 
     def add_modal_body(self, name, n_modes=None, mass=0.0, com=(0.0, 0.0, 0.0), inertia=None,
                        modal_mass=None, stiffness=0.0, damping=0.0, S=None, S_rot=None,
-                       modal_data=None, nodes=None):
+                       M1=None, M2=None, modal_data=None, nodes=None):
         """Add a flexible body with ``n_modes`` assumed modes (not yet connected); return it.
 
         Its modal coordinates eta are the tail of its hinge's q and u slices (see
@@ -26,11 +26,12 @@ class ModalMixin:
             n_modes = d.modal_mass.shape[0] if n_modes is None else n_modes
             if n_modes != d.modal_mass.shape[0]:
                 raise ValueError(f"modal body {name!r}: n_modes={n_modes} but modal_data has {d.modal_mass.shape[0]} modes")
-            b = ModalBody(name, n_modes, d.mass, d.com, d.inertia, d.modal_mass, d.stiffness, d.damping, d.S, d.S_rot)
+            b = ModalBody(name, n_modes, d.mass, d.com, d.inertia, d.modal_mass, d.stiffness, d.damping, d.S, d.S_rot,
+                          d.M1, d.M2)
         else:
             if n_modes is None:
                 raise ValueError(f"modal body {name!r}: give n_modes (or modal_data)")
-            b = ModalBody(name, n_modes, mass, com, inertia, modal_mass, stiffness, damping, S, S_rot)
+            b = ModalBody(name, n_modes, mass, com, inertia, modal_mass, stiffness, damping, S, S_rot, M1, M2)
         b.multibody = self
         self._bodies[name] = b
         self.invalidate()

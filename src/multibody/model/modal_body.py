@@ -5,19 +5,23 @@ The body frame B moves rigidly (its hinge places it); on top of that the body de
 (undeformed) carries mode shapes Pi (6, n_modes), [rotation; translation] per unit eta in
 B's axes: its deformed pose in B is (exp(Pi_r eta) R0, p0 + Pi_t eta).
 
-Mass model (linear, constant: the modal integrals at eta = 0): with the generalized
-velocity [V_B; eta'] (V_B the body frame's spatial velocity in B, [angular; linear]) the
-kinetic energy is 1/2 [V_B; eta']^T M [V_B; eta'] with the (6 + n) block matrix
+Mass model: with the generalized velocity [V_B; eta'] (V_B the body frame's spatial
+velocity in B, [angular; linear]) the kinetic energy is 1/2 [V_B; eta']^T M(eta) [V_B; eta']
+with the (6 + n) block matrix, quadratic in eta (``multibody.flex.modal_integrals``):
 
-    M = [[M_rr, M_fr^T], [M_fr, modal_mass]],  M_rr the rigid inertia about B's origin,
+    M(eta) = M0 + sum_k eta_k dM_k(M1[k]) + sum_kl eta_k eta_l M2[k, l],
+    M0 = [[M_rr, M_fr^T], [M_fr, modal_mass]],  M_rr the rigid inertia about B's origin,
     M_fr = [S_rot; S]^T (n x 6): the rigid/flexible coupling (zero unless given).
 
-Elastic and damping forces on the modes: -stiffness * eta - damping * eta'. Without
-coupling (S = S_rot = 0, the default) the modes move only through the bodies and loads at
-the body's nodes, as in seed 002's body without modal integrals.
+Without integrals (``M1 = M2 = None``) only the centre of mass moves with the modes
+(``m c(eta) = m c0 + S eta``: what S itself says), which keeps gravity and energy
+consistent. Elastic and damping forces on the modes: -stiffness * eta - damping * eta'.
+Without coupling (S = S_rot = 0, the default) the modes move only through the bodies and
+loads at the body's nodes, as in seed 002's body without modal integrals.
 """
 import numpy as np
 
+from ..flex.modal_integrals import check_integrals, default_integrals, first_order_block
 from .body import RigidBody
 
 
@@ -44,11 +48,13 @@ class ModalBody(RigidBody):
     ``modal_mass`` (n, n) symmetric positive definite (identity by default);
     ``stiffness``, ``damping`` (n,) >= 0 (modal k_i and c_i); ``S`` and ``S_rot`` (3, n):
     the first moment of the modes and the angular-momentum coupling about B's origin (see
-    ``multibody.flex.ModalData``), zero by default.
+    ``multibody.flex.ModalData``), zero by default; ``M1`` (n, 6, 6 + n) and ``M2`` (n, n, 6, 6)
+    the configuration-dependent integrals (``multibody.flex.modal_integrals``), by default
+    those of a centre of mass moving as S eta.
     """
 
     def __init__(self, name, n_modes, mass=0.0, com=(0.0, 0.0, 0.0), inertia=None, modal_mass=None,
-                 stiffness=0.0, damping=0.0, S=None, S_rot=None):
+                 stiffness=0.0, damping=0.0, S=None, S_rot=None, M1=None, M2=None):
         super().__init__(name, mass, com, inertia)
         if not isinstance(n_modes, (int, np.integer)) or isinstance(n_modes, bool) or n_modes < 1:
             raise ValueError(f"modal body {name!r}: n_modes must be an integer >= 1, got {n_modes!r}")
@@ -63,6 +69,12 @@ class ModalBody(RigidBody):
         self.modal_mass = mm
         self.S = np.zeros((3, n)) if S is None else _matrix(name, "S", S, (3, n))
         self.S_rot = np.zeros((3, n)) if S_rot is None else _matrix(name, "S_rot", S_rot, (3, n))
+        if (M1 is None) != (M2 is None):
+            raise ValueError(f"modal body {name!r}: give both M1 and M2 (or neither)")
+        if M1 is None:
+            self.M1, self.M2 = default_integrals(self.S)
+        else:
+            self.M1, self.M2 = check_integrals(f"modal body {name!r}", M1, M2, n, self.S)
         self._stiffness = _vector(name, "stiffness", stiffness, n)
         self._damping = _vector(name, "damping", damping, n)
         self.nodes = {}  # name -> Node on this body (with mode shapes)
@@ -90,8 +102,9 @@ class ModalBody(RigidBody):
         if self.multibody is not None:
             self.multibody.invalidate()
 
-    def mass_matrix(self):
-        """The (6 + n_modes) mass matrix about the body frame's origin, in its axes."""
+    def mass_matrix(self, eta=None):
+        """The (6 + n_modes) mass matrix M(eta) about the body frame's origin, in its axes
+        (undeformed, M0, when ``eta`` is None)."""
         n = self.n_modes
         M = np.zeros((6 + n, 6 + n))
         M[:6, :6] = self.spatial_inertia()
@@ -99,6 +112,11 @@ class ModalBody(RigidBody):
         M[6:, :6] = Mfr
         M[:6, 6:] = Mfr.T
         M[6:, 6:] = self.modal_mass
+        if eta is not None:
+            eta = _vector(self.name, "eta", eta, n, nonnegative=False)
+            for k in range(n):
+                M += eta[k] * first_order_block(self.M1[k])
+            M[:6, :6] += np.einsum("k,l,klij->ij", eta, eta, self.M2)
         return M
 
     def check_mode_shapes(self, node, Pi):

@@ -1,0 +1,110 @@
+"""A flexible body's generalized inertia at the current state: its mass matrix M(eta) and
+its velocity-dependent (bias) force, from the kinetic energy T = 1/2 v^T M(eta) v of its
+generalized velocity v = [V; eta'] (link frame; model in multibody.flex.modal_integrals):
+
+    M(eta) = M0 + sum_j eta_j dM_j + sum_jl eta_j eta_l M2[j, l],   dM_j from M1[j] (rigid rows)
+
+The frame's rows follow Euler-Poincare, d/dt (dT/dV) + V x* (dT/dV) = F, and the modal rows
+Lagrange, d/dt (dT/deta') - dT/deta = Q; with d/dt (M v) = M v' + Mdot v the body's bias
+force (everything but M v') is
+
+    b = [V x* h; 0] + Mdot v - [0; dT/deta],   h = (M v)[:6],
+    Mdot v = [W1 v + W2 V; W1[:, 6:]^T V],  W1 = sum_j eta'_j M1[j],  W2 = 2 sum_jl eta'_j eta_l M2[j, l],
+    dT/deta_j = V^T M1[j][:, 6:] eta' + 1/2 V^T M1[j][:, :6] V + sum_l eta_l V^T M2[j, l] V.
+
+Its power v^T b = 1/2 v^T Mdot v = dT/dt - v^T M v', so energy is conserved exactly (the
+power-balance test checks these lines). A rigid link (no modes) has b = [V x* M V].
+"""
+from numba import njit
+
+from . import flex_layout as FL
+
+_INL = dict(cache=True, inline="always")
+
+
+@njit(cache=True)
+def body_masses(fi, fmass, fm1, fm2, q, Mq):
+    """Mq (blocks at MADR, as fmass) = M(eta) of every link's body at q."""
+    for k in range(fi.shape[0]):
+        nb, nm, ma = fi[k, FL.NB], fi[k, FL.NM], fi[k, FL.MADR]
+        for i in range(nb * nb):
+            Mq[ma + i] = fmass[ma + i]
+        qm, a1, a2 = fi[k, FL.QM], fi[k, FL.M1ADR], fi[k, FL.M2ADR]
+        for j in range(nm):
+            e = q[qm + j]
+            o = a1 + j * 6 * nb
+            for r in range(6):
+                for c in range(nb):
+                    x = e * fm1[o + r * nb + c]
+                    Mq[ma + r * nb + c] += x
+                    if c >= 6:
+                        Mq[ma + c * nb + r] += x
+        if a2 >= 0:
+            for j in range(nm):
+                for m in range(nm):
+                    e = q[qm + j] * q[qm + m]
+                    o = a2 + (j * nm + m) * 36
+                    for r in range(6):
+                        for c in range(6):
+                            Mq[ma + r * nb + c] += e * fm2[o + r * 6 + c]
+
+
+@njit(**_INL)
+def bias_force(fi, Mq, fm1, fm2, k, q, V, out, oo):
+    """out[oo:oo + nb] = b, the bias force of link k's body (see the module docstring)."""
+    nb, nm, ma, vo = fi[k, FL.NB], fi[k, FL.NM], fi[k, FL.MADR], fi[k, FL.VOFF]
+    h0 = h1 = h2 = h3 = h4 = h5 = 0.0
+    for c in range(nb):
+        v = V[vo + c]
+        h0 += Mq[ma + c] * v
+        h1 += Mq[ma + nb + c] * v
+        h2 += Mq[ma + 2 * nb + c] * v
+        h3 += Mq[ma + 3 * nb + c] * v
+        h4 += Mq[ma + 4 * nb + c] * v
+        h5 += Mq[ma + 5 * nb + c] * v
+    w0, w1, w2, v0, v1, v2 = V[vo], V[vo + 1], V[vo + 2], V[vo + 3], V[vo + 4], V[vo + 5]
+    out[oo] = w1 * h2 - w2 * h1 + v1 * h5 - v2 * h4
+    out[oo + 1] = w2 * h0 - w0 * h2 + v2 * h3 - v0 * h5
+    out[oo + 2] = w0 * h1 - w1 * h0 + v0 * h4 - v1 * h3
+    out[oo + 3] = w1 * h5 - w2 * h4
+    out[oo + 4] = w2 * h3 - w0 * h5
+    out[oo + 5] = w0 * h4 - w1 * h3
+    for r in range(6, nb):
+        out[oo + r] = 0.0
+    qm, a1, a2 = fi[k, FL.QM], fi[k, FL.M1ADR], fi[k, FL.M2ADR]
+    for j in range(nm):  # the first-order integrals: W1 v, W1[:, 6:]^T V, dT/deta_j
+        ed = V[vo + 6 + j]
+        o = a1 + j * 6 * nb
+        t_all = 0.0  # V^T M1[j] v
+        t_rr = 0.0  # V^T M1[j][:, :6] V
+        for r in range(6):
+            s = 0.0
+            srr = 0.0
+            for c in range(nb):
+                x = fm1[o + r * nb + c] * V[vo + c]
+                s += x
+                if c < 6:
+                    srr += x
+            out[oo + r] += ed * s
+            t_all += V[vo + r] * s
+            t_rr += V[vo + r] * srr
+        for c in range(nm):
+            s = 0.0
+            for r in range(6):
+                s += fm1[o + r * nb + 6 + c] * V[vo + r]
+            out[oo + 6 + c] += ed * s
+        out[oo + 6 + j] -= t_all - 0.5 * t_rr
+    if a2 >= 0:  # the second-order integrals: W2 V and their part of dT/deta_j
+        for j in range(nm):
+            ed = V[vo + 6 + j]
+            for m in range(nm):
+                e = q[qm + m]
+                o = a2 + (j * nm + m) * 36
+                vmv = 0.0
+                for r in range(6):
+                    s = 0.0
+                    for c in range(6):
+                        s += fm2[o + r * 6 + c] * V[vo + c]
+                    out[oo + r] += 2.0 * ed * e * s
+                    vmv += V[vo + r] * s
+                out[oo + 6 + j] -= e * vmv
