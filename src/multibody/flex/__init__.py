@@ -5,11 +5,14 @@
   module's docstring.
 * ``beam_modes`` (``beam_modes.py``): Euler-Bernoulli or Timoshenko beam modes by finite
   elements (``beam_element.py``), cantilever or free-free.
+* ``modal_data_from_nodes`` (``modal_integrals.py``): modal data with configuration-
+  dependent integrals from nodes with masses (or a nodal mass matrix) and mode shapes.
 * ``load_modal_data`` / ``ModalData.save`` (``modal_file.py``): ``.npz`` files, and
   ``.h5``/``.hdf5`` with h5py. The keys are listed in ``docs/modal_data.md``.
 """
 from .beam_modes import beam_modes
 from .modal_data import ModalData
 from .modal_file import load_modal_data, save_modal_data
+from .modal_integrals import modal_data_from_nodes
 
-__all__ = ["ModalData", "beam_modes", "load_modal_data", "save_modal_data"]
+__all__ = ["ModalData", "beam_modes", "load_modal_data", "modal_data_from_nodes", "save_modal_data"]
