@@ -64,7 +64,9 @@ def raise_status(c, status, names, arrays):
     if st == Status.MODAL:
         raise NotImplementedError(
             "this algorithm is not available yet for models with modal (flexible) bodies; these are: "
-            "forward_dynamics, inverse_dynamics, mass_matrix, kinetic_energy, integrate "
+            "forward_dynamics and inverse_dynamics (f_ext at bodies and nodes included), mass_matrix, "
+            "inverse_mass_matrix, operational_space_compliance, body_pose, body_jacobian, pose_gradient, "
+            "body_velocity, body_acceleration, kinetic_energy, integrate "
             "(and multibody.algorithms.flex: strain_energy, link_poses, frame_pose)")
     if st == Status.SINGULAR:
         raise ValueError("the joint-space inertia of a subhinge is singular (a massless body "

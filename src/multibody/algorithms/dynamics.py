@@ -10,7 +10,7 @@ lengths and finite values.
 import numpy as np
 
 from ..kernels.status import BAD_LENGTH_ARG1, MODAL
-from . import flex
+from . import flex, flex_operators
 from .checks import as_float_vector, check_out, data_object, raise_status, zero_division_error
 from .constraints import constrained_dynamics, constraint_work
 from .entry import KERNELS
@@ -32,8 +32,8 @@ def forward_dynamics(m, q, u, tau, f_ext=None, out=None, data=None):
     if c.nc:  # enabled constraints: tree-augmented dynamics
         return _constrained_udot(m, q, u, tau, f_ext, out, data)
     if f_ext is not None or data is not None:
-        if f_ext is not None and c.flex is not None:
-            raise NotImplementedError("forward_dynamics: f_ext is not supported yet with modal (flexible) bodies")
+        if f_ext is not None and c.flex is not None:  # modal bodies: wrenches at deforming nodes
+            return flex_operators.forward_dynamics(m, q, u, tau, f_ext, out, data)
         d = data_object(c, data)
         dbuf = d.buf
         if f_ext is not None:
@@ -145,6 +145,8 @@ def inverse_dynamics(m, q, u, udot, f_ext=None, out=None, data=None):
     """
     c = m.compiled
     if f_ext is not None or data is not None:
+        if f_ext is not None and c.flex is not None:  # modal bodies: wrenches at deforming nodes
+            return flex_operators.inverse_dynamics(m, q, u, udot, f_ext, out, data)
         d = data_object(c, data)
         dbuf = d.buf
         if f_ext is not None:
@@ -247,6 +249,8 @@ def inverse_mass_matrix(m, q, out=None, data=None):
     if st:
         if st == BAD_LENGTH_ARG1:
             check_out(res, c.shape_M)
+        if st == MODAL:
+            return flex_operators.inverse_mass_matrix(m, q, res, data)
         raise_status(c, st, ("q", "out"), (q, res))
     return res
 

@@ -5,6 +5,8 @@ functions); ``data`` as in ``dynamics``.
 """
 import numpy as np
 
+from ..kernels.status import MODAL
+from . import flex, flex_operators
 from .checks import check_vector, data_object, run_kernel, frame_row, raise_status
 from .entry import KERNELS
 
@@ -22,6 +24,8 @@ def body_pose(m, q, body, data=None):
     out = np.empty((4, 4))
     st = run_kernel(c, q, KERNELS.frame_pose, dbuf, q, frame_row(c, body), out)
     if st:
+        if st == MODAL:  # modal bodies: a node moves with its mode shapes
+            return flex.frame_pose(m, q, body, data)
         raise_status(c, st, ("q",), (q,))
     return out
 
@@ -33,6 +37,8 @@ def body_jacobian(m, q, body, frame="body", data=None):
     "world_aligned": the same vectors in world axes; "world": the spatial velocity
     in world coordinates (v is the velocity of the world-origin point moving with the body).
     Stacked q (B, nq) with frame="body" gives stacked Jacobians (B, 6, nu) (``batch``).
+    A node on a modal body moves with its mode shapes: its columns of the body's modal
+    rates are nonzero (``flex_operators.frame_jacobian``).
     """
     if getattr(q, "ndim", 1) == 2 and data is None and frame == "body":
         from . import batch
@@ -47,7 +53,9 @@ def body_jacobian(m, q, body, frame="body", data=None):
     T_wf = np.empty((4, 4))
     st = run_kernel(c, q, KERNELS.frame_jacobian, dbuf, q, f, T_wf, J)
     if st:
-        raise_status(c, st, ("q",), (q,))
+        if st != MODAL:
+            raise_status(c, st, ("q",), (q,))
+        J, T_wf = flex_operators.frame_jacobian(m, q, f, data)  # modal bodies: nodes' modal columns
     if frame == "body":
         return J
     R = T_wf[:3, :3]
@@ -65,6 +73,8 @@ def _velocity_acceleration(m, q, u, udot, body, data):
     out = np.empty(12)
     st = run_kernel(c, q, KERNELS.frame_velocity_acceleration, dbuf, q, u, udot, frame_row(c, body), out)
     if st:
+        if st == MODAL:
+            return flex_operators.frame_velocity_acceleration(m, q, u, udot, frame_row(c, body), data)
         raise_status(c, st, ("q", "u", "udot"), (q, u, udot))
     return out
 
@@ -95,7 +105,8 @@ def u_from_qdot_matrix(m, q, data=None):
     quaternion constraint). Identity for scalar and translational coordinates."""
     from .coordinate_maps import u_from_qdot_matrix as n_plus
     c = m.compiled
-    return n_plus(c, data_object(c, data), check_vector(q, c.nq, "q"))
+    N = n_plus(c, data_object(c, data), check_vector(q, c.nq, "q"))
+    return N if c.flex is None else flex_operators.add_modal_rate_blocks(c, N)
 
 
 def pose_gradient(m, q, body, data=None):

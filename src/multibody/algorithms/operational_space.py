@@ -2,6 +2,8 @@
 import numpy as np
 
 from ..kernels.operational_space import Y_COLS
+from ..kernels.status import MODAL
+from . import flex_operators
 from .checks import as_float_vector, data_object, frame_row, raise_status, run_kernel
 from .entry import KERNELS
 
@@ -16,6 +18,8 @@ def operational_space_compliance(m, q, frames, data=None):
     operational-space recursion of the spatial-operator literature on the articulated
     inertias of forward dynamics (see ``kernels/operational_space.py``).
     ``frames``: a name or a sequence of names; ``data`` as in ``forward_dynamics``.
+    With modal bodies, a node's Jacobian includes its body's modal columns (it moves with
+    its mode shapes); see ``flex_operators.operational_space_compliance``.
     """
     c = m.compiled
     d = data_object(c, data)
@@ -34,5 +38,7 @@ def operational_space_compliance(m, q, frames, data=None):
         q = as_float_vector(q, "q")
         st = run_kernel(c, q, KERNELS.operational_space_compliance, dbuf, q, rows, W, out)
     if st:
+        if st == MODAL:  # modal bodies: their own recursion (frames at deforming nodes included)
+            return flex_operators.operational_space_compliance(m, q, frames, data)
         raise_status(c, st, ("q",), (q,))
     return out
