@@ -28,8 +28,8 @@ def arm():
 _ENTRY_POINT = K.entry_point
 
 
-def _general(lie, ta=False, links=True, adaptive=True, control=True):
-    return _ENTRY_POINT(lie, ta, True, True, True)
+def _general(lie, ta=False, links=True, adaptive=True, control=True, pins=False):
+    return _ENTRY_POINT(lie, ta, True, True, True)  # (arm() is not a model of pins only)
 
 
 RUNS = [
@@ -77,14 +77,15 @@ def test_entry_point_variants_are_made_once():
 
 def test_one_abi_compile_for_the_loop_and_the_facade(tmp_path):
     """The loop passes its external-force flag as a bool, as forward_dynamics does: one
-    compiled ABA serves both (a literal 0 once made Numba compile it a second time). On an
+    compiled ABA (here the PIN-only one: the model is a chain of pins) serves both (a
+    literal 0 once made Numba compile it a second time). On an
     empty cache of its own: kernels loaded from a cache never compile aba_core at all."""
     code = ("import numpy as np, multibody as mb\n"
-            "from multibody.kernels.forward_dynamics import aba_core\n"
+            "from multibody.kernels.forward_dynamics import aba_core, aba_pin_core\n"
             "m = mb.Multibody(); m.add_serial_chain('l', 2)\n"
             "mb.simulate(m, np.zeros(2), np.zeros(2), 0.01)\n"
             "m.forward_dynamics(np.zeros(2), np.zeros(2), np.zeros(2))\n"
-            "print(len(aba_core.signatures))\n")
+            "print(len(aba_core.signatures) + len(aba_pin_core.signatures))\n")
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     assert out.split()[-1] == "1"

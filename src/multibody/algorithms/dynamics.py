@@ -53,13 +53,13 @@ def forward_dynamics(m, q, u, tau, f_ext=None, out=None, data=None):
             return _batched(m, "forward_dynamics", data, q, u, tau, given)
         check_out(out, (c.nu,))
     try:
-        st = KERNELS.forward_dynamics(dbuf, q, u, tau, out)
+        st = c.kernels.forward_dynamics(dbuf, q, u, tau, out)
     except TypeError:
         if getattr(q, "ndim", 1) == 2:  # stacked states: the batched path
             return _batched(m, "forward_dynamics", data, q, u, tau, given)
         q, u, tau = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(tau, "tau")
         check_out(out, (c.nu,))
-        st = KERNELS.forward_dynamics(dbuf, q, u, tau, out)
+        st = c.kernels.forward_dynamics(dbuf, q, u, tau, out)
     except ZeroDivisionError as e:
         raise zero_division_error(c, q, e) from None
     if st:
@@ -166,13 +166,13 @@ def inverse_dynamics(m, q, u, udot, f_ext=None, out=None, data=None):
             return _batched(m, "inverse_dynamics", data, q, u, udot, given)
         check_out(out, (c.nu,))
     try:
-        st = KERNELS.inverse_dynamics(dbuf, q, u, udot, out)
+        st = c.kernels.inverse_dynamics(dbuf, q, u, udot, out)
     except TypeError:
         if getattr(q, "ndim", 1) == 2:  # stacked states: the batched path
             return _batched(m, "inverse_dynamics", data, q, u, udot, given)
         q, u, udot = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(udot, "udot")
         check_out(out, (c.nu,))
-        st = KERNELS.inverse_dynamics(dbuf, q, u, udot, out)
+        st = c.kernels.inverse_dynamics(dbuf, q, u, udot, out)
     except ZeroDivisionError as e:
         raise zero_division_error(c, q, e) from None
     if st:
@@ -204,13 +204,13 @@ def mass_matrix(m, q, out=None, data=None):
             return _batched(m, "mass_matrix", data, q, given)
         check_out(out, c.shape_M)
     try:
-        st = KERNELS.mass_matrix(dbuf, q, out)
+        st = c.kernels.mass_matrix(dbuf, q, out)
     except TypeError:
         if getattr(q, "ndim", 1) == 2:  # stacked states: the batched path
             return _batched(m, "mass_matrix", data, q, given)
         q = as_float_vector(q, "q")
         check_out(out, c.shape_M)
-        st = KERNELS.mass_matrix(dbuf, q, out)
+        st = c.kernels.mass_matrix(dbuf, q, out)
     except ZeroDivisionError as e:
         raise zero_division_error(c, q, e) from None
     if st:

@@ -4,7 +4,6 @@ import numpy as np
 from ..kernels.status import MODAL
 from . import flex
 from .checks import check_vector, data_object, run_kernel, raise_status
-from .entry import KERNELS
 
 
 def kinetic_energy(m, q, u, data=None):
@@ -16,7 +15,7 @@ def kinetic_energy(m, q, u, data=None):
     dbuf = data_object(c, data).buf
     q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
     out = np.empty(1)
-    st = run_kernel(c, q, KERNELS.kinetic_energy, dbuf, q, u, out)
+    st = run_kernel(c, q, c.kernels.kinetic_energy, dbuf, q, u, out)
     if st:
         if st == MODAL:
             return flex.kinetic_energy(m, q, u, data)
@@ -30,7 +29,7 @@ def mass_and_com(m, q, data=None):
     dbuf = data_object(c, data).buf
     q = check_vector(q, c.nq, "q")
     out = np.empty(4)
-    st = run_kernel(c, q, KERNELS.mass_and_com, dbuf, q, out)
+    st = run_kernel(c, q, c.kernels.mass_and_com, dbuf, q, out)
     if st:
         raise_status(c, st, ("q",), (q,))
     return out
@@ -68,7 +67,7 @@ def trajectory_energies(m, Q, U, data=None):
     if Q.ndim != 2 or U.ndim != 2 or Q.shape[0] != U.shape[0]:
         raise ValueError(f"Q (N, nq) and U (N, nu) must hold the same number of samples, got {Q.shape} and {U.shape}")
     out = np.empty((Q.shape[0], 5))
-    st, k = KERNELS.trajectory_energies(d.buf, Q, U, out)
+    st, k = c.kernels.trajectory_energies(d.buf, Q, U, out)
     if st:  # the first bad sample raises its own error (or, for modal bodies, takes their path)
         if st != MODAL:
             kinetic_energy(m, Q[k], U[k], data)

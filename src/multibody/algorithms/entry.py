@@ -7,6 +7,12 @@ checks in Python) and raises TypeError for anything else (wrong dtype, layout,
 ndim, read-only arrays). The facade catches that, coerces the arguments with
 ``as_float_vector`` (which names the argument in its errors) and calls again.
 Lengths and finite values are checked inside the kernels, which return a status.
+
+``KERNELS`` serves every model; ``PIN_KERNELS`` serves models whose links are all PIN
+(``joint_transform.pin_variant``): where a kernel has a PIN-only variant (same numbers,
+without the code of the other joint kinds: seconds less to compile), it is that one,
+otherwise the same dispatcher as ``KERNELS``'s. A compiled model's ``kernels`` is the
+one that serves it (``kernels_for``).
 """
 import threading
 
@@ -15,6 +21,7 @@ from numba import types as nt
 
 from ..progress import compiling_notice
 
+from ..kernels.joint_transform import pin_variant
 from ..kernels import (
     constrained_dynamics, coordinates, energy, forward_dynamics, frame_acceleration, inverse_dynamics, inverse_mass_matrix, jacobian,
     mass_matrix, operational_space,
@@ -51,19 +58,41 @@ _SIGNATURES = {
     "sanitize_charts": (coordinates.sanitize_charts, (_I2, _F2, _F1, _F1)),
 }
 
+#: the PIN-only variants (``joint_transform.pin_variant``) of facade kernels, same signatures
+_PIN_VARIANTS = {
+    "forward_dynamics": forward_dynamics.forward_dynamics_pins,
+    "inverse_dynamics": inverse_dynamics.inverse_dynamics_pins,
+    "mass_matrix": mass_matrix.mass_matrix_pins,
+    "kinetic_energy": energy.kinetic_energy_pins,
+    "mass_and_com": energy.mass_and_com_pins,
+    "trajectory_energies": energy.trajectory_energies_pins,
+}
+
 
 class _Kernels:
     """``KERNELS.<name>`` is the dispatcher of a facade kernel, compiled for its one
     signature with further compilation disabled (see the module docstring). The first
-    access compiles under a lock, so threads that start together do not race."""
+    access compiles under a lock, so threads that start together do not race.
+    ``pins``: the namespace of models with PIN links only (``PIN_KERNELS``)."""
 
     _lock = threading.Lock()
 
+    def __init__(self, pins=False):
+        self._pins = pins
+
     def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if self._pins and name not in _PIN_VARIANTS:  # no variant: the general kernel
+            dispatcher = getattr(KERNELS, name)
+            setattr(self, name, dispatcher)
+            return dispatcher
         try:
             dispatcher, sig = _SIGNATURES[name]
         except KeyError:
             raise AttributeError(name) from None
+        if self._pins:
+            dispatcher = _PIN_VARIANTS[name]
         with self._lock:
             if name not in self.__dict__:
                 with compiling_notice("kernels"):
@@ -74,16 +103,27 @@ class _Kernels:
 
 
 KERNELS = _Kernels()
+PIN_KERNELS = _Kernels(pins=True)
 
 
-def kernel_dispatcher(name):
-    """The Numba dispatcher of the facade kernel ``name`` (not compiled by this call)."""
+def kernels_for(mi):
+    """``PIN_KERNELS`` for the model rows ``mi`` of a model whose links are all PIN
+    (``joint_transform.pin_variant``), else ``KERNELS``."""
+    return PIN_KERNELS if pin_variant(mi) else KERNELS
+
+
+def kernel_dispatcher(name, pins=False):
+    """The Numba dispatcher of the facade kernel ``name`` (``pins``: its PIN-only variant,
+    where it has one), not compiled by this call."""
+    if pins and name in _PIN_VARIANTS:
+        return _PIN_VARIANTS[name]
     return _SIGNATURES[name][0]
 
 
-def kernel_names():
-    """The names of the facade kernels (``KERNELS.<name>``)."""
-    return tuple(_SIGNATURES)
+def kernel_names(pins=False):
+    """The names of the facade kernels (``KERNELS.<name>``); ``pins``: those with a
+    PIN-only variant."""
+    return tuple(_PIN_VARIANTS) if pins else tuple(_SIGNATURES)
 
 
 def as_float_vector(x, name):

@@ -3,15 +3,19 @@ one call (``trajectory_energies``)."""
 from numba import njit
 
 from .common import check_state, data_start, joint_motion_add, link_rows, model_arrays
-from .joint_transform import forward_kinematics_pass
+from .joint_transform import forward_kinematics_pass, forward_kinematics_pin_pass
 from .layout import ARMATURE, INERTIA, NU, PARENT, RB_H, RB_MASS, UOFF, W_C, W_PW, W_RW, W_V
 from .spatial_inline import mat66_vec, motion_to_child
 
 
 @njit(cache=True, inline="always")
-def velocity_pass(mi, mf, ws, q, u):
-    """World placements and link spatial velocities v_j (W_V, link frame)."""
-    forward_kinematics_pass(mi, mf, ws, q)
+def velocity_pass(mi, mf, ws, q, u, general):
+    """World placements and link spatial velocities v_j (W_V, link frame); ``general``: a
+    constant (False: the PIN-only placements, ``joint_transform.pin_variant``)."""
+    if general:
+        forward_kinematics_pass(mi, mf, ws, q)
+    else:
+        forward_kinematics_pin_pass(mi, mf, ws, q)
     link_velocities(mi, mf, ws, u)
 
 
@@ -28,54 +32,103 @@ def link_velocities(mi, mf, ws, u):
         joint_motion_add(mi, mf, j, u, ws, j, W_V)
 
 
-@njit(cache=True)
-def kinetic_energy(dbuf, q, u, out):
-    """Checked entry point: out[0] = ``kinetic_energy_core``; a ``check_state`` status."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    ws = link_rows(dbuf, data_start(dbuf, n), n)
-    st = check_state(mi, q, u, u, 1, -1)
-    if st == 0:
-        out[0] = kinetic_energy_core(mi, mf, ws, q, u)
-    return st
+def _make_kinetic_energy(general):
+    """``kinetic_energy`` (``general``: links of any kind) or its PIN-only variant (a constant of the
+    closure: the branches on it are pruned before typing)."""
+
+    @njit(cache=True)
+    def kinetic_energy(dbuf, q, u, out):
+        """Checked entry point: out[0] = ``kinetic_energy_core``; a ``check_state`` status."""
+        mi, mf = model_arrays(dbuf)
+        n = mi.shape[0]
+        ws = link_rows(dbuf, data_start(dbuf, n), n)
+        st = check_state(mi, q, u, u, 1, -1)
+        if st == 0:
+            if general:  # (a constant of the variant)
+                out[0] = kinetic_energy_core(mi, mf, ws, q, u)
+            else:
+                out[0] = kinetic_energy_pin_core(mi, mf, ws, q, u)
+        return st
+
+    return kinetic_energy
 
 
-@njit(cache=True)
-def kinetic_energy_core(mi, mf, ws, q, u):
-    """1/2 sum_j (v_j^T I_j v_j + u_j^T A_j u_j), A_j the armature [J]."""
-    velocity_pass(mi, mf, ws, q, u)
-    e = 0.0
-    for j in range(mi.shape[0]):
-        mat66_vec(mf, j, INERTIA, ws, j, W_V, ws, j, W_C)
-        for k in range(6):
-            e += ws[j, W_V + k] * ws[j, W_C + k]
-        uj = mi[j, UOFF]
-        for k in range(mi[j, NU]):
-            e += mf[j, ARMATURE + k] * u[uj + k] * u[uj + k]
-    return 0.5 * e
+kinetic_energy = _make_kinetic_energy(True)
+kinetic_energy_pins = _make_kinetic_energy(False)  # PIN links only (joint_transform.pin_variant)
 
 
-@njit(cache=True)
-def mass_and_com(dbuf, q, out):
-    """Checked entry point of ``mass_and_com_core``: a ``check_state`` status for q."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    ws = link_rows(dbuf, data_start(dbuf, n), n)
-    st = check_state(mi, q, q, q, -1, -1)
-    if st == 0:
-        mass_and_com_core(mi, mf, ws, q, out)
-    return st
+def _make_kinetic_energy_core(general):
+    """``kinetic_energy_core`` (``general``: links of any kind) or its PIN-only variant (a constant of the
+    closure: the branches on it are pruned before typing)."""
+
+    @njit(cache=True)
+    def kinetic_energy_core(mi, mf, ws, q, u):
+        """1/2 sum_j (v_j^T I_j v_j + u_j^T A_j u_j), A_j the armature [J]."""
+        velocity_pass(mi, mf, ws, q, u, general)
+        e = 0.0
+        for j in range(mi.shape[0]):
+            mat66_vec(mf, j, INERTIA, ws, j, W_V, ws, j, W_C)
+            for k in range(6):
+                e += ws[j, W_V + k] * ws[j, W_C + k]
+            uj = mi[j, UOFF]
+            for k in range(mi[j, NU]):
+                e += mf[j, ARMATURE + k] * u[uj + k] * u[uj + k]
+        return 0.5 * e
+
+    return kinetic_energy_core
 
 
-@njit(cache=True)
-def mass_and_com_core(mi, mf, ws, q, out):
-    """out = [total mass, centre of mass in the world (3)], after a kinematics pass."""
-    forward_kinematics_pass(mi, mf, ws, q)
-    m, c0, c1, c2 = mass_and_com_placed(mi, mf, ws)
-    out[0] = m
-    out[1] = c0
-    out[2] = c1
-    out[3] = c2
+kinetic_energy_core = _make_kinetic_energy_core(True)
+kinetic_energy_pin_core = _make_kinetic_energy_core(False)  # PIN links only (joint_transform.pin_variant)
+
+
+def _make_mass_and_com(general):
+    """``mass_and_com`` (``general``: links of any kind) or its PIN-only variant (a constant of the
+    closure: the branches on it are pruned before typing)."""
+
+    @njit(cache=True)
+    def mass_and_com(dbuf, q, out):
+        """Checked entry point of ``mass_and_com_core``: a ``check_state`` status for q."""
+        mi, mf = model_arrays(dbuf)
+        n = mi.shape[0]
+        ws = link_rows(dbuf, data_start(dbuf, n), n)
+        st = check_state(mi, q, q, q, -1, -1)
+        if st == 0:
+            if general:  # (a constant of the variant)
+                mass_and_com_core(mi, mf, ws, q, out)
+            else:
+                mass_and_com_pin_core(mi, mf, ws, q, out)
+        return st
+
+    return mass_and_com
+
+
+mass_and_com = _make_mass_and_com(True)
+mass_and_com_pins = _make_mass_and_com(False)  # PIN links only (joint_transform.pin_variant)
+
+
+def _make_mass_and_com_core(general):
+    """``mass_and_com_core`` (``general``: links of any kind) or its PIN-only variant (a constant of the
+    closure: the branches on it are pruned before typing)."""
+
+    @njit(cache=True)
+    def mass_and_com_core(mi, mf, ws, q, out):
+        """out = [total mass, centre of mass in the world (3)], after a kinematics pass."""
+        if general:  # (a constant of the variant)
+            forward_kinematics_pass(mi, mf, ws, q)
+        else:
+            forward_kinematics_pin_pass(mi, mf, ws, q)
+        m, c0, c1, c2 = mass_and_com_placed(mi, mf, ws)
+        out[0] = m
+        out[1] = c0
+        out[2] = c1
+        out[3] = c2
+
+    return mass_and_com_core
+
+
+mass_and_com_core = _make_mass_and_com_core(True)
+mass_and_com_pin_core = _make_mass_and_com_core(False)  # PIN links only (joint_transform.pin_variant)
 
 
 @njit(cache=True, inline="always")
@@ -100,25 +153,38 @@ def mass_and_com_placed(mi, mf, ws):
     return m, 0.0, 0.0, 0.0
 
 
-@njit(cache=True)
-def trajectory_energies(dbuf, Q, U, out):
-    """Checked entry point: out[k] = (kinetic energy [J], total mass, centre of mass (3)) at
-    (Q[k], U[k]) for the samples of a trajectory (Q (N, nq), U (N, nu), out (N, 5)), one
-    velocity pass per sample (the centre of mass from its world placements). Returns
-    (status, k): the ``check_state`` status of the first bad sample k, or (OK, N)."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    ws = link_rows(dbuf, data_start(dbuf, n), n)
-    for k in range(Q.shape[0]):
-        q = Q[k]
-        u = U[k]
-        st = check_state(mi, q, u, u, 1, -1)
-        if st != 0:
-            return st, k
-        out[k, 0] = kinetic_energy_core(mi, mf, ws, q, u)
-        m, c0, c1, c2 = mass_and_com_placed(mi, mf, ws)
-        out[k, 1] = m
-        out[k, 2] = c0
-        out[k, 3] = c1
-        out[k, 4] = c2
-    return 0, Q.shape[0]
+def _make_trajectory_energies(general):
+    """``trajectory_energies`` (``general``: links of any kind) or its PIN-only variant (a constant of the
+    closure: the branches on it are pruned before typing)."""
+
+    @njit(cache=True)
+    def trajectory_energies(dbuf, Q, U, out):
+        """Checked entry point: out[k] = (kinetic energy [J], total mass, centre of mass (3)) at
+        (Q[k], U[k]) for the samples of a trajectory (Q (N, nq), U (N, nu), out (N, 5)), one
+        velocity pass per sample (the centre of mass from its world placements). Returns
+        (status, k): the ``check_state`` status of the first bad sample k, or (OK, N)."""
+        mi, mf = model_arrays(dbuf)
+        n = mi.shape[0]
+        ws = link_rows(dbuf, data_start(dbuf, n), n)
+        for k in range(Q.shape[0]):
+            q = Q[k]
+            u = U[k]
+            st = check_state(mi, q, u, u, 1, -1)
+            if st != 0:
+                return st, k
+            if general:  # (a constant of the variant)
+                out[k, 0] = kinetic_energy_core(mi, mf, ws, q, u)
+            else:
+                out[k, 0] = kinetic_energy_pin_core(mi, mf, ws, q, u)
+            m, c0, c1, c2 = mass_and_com_placed(mi, mf, ws)
+            out[k, 1] = m
+            out[k, 2] = c0
+            out[k, 3] = c1
+            out[k, 4] = c2
+        return 0, Q.shape[0]
+
+    return trajectory_energies
+
+
+trajectory_energies = _make_trajectory_energies(True)
+trajectory_energies_pins = _make_trajectory_energies(False)  # PIN links only (joint_transform.pin_variant)

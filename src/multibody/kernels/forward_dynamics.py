@@ -12,12 +12,17 @@ Everything the passes compute stays in the data (ws rows and the ragged blocks o
 for later passes (the inverse mass matrix and the operational-space compliance reuse
 the articulated-inertia step). The passes are three loops written out in one function:
 helpers that held a whole pass step made the loops 2x slower (measured).
+
+Two variants of each kernel (``_make_aba_core(general)``): ``aba_core`` for links of any
+kind, ``aba_pin_core`` for models whose links are all PIN (``joint_transform.pin_variant``),
+which does not compile the general articulated-inertia step and placements; the same
+numbers either way.
 """
 from numba import njit
 
 from .articulated_inertia import general_inertia_step, init_articulated_inertia, pin_inertia_step
 from .common import check_state, data_start, joint_motion, link_rows, model_arrays, ragged, world_acceleration_in_link
-from .joint_transform import place_links
+from .joint_transform import place_links, place_pin_links
 from .layout import (
     D_USE_FEXT, DINV_ADR, G_ADR, INERTIA, KIND, NU, PARENT, PIN, RES_ADR, S_COLS, U_ADR, UOFF, W_A, W_C,
     W_F, W_FEXT, W_PPLUS, W_TMP, W_V, W_IA,
@@ -26,113 +31,139 @@ from .spatial_inline import cross_force_add, cross_motion_add, force_to_parent, 
 from .status import OK, SINGULAR
 
 
-@njit(cache=True)
-def aba_core(mi, mf, ws, z, q, u, tau, use_fext, udot):
-    """udot = M^-1 (tau - b + J^T f_ext), with f_ext in ws[:, W_FEXT] (link frames) when
-    use_fext is true. Returns False when some D_j is singular."""
-    n = mi.shape[0]
-    place_links(mi, mf, ws, q)
-    # pass 1 (outward): v, c and the rigid bias force pA
-    for j in range(n):
-        p = mi[j, PARENT]
-        if p < 0:
+def _make_aba_core(general):
+    """``aba_core`` (``general``: links of any kind) or its PIN-only variant; ``general`` is a
+    constant of the closure, so the branches on it are pruned before typing."""
+
+    @njit(cache=True)
+    def aba_core(mi, mf, ws, z, q, u, tau, use_fext, udot):
+        """udot = M^-1 (tau - b + J^T f_ext), with f_ext in ws[:, W_FEXT] (link frames) when
+        use_fext is true. Returns False when some D_j is singular."""
+        n = mi.shape[0]
+        if general:
+            place_links(mi, mf, ws, q)
+        else:
+            place_pin_links(mi, mf, ws, q)
+        # pass 1 (outward): v, c and the rigid bias force pA
+        for j in range(n):
+            p = mi[j, PARENT]
+            if p < 0:
+                for k in range(6):
+                    ws[j, W_V + k] = 0.0
+            else:
+                motion_to_child(ws, j, ws, p, W_V, ws, j, W_V)
+            joint_motion(mi, mf, j, u, ws, j, W_A)  # vJ, in W_A until pass 3
             for k in range(6):
-                ws[j, W_V + k] = 0.0
-        else:
-            motion_to_child(ws, j, ws, p, W_V, ws, j, W_V)
-        joint_motion(mi, mf, j, u, ws, j, W_A)  # vJ, in W_A until pass 3
-        for k in range(6):
-            ws[j, W_V + k] += ws[j, W_A + k]
-            ws[j, W_C + k] = 0.0
-        cross_motion_add(ws, j, W_V, ws, j, W_A, ws, j, W_C)
-        init_articulated_inertia(mf, ws, j)
-        mat66_vec(mf, j, INERTIA, ws, j, W_V, ws, j, W_A)  # I v, in W_A until pass 3
-        for k in range(6):
-            ws[j, W_F + k] = -ws[j, W_FEXT + k] if use_fext else 0.0
-        cross_force_add(ws, j, W_V, ws, j, W_A, ws, j, W_F)
-    # pass 2 (inward): articulated inertias; res = tau - S^T pA; pa to the parent
-    for j in range(n - 1, -1, -1):
-        nj = mi[j, NU]
-        uj = mi[j, UOFF]
-        ra = mi[j, RES_ADR]
-        ga = mi[j, G_ADR]
-        if mi[j, KIND] == PIN:
-            ok = pin_inertia_step(mi, mf, ws, z, j)
-            z[ra] = tau[uj] - ws[j, W_F + 2]
-        else:
-            ok = general_inertia_step(mi, mf, ws, z, j)
+                ws[j, W_V + k] += ws[j, W_A + k]
+                ws[j, W_C + k] = 0.0
+            cross_motion_add(ws, j, W_V, ws, j, W_A, ws, j, W_C)
+            init_articulated_inertia(mf, ws, j)
+            mat66_vec(mf, j, INERTIA, ws, j, W_V, ws, j, W_A)  # I v, in W_A until pass 3
+            for k in range(6):
+                ws[j, W_F + k] = -ws[j, W_FEXT + k] if use_fext else 0.0
+            cross_force_add(ws, j, W_V, ws, j, W_A, ws, j, W_F)
+        # pass 2 (inward): articulated inertias; res = tau - S^T pA; pa to the parent
+        for j in range(n - 1, -1, -1):
+            nj = mi[j, NU]
+            uj = mi[j, UOFF]
+            ra = mi[j, RES_ADR]
+            ga = mi[j, G_ADR]
+            if not general or mi[j, KIND] == PIN:
+                ok = pin_inertia_step(mi, mf, ws, z, j)
+                z[ra] = tau[uj] - ws[j, W_F + 2]
+            else:
+                ok = general_inertia_step(mi, mf, ws, z, j)
+                for k in range(nj):
+                    s = 0.0
+                    for r in range(6):
+                        s += mf[j, S_COLS + 6 * k + r] * ws[j, W_F + r]
+                    z[ra + k] = tau[uj + k] - s
+            if not ok:
+                return False
+            p = mi[j, PARENT]
+            if p < 0:
+                continue
+            for k in range(nj):
+                g = z[ra + k]
+                for r in range(6):
+                    ws[j, W_F + r] += z[ga + 6 * k + r] * g
+            for r in range(6):
+                s = 0.0
+                for c in range(6):
+                    s += ws[j, W_PPLUS + 6 * r + c] * ws[j, W_C + c]
+                ws[j, W_F + r] += s
+            inertia_to_parent_add(ws, j, ws, j, W_PPLUS, ws, p, W_IA)
+            f = force_to_parent(ws, j, ws, j, W_F)
+            for k in range(6):
+                ws[p, W_F + k] += f[k]
+        # pass 3 (outward): a' = X a_p + c, udot = D^-1 (res - U^T a'), a = a' + S udot
+        for j in range(n):
+            nj = mi[j, NU]
+            uj = mi[j, UOFF]
+            ra = mi[j, RES_ADR]
+            ua = mi[j, U_ADR]
+            da = mi[j, DINV_ADR]
+            p = mi[j, PARENT]
+            if p < 0:
+                world_acceleration_in_link(mf, n, ws, j, ws, j, W_A)
+            else:
+                motion_to_child(ws, j, ws, p, W_A, ws, j, W_A)
+            for k in range(6):
+                ws[j, W_A + k] += ws[j, W_C + k]
+            if nj == 1:
+                s = z[ra]
+                for r in range(6):
+                    s -= z[ua + r] * ws[j, W_A + r]
+                ud = z[da] * s
+                udot[uj] = ud
+                for r in range(6):
+                    ws[j, W_A + r] += mf[j, S_COLS + r] * ud
+                continue
+            for k in range(nj):
+                s = z[ra + k]
+                for r in range(6):
+                    s -= z[ua + 6 * k + r] * ws[j, W_A + r]
+                ws[j, W_TMP + k] = s
             for k in range(nj):
                 s = 0.0
+                for b in range(nj):
+                    s += z[da + nj * k + b] * ws[j, W_TMP + b]
+                udot[uj + k] = s
+            for k in range(nj):
+                ud = udot[uj + k]
                 for r in range(6):
-                    s += mf[j, S_COLS + 6 * k + r] * ws[j, W_F + r]
-                z[ra + k] = tau[uj + k] - s
-        if not ok:
-            return False
-        p = mi[j, PARENT]
-        if p < 0:
-            continue
-        for k in range(nj):
-            g = z[ra + k]
-            for r in range(6):
-                ws[j, W_F + r] += z[ga + 6 * k + r] * g
-        for r in range(6):
-            s = 0.0
-            for c in range(6):
-                s += ws[j, W_PPLUS + 6 * r + c] * ws[j, W_C + c]
-            ws[j, W_F + r] += s
-        inertia_to_parent_add(ws, j, ws, j, W_PPLUS, ws, p, W_IA)
-        f = force_to_parent(ws, j, ws, j, W_F)
-        for k in range(6):
-            ws[p, W_F + k] += f[k]
-    # pass 3 (outward): a' = X a_p + c, udot = D^-1 (res - U^T a'), a = a' + S udot
-    for j in range(n):
-        nj = mi[j, NU]
-        uj = mi[j, UOFF]
-        ra = mi[j, RES_ADR]
-        ua = mi[j, U_ADR]
-        da = mi[j, DINV_ADR]
-        p = mi[j, PARENT]
-        if p < 0:
-            world_acceleration_in_link(mf, n, ws, j, ws, j, W_A)
-        else:
-            motion_to_child(ws, j, ws, p, W_A, ws, j, W_A)
-        for k in range(6):
-            ws[j, W_A + k] += ws[j, W_C + k]
-        if nj == 1:
-            s = z[ra]
-            for r in range(6):
-                s -= z[ua + r] * ws[j, W_A + r]
-            ud = z[da] * s
-            udot[uj] = ud
-            for r in range(6):
-                ws[j, W_A + r] += mf[j, S_COLS + r] * ud
-            continue
-        for k in range(nj):
-            s = z[ra + k]
-            for r in range(6):
-                s -= z[ua + 6 * k + r] * ws[j, W_A + r]
-            ws[j, W_TMP + k] = s
-        for k in range(nj):
-            s = 0.0
-            for b in range(nj):
-                s += z[da + nj * k + b] * ws[j, W_TMP + b]
-            udot[uj + k] = s
-        for k in range(nj):
-            ud = udot[uj + k]
-            for r in range(6):
-                ws[j, W_A + r] += mf[j, S_COLS + 6 * k + r] * ud
-    return True
+                    ws[j, W_A + r] += mf[j, S_COLS + 6 * k + r] * ud
+        return True
+
+    return aba_core
 
 
-@njit(cache=True)
-def forward_dynamics(dbuf, q, u, tau, udot):
-    """Checked entry point: a status (kernels/status.py) for (q, u, tau), or SINGULAR."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    d0 = data_start(dbuf, n)
-    ws = link_rows(dbuf, d0, n)
-    z = ragged(dbuf, d0, n)
-    st = check_state(mi, q, u, tau, 1, 1)
-    if st == OK and not aba_core(mi, mf, ws, z, q, u, tau, dbuf[d0, D_USE_FEXT] != 0.0, udot):
-        return SINGULAR
-    return st
+aba_core = _make_aba_core(True)
+aba_pin_core = _make_aba_core(False)  # PIN links only (joint_transform.pin_variant)
+
+
+def _make_forward_dynamics(general):
+    @njit(cache=True)
+    def forward_dynamics(dbuf, q, u, tau, udot):
+        """Checked entry point: a status (kernels/status.py) for (q, u, tau), or SINGULAR."""
+        mi, mf = model_arrays(dbuf)
+        n = mi.shape[0]
+        d0 = data_start(dbuf, n)
+        ws = link_rows(dbuf, d0, n)
+        z = ragged(dbuf, d0, n)
+        st = check_state(mi, q, u, tau, 1, 1)
+        if st == OK:
+            use_fext = dbuf[d0, D_USE_FEXT] != 0.0
+            if general:  # (a constant of the variant)
+                ok = aba_core(mi, mf, ws, z, q, u, tau, use_fext, udot)
+            else:
+                ok = aba_pin_core(mi, mf, ws, z, q, u, tau, use_fext, udot)
+            if not ok:
+                return SINGULAR
+        return st
+
+    return forward_dynamics
+
+
+forward_dynamics = _make_forward_dynamics(True)
+forward_dynamics_pins = _make_forward_dynamics(False)  # PIN links only (joint_transform.pin_variant)

@@ -8,57 +8,82 @@ Inward pass: tau_j = S_j^T f_j + A_j udot_j (A_j: the armature) and f_p += X_j^T
 from numba import njit
 
 from .common import check_state, data_start, link_rows, model_arrays, joint_force, joint_motion, joint_motion_add, world_acceleration_in_link
-from .joint_transform import place_links
+from .joint_transform import place_links, place_pin_links
 from .layout import ARMATURE, D_USE_FEXT, INERTIA, NU, PARENT, UOFF, W_A, W_C, W_F, W_FEXT, W_V
 from .spatial_inline import cross_force_add, cross_motion_add, force_to_parent, mat66_vec, motion_to_child
 
 
-@njit(cache=True)
-def rnea_core(mi, mf, ws, q, u, udot, use_fext, tau):
-    """tau = M(q) udot + b(q, u) - J^T f_ext, with f_ext in ws[:, W_FEXT] (link frames)
-    when use_fext is non-zero."""
-    n = mi.shape[0]
-    place_links(mi, mf, ws, q)
-    for j in range(n):
-        p = mi[j, PARENT]
-        if p < 0:
-            for k in range(6):
-                ws[j, W_V + k] = 0.0
-            world_acceleration_in_link(mf, n, ws, j, ws, j, W_A)
+def _make_rnea_core(general):
+    """``rnea_core`` (``general``: links of any kind) or its PIN-only variant (a constant of the
+    closure: the branches on it are pruned before typing)."""
+
+    @njit(cache=True)
+    def rnea_core(mi, mf, ws, q, u, udot, use_fext, tau):
+        """tau = M(q) udot + b(q, u) - J^T f_ext, with f_ext in ws[:, W_FEXT] (link frames)
+        when use_fext is non-zero."""
+        n = mi.shape[0]
+        if general:  # (a constant of the variant)
+            place_links(mi, mf, ws, q)
         else:
-            motion_to_child(ws, j, ws, p, W_V, ws, j, W_V)
-            motion_to_child(ws, j, ws, p, W_A, ws, j, W_A)
-        joint_motion(mi, mf, j, u, ws, j, W_C)  # vJ = S u
-        for k in range(6):
-            ws[j, W_V + k] += ws[j, W_C + k]
-        joint_motion_add(mi, mf, j, udot, ws, j, W_A)
-        cross_motion_add(ws, j, W_V, ws, j, W_C, ws, j, W_A)
-        mat66_vec(mf, j, INERTIA, ws, j, W_A, ws, j, W_F)
-        mat66_vec(mf, j, INERTIA, ws, j, W_V, ws, j, W_C)  # I v (vJ no longer needed)
-        cross_force_add(ws, j, W_V, ws, j, W_C, ws, j, W_F)
-        if use_fext:
+            place_pin_links(mi, mf, ws, q)
+        for j in range(n):
+            p = mi[j, PARENT]
+            if p < 0:
+                for k in range(6):
+                    ws[j, W_V + k] = 0.0
+                world_acceleration_in_link(mf, n, ws, j, ws, j, W_A)
+            else:
+                motion_to_child(ws, j, ws, p, W_V, ws, j, W_V)
+                motion_to_child(ws, j, ws, p, W_A, ws, j, W_A)
+            joint_motion(mi, mf, j, u, ws, j, W_C)  # vJ = S u
             for k in range(6):
-                ws[j, W_F + k] -= ws[j, W_FEXT + k]
-    for j in range(n - 1, -1, -1):
-        joint_force(mi, mf, j, ws, j, W_F, tau)
-        uj = mi[j, UOFF]
-        for k in range(mi[j, NU]):  # the armature's torque: a rotor accelerated with its joint
-            tau[uj + k] += mf[j, ARMATURE + k] * udot[uj + k]
-        p = mi[j, PARENT]
-        if p >= 0:
-            f = force_to_parent(ws, j, ws, j, W_F)
-            for k in range(6):
-                ws[p, W_F + k] += f[k]
+                ws[j, W_V + k] += ws[j, W_C + k]
+            joint_motion_add(mi, mf, j, udot, ws, j, W_A)
+            cross_motion_add(ws, j, W_V, ws, j, W_C, ws, j, W_A)
+            mat66_vec(mf, j, INERTIA, ws, j, W_A, ws, j, W_F)
+            mat66_vec(mf, j, INERTIA, ws, j, W_V, ws, j, W_C)  # I v (vJ no longer needed)
+            cross_force_add(ws, j, W_V, ws, j, W_C, ws, j, W_F)
+            if use_fext:
+                for k in range(6):
+                    ws[j, W_F + k] -= ws[j, W_FEXT + k]
+        for j in range(n - 1, -1, -1):
+            joint_force(mi, mf, j, ws, j, W_F, tau)
+            uj = mi[j, UOFF]
+            for k in range(mi[j, NU]):  # the armature's torque: a rotor accelerated with its joint
+                tau[uj + k] += mf[j, ARMATURE + k] * udot[uj + k]
+            p = mi[j, PARENT]
+            if p >= 0:
+                f = force_to_parent(ws, j, ws, j, W_F)
+                for k in range(6):
+                    ws[p, W_F + k] += f[k]
+
+    return rnea_core
 
 
-@njit(cache=True)
-def inverse_dynamics(dbuf, q, u, udot, tau):
-    """Checked entry point: a status (kernels/status.py) for (q, u, udot)."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    d0 = data_start(dbuf, n)
-    ws = link_rows(dbuf, d0, n)
-    st = check_state(mi, q, u, udot, 1, 1)
-    if st == 0:
-        rnea_core(mi, mf, ws, q, u, udot, dbuf[d0, D_USE_FEXT] != 0.0, tau)
-    return st
+rnea_core = _make_rnea_core(True)
+rnea_pin_core = _make_rnea_core(False)  # PIN links only (joint_transform.pin_variant)
+
+
+def _make_inverse_dynamics(general):
+    """The checked entry point of ``rnea_core`` or of its PIN-only variant."""
+
+    @njit(cache=True)
+    def inverse_dynamics(dbuf, q, u, udot, tau):
+        """Checked entry point: a status (kernels/status.py) for (q, u, udot)."""
+        mi, mf = model_arrays(dbuf)
+        n = mi.shape[0]
+        d0 = data_start(dbuf, n)
+        ws = link_rows(dbuf, d0, n)
+        st = check_state(mi, q, u, udot, 1, 1)
+        if st == 0:
+            if general:  # (a constant of the variant)
+                rnea_core(mi, mf, ws, q, u, udot, dbuf[d0, D_USE_FEXT] != 0.0, tau)
+            else:
+                rnea_pin_core(mi, mf, ws, q, u, udot, dbuf[d0, D_USE_FEXT] != 0.0, tau)
+        return st
+
+    return inverse_dynamics
+
+
+inverse_dynamics = _make_inverse_dynamics(True)
+inverse_dynamics_pins = _make_inverse_dynamics(False)  # PIN links only (joint_transform.pin_variant)

@@ -10,7 +10,7 @@ import math
 from numba import njit
 
 from .layout import (
-    AXIS, FREE, FREE_QUAT, KIND, LOCKED, P_TREE, PARENT, PIN, PITCH, QOFF, R_TREE, SCREW,
+    AXIS, BODY_NU, FREE, FREE_QUAT, KIND, LOCKED, P_TREE, PARENT, PIN, PITCH, QOFF, R_TREE, SCREW,
     SLIDER, SPHERICAL, SPHERICAL_QUAT, W_CHART, W_P, W_PW, W_R, W_RW,
 )
 from .spatial_inline import load9, mul33, mul33_vec, rot_axis_angle, rot_quat, rot_rotvec, store9
@@ -88,26 +88,45 @@ def _general_link_placement(mi, mf, ws, q, j):
     ws[j, W_P + 2] = mf[j, P_TREE + 2] + t[2]
 
 
-@njit(cache=True)
-def place_links(mi, mf, ws, q):
-    """Write R_parent_link (W_R) and p_parent_link (W_P) of every link into ws.
+def _make_place_links(general):
+    """``place_links`` for models with links of any kind (``general``) or with PIN links
+    only (the general placement code is pruned before typing, so it is not compiled into
+    the kernels of such models: see ``pin_variant``)."""
 
-    Placements depend only on q, so they are computed in a pass of their own
-    before the recursions: the recursions' loops then hold only inlined code.
-    (A call that is not inlined inside a hot loop, even one never taken, made
-    those loops 2-3x slower: Numba keeps array reference counts around calls.)
-    PIN links, the common case, come first in a compact loop.
-    """
-    general = False
-    for j in range(mi.shape[0]):
-        if mi[j, KIND] == PIN:
-            _pin_link_placement(mi, mf, ws, q, j)
-        else:
-            general = True
-    if general:
+    @njit(cache=True)
+    def place_links(mi, mf, ws, q):
+        """Write R_parent_link (W_R) and p_parent_link (W_P) of every link into ws.
+
+        Placements depend only on q, so they are computed in a pass of their own
+        before the recursions: the recursions' loops then hold only inlined code.
+        (A call that is not inlined inside a hot loop, even one never taken, made
+        those loops 2-3x slower: Numba keeps array reference counts around calls.)
+        PIN links, the common case, come first in a compact loop.
+        """
+        others = False
         for j in range(mi.shape[0]):
-            if mi[j, KIND] != PIN:
-                _general_link_placement(mi, mf, ws, q, j)
+            if mi[j, KIND] == PIN:
+                _pin_link_placement(mi, mf, ws, q, j)
+            else:
+                others = True
+        if general and others:  # (general: a constant of the variant, pruned before typing)
+            for j in range(mi.shape[0]):
+                if mi[j, KIND] != PIN:
+                    _general_link_placement(mi, mf, ws, q, j)
+
+    return place_links
+
+
+place_links = _make_place_links(True)
+place_pin_links = _make_place_links(False)  # PIN links only (``pin_variant``)
+
+
+def pin_variant(mi):
+    """True when every link of the model rows ``mi`` is a PIN without coordinates of its own
+    body (no modal body): its kernels may take the PIN-only variants (``place_pin_links``,
+    ``aba_pin_core``, ...), which compute the same numbers without compiling the code
+    of the other kinds (seconds of a cold start)."""
+    return bool(mi.shape[0] > 0 and (mi[:, KIND] == PIN).all() and not mi[:, BODY_NU].any())
 
 
 @njit(cache=True, inline="always")
@@ -127,9 +146,19 @@ def world_placement(mi, ws, j):
         ws[j, W_PW + k] = ws[p, W_PW + k] + t[k]
 
 
-@njit(cache=True)
-def forward_kinematics_pass(mi, mf, ws, q):
-    """Placements of every link in its parent (W_R, W_P) and in the world (W_RW, W_PW)."""
-    place_links(mi, mf, ws, q)
-    for j in range(mi.shape[0]):
-        world_placement(mi, ws, j)
+def _make_forward_kinematics_pass(general):
+    @njit(cache=True)
+    def forward_kinematics_pass(mi, mf, ws, q):
+        """Placements of every link in its parent (W_R, W_P) and in the world (W_RW, W_PW)."""
+        if general:  # (a constant of the variant)
+            place_links(mi, mf, ws, q)
+        else:
+            place_pin_links(mi, mf, ws, q)
+        for j in range(mi.shape[0]):
+            world_placement(mi, ws, j)
+
+    return forward_kinematics_pass
+
+
+forward_kinematics_pass = _make_forward_kinematics_pass(True)
+forward_kinematics_pin_pass = _make_forward_kinematics_pass(False)  # PIN links only (``pin_variant``)

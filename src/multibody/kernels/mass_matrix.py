@@ -14,7 +14,7 @@ body-frame version.
 from numba import njit
 
 from .common import check_state, data_start, link_rows, model_arrays
-from .joint_transform import place_links, world_placement
+from .joint_transform import place_links, place_pin_links, world_placement
 from .layout import ARMATURE, DENSE_M, NU, PARENT, RB_H, RB_I, RB_MASS, S_COLS, UOFF, W_PW, W_RW, W_SW, W_Y
 from .spatial_inline import load9
 
@@ -99,74 +99,99 @@ def world_motion_columns(mi, mf, ws, j):
         ws[j, o + 5] = v2 + p0 * w1 - p1 * w0
 
 
-@njit(cache=True)
-def crba_core(mi, mf, ws, q, M):
-    """Fill the full symmetric mass matrix M (nu, nu); entries of unrelated branches are 0."""
-    n = mi.shape[0]
-    if mf[n, DENSE_M] == 0.0:  # unrelated branches leave zeros that must be written
-        for r in range(M.shape[0]):
-            for c in range(M.shape[1]):
-                M[r, c] = 0.0
-    place_links(mi, mf, ws, q)
-    for j in range(n):
-        world_placement(mi, ws, j)
-        _world_rigid_inertia(mf, ws, j)
-        world_motion_columns(mi, mf, ws, j)
-    for j in range(n - 1, -1, -1):
-        p = mi[j, PARENT]
-        if p >= 0:
-            for k in range(10):
-                ws[p, W_Y + k] += ws[j, W_Y + k]
-    for j in range(n):
-        uj = mi[j, UOFF]
-        m = ws[j, W_Y]
-        h0 = ws[j, W_Y + 1]
-        h1 = ws[j, W_Y + 2]
-        h2 = ws[j, W_Y + 3]
-        for k in range(mi[j, NU]):
-            o = W_SW + 6 * k
-            w0 = ws[j, o]
-            w1 = ws[j, o + 1]
-            w2 = ws[j, o + 2]
-            v0 = ws[j, o + 3]
-            v1 = ws[j, o + 4]
-            v2 = ws[j, o + 5]
-            # F = Ic s = [I w + h x v; m v - h x w]
-            f0 = ws[j, W_Y + 4] * w0 + ws[j, W_Y + 5] * w1 + ws[j, W_Y + 6] * w2 + h1 * v2 - h2 * v1
-            f1 = ws[j, W_Y + 5] * w0 + ws[j, W_Y + 7] * w1 + ws[j, W_Y + 8] * w2 + h2 * v0 - h0 * v2
-            f2 = ws[j, W_Y + 6] * w0 + ws[j, W_Y + 8] * w1 + ws[j, W_Y + 9] * w2 + h0 * v1 - h1 * v0
-            f3 = m * v0 - h1 * w2 + h2 * w1
-            f4 = m * v1 - h2 * w0 + h0 * w2
-            f5 = m * v2 - h0 * w1 + h1 * w0
-            col = uj + k
-            for a in range(k + 1):  # the link's own block (a <= k; symmetric)
-                b = W_SW + 6 * a
-                s = (ws[j, b] * f0 + ws[j, b + 1] * f1 + ws[j, b + 2] * f2
-                     + ws[j, b + 3] * f3 + ws[j, b + 4] * f4 + ws[j, b + 5] * f5)
-                if a == k:
-                    s += mf[j, ARMATURE + k]  # reflected rotor inertia on the diagonal
-                M[uj + a, col] = s
-                M[col, uj + a] = s
-            i = mi[j, PARENT]
-            while i >= 0:  # the ancestors' rows
-                ui = mi[i, UOFF]
-                for a in range(mi[i, NU]):
+def _make_crba_core(general):
+    """``crba_core`` (``general``: links of any kind) or its PIN-only variant (a constant of the
+    closure: the branches on it are pruned before typing)."""
+
+    @njit(cache=True)
+    def crba_core(mi, mf, ws, q, M):
+        """Fill the full symmetric mass matrix M (nu, nu); entries of unrelated branches are 0."""
+        n = mi.shape[0]
+        if mf[n, DENSE_M] == 0.0:  # unrelated branches leave zeros that must be written
+            for r in range(M.shape[0]):
+                for c in range(M.shape[1]):
+                    M[r, c] = 0.0
+        if general:  # (a constant of the variant)
+            place_links(mi, mf, ws, q)
+        else:
+            place_pin_links(mi, mf, ws, q)
+        for j in range(n):
+            world_placement(mi, ws, j)
+            _world_rigid_inertia(mf, ws, j)
+            world_motion_columns(mi, mf, ws, j)
+        for j in range(n - 1, -1, -1):
+            p = mi[j, PARENT]
+            if p >= 0:
+                for k in range(10):
+                    ws[p, W_Y + k] += ws[j, W_Y + k]
+        for j in range(n):
+            uj = mi[j, UOFF]
+            m = ws[j, W_Y]
+            h0 = ws[j, W_Y + 1]
+            h1 = ws[j, W_Y + 2]
+            h2 = ws[j, W_Y + 3]
+            for k in range(mi[j, NU]):
+                o = W_SW + 6 * k
+                w0 = ws[j, o]
+                w1 = ws[j, o + 1]
+                w2 = ws[j, o + 2]
+                v0 = ws[j, o + 3]
+                v1 = ws[j, o + 4]
+                v2 = ws[j, o + 5]
+                # F = Ic s = [I w + h x v; m v - h x w]
+                f0 = ws[j, W_Y + 4] * w0 + ws[j, W_Y + 5] * w1 + ws[j, W_Y + 6] * w2 + h1 * v2 - h2 * v1
+                f1 = ws[j, W_Y + 5] * w0 + ws[j, W_Y + 7] * w1 + ws[j, W_Y + 8] * w2 + h2 * v0 - h0 * v2
+                f2 = ws[j, W_Y + 6] * w0 + ws[j, W_Y + 8] * w1 + ws[j, W_Y + 9] * w2 + h0 * v1 - h1 * v0
+                f3 = m * v0 - h1 * w2 + h2 * w1
+                f4 = m * v1 - h2 * w0 + h0 * w2
+                f5 = m * v2 - h0 * w1 + h1 * w0
+                col = uj + k
+                for a in range(k + 1):  # the link's own block (a <= k; symmetric)
                     b = W_SW + 6 * a
-                    s = (ws[i, b] * f0 + ws[i, b + 1] * f1 + ws[i, b + 2] * f2
-                         + ws[i, b + 3] * f3 + ws[i, b + 4] * f4 + ws[i, b + 5] * f5)
-                    M[ui + a, col] = s
-                    M[col, ui + a] = s
-                i = mi[i, PARENT]
+                    s = (ws[j, b] * f0 + ws[j, b + 1] * f1 + ws[j, b + 2] * f2
+                         + ws[j, b + 3] * f3 + ws[j, b + 4] * f4 + ws[j, b + 5] * f5)
+                    if a == k:
+                        s += mf[j, ARMATURE + k]  # reflected rotor inertia on the diagonal
+                    M[uj + a, col] = s
+                    M[col, uj + a] = s
+                i = mi[j, PARENT]
+                while i >= 0:  # the ancestors' rows
+                    ui = mi[i, UOFF]
+                    for a in range(mi[i, NU]):
+                        b = W_SW + 6 * a
+                        s = (ws[i, b] * f0 + ws[i, b + 1] * f1 + ws[i, b + 2] * f2
+                             + ws[i, b + 3] * f3 + ws[i, b + 4] * f4 + ws[i, b + 5] * f5)
+                        M[ui + a, col] = s
+                        M[col, ui + a] = s
+                    i = mi[i, PARENT]
+
+    return crba_core
 
 
-@njit(cache=True)
-def mass_matrix(dbuf, q, M):
-    """Checked entry point: a status (kernels/status.py) for q."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    d0 = data_start(dbuf, n)
-    ws = link_rows(dbuf, d0, n)
-    st = check_state(mi, q, q, q, -1, -1)
-    if st == 0:
-        crba_core(mi, mf, ws, q, M)
-    return st
+crba_core = _make_crba_core(True)
+crba_pin_core = _make_crba_core(False)  # PIN links only (joint_transform.pin_variant)
+
+
+def _make_mass_matrix(general):
+    """The checked entry point of ``crba_core`` or of its PIN-only variant."""
+
+    @njit(cache=True)
+    def mass_matrix(dbuf, q, M):
+        """Checked entry point: a status (kernels/status.py) for q."""
+        mi, mf = model_arrays(dbuf)
+        n = mi.shape[0]
+        d0 = data_start(dbuf, n)
+        ws = link_rows(dbuf, d0, n)
+        st = check_state(mi, q, q, q, -1, -1)
+        if st == 0:
+            if general:  # (a constant of the variant)
+                crba_core(mi, mf, ws, q, M)
+            else:
+                crba_pin_core(mi, mf, ws, q, M)
+        return st
+
+    return mass_matrix
+
+
+mass_matrix = _make_mass_matrix(True)
+mass_matrix_pins = _make_mass_matrix(False)  # PIN links only (joint_transform.pin_variant)

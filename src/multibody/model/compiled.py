@@ -12,6 +12,7 @@ import weakref
 import numpy as np
 
 from ..kernels import layout as L
+from ..kernels.joint_transform import pin_variant
 
 
 class Data:
@@ -83,7 +84,9 @@ class CompiledModel:
     (body or node name -> row of the frame table); ``hinge_order``, ``q_slices``,
     ``u_slices`` (per hinge name); ``max_chart_angles`` (per link).
     ``thread_local.data`` / ``thread_local.buf`` are the calling thread's default Data
-    and its buffer, once ``thread_data()`` has made them.
+    and its buffer, once ``thread_data()`` has made them. ``all_pins``: every link is a
+    PIN (``kernels.joint_transform.pin_variant``), and ``kernels`` the facade's kernels for
+    this model (``algorithms.entry.kernels_for``: their PIN-only variants then).
     """
 
     def __init__(self, buf, link_subhinges, body_link, T_link_body, frame_rows, hinge_order, q_slices, u_slices):
@@ -116,6 +119,9 @@ class CompiledModel:
         self._data = weakref.WeakSet()
         self.modal_slices = {}  # modal body name -> (q slice, u slice) of its eta
         self.flex = None        # the FlexModel (model/flex_compile.py) when there are modal bodies
+        self.all_pins = pin_variant(self.mi)  # every link a PIN: the PIN-only kernel variants serve it
+        from ..algorithms.entry import kernels_for
+        self.kernels = kernels_for(self.mi)  # the facade's kernels for it
 
     def set_constraints(self, constraints, rows):
         """Write the enabled ``constraints`` (in row order) and their cr ``rows`` (nc, CR_COLS);

@@ -230,7 +230,7 @@ class RungeKuttaIntegrator:
                 self.smap, self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr,
                 self._work, self._ctl, T, Q, U) + (() if self._wc is None else (self._wc,))
         run = K.entry_point(self.lie_group, self._wc is not None, self._links, self.adaptive,
-                            self.control is not None)
+                            self.control is not None, pins=c.all_pins)
         if run.signatures:
             st = run(*args)
         else:  # the first run compiles the loop (or loads it from Numba's cache)

@@ -151,11 +151,13 @@ def _accept(lie, smap, fopt, clk, ctr, h, hit, q, q1, eq, u, u1, eu):
     return True
 
 
-def _make_loop(lie, ta, links, adaptive, controlled):
+def _make_loop(lie, ta, links, adaptive, controlled, pins=0):
     """The stepping loop (see ``entry_point``) with five constants of a closure: ``lie``
     (Munthe-Kaas stepping), ``ta`` (tree-augmented constrained dynamics, the work array
     Wc), ``links`` (link-level force models: wrenches, world wrenches, linear springs),
-    ``adaptive`` and ``controlled`` (0: never; 1: as iopt[O_ADAPT], iopt[O_CONTROL] say).
+    ``adaptive`` and ``controlled`` (0: never; 1: as iopt[O_ADAPT], iopt[O_CONTROL] say),
+    ``pins`` (every link a PIN, ``joint_transform.pin_variant``: the PIN-only ABA, q_dot = u,
+    no quaternion to normalise, no chart to re-centre or map back).
 
     Numba folds the branches on them before it types the loop, so each variant compiles
     only the code it runs (fixed-step classic stepping of a tree without a control or link
@@ -202,7 +204,7 @@ def _make_loop(lie, ta, links, adaptive, controlled):
                 if controlled and control:  # (controlled: the constant, pruned before inlining)
                     if ctr[C_STAGE] != s:
                         stage_state(mi, ws, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us)
-                        control_inputs(mi, ws, chart0, qs, us, tau0, qview, uview, tauc)
+                        control_inputs(mi, ws, pins, chart0, qs, us, tau0, qview, uview, tauc)
                         clk[K_TSTAGE] = ts
                         ctr[C_STAGE] = s
                         return _stop(ctr, NEED_CONTROL)
@@ -217,7 +219,7 @@ def _make_loop(lie, ta, links, adaptive, controlled):
                 else:
                     stage_state(mi, ws, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us)
                     src = tau0
-                if not stage_rates(mi, mf, ws, z, lie, ta, links, fr, cr, Wc, worldf, fmi, fmf, ts, qs, us, phi,
+                if not stage_rates(mi, mf, ws, z, lie, ta, links, pins, fr, cr, Wc, worldf, fmi, fmf, ts, qs, us, phi,
                                    src, tau, Kq[s], Ku[s]):
                     clk[K_TBAD] = ts
                     return _failed(ctr, qs, us, SINGULAR)
@@ -234,7 +236,7 @@ def _make_loop(lie, ta, links, adaptive, controlled):
                 ctr[C_BAD] = b
                 clk[K_TBAD] = t_end
                 return _stop(ctr, NONFINITE_STATE)
-            ctr[C_CHARTS] += after_step(mi, ws, lie, max_angles, q1)
+            ctr[C_CHARTS] += after_step(mi, ws, lie, pins, max_angles, q1)
             for i in range(nq):
                 q[i] = q1[i]
             for i in range(nu):
@@ -249,7 +251,11 @@ def _make_loop(lie, ta, links, adaptive, controlled):
                 ctr[C_OUT] += 1
                 w = ctr[C_WRITTEN]
                 T[w] = clk[K_T]
-                to_start_charts(mi, ws, chart0, q, Q[w])
+                if pins:  # no charts: q is in the start charts
+                    for i in range(nq):
+                        Q[w, i] = q[i]
+                else:
+                    to_start_charts(mi, ws, chart0, q, Q[w])
                 for i in range(nu):
                     U[w, i] = u[i]
                 ctr[C_WRITTEN] = w + 1
@@ -260,21 +266,22 @@ def _make_loop(lie, ta, links, adaptive, controlled):
 _LOOPS = {}
 
 
-def entry_point(lie, ta=False, links=True, adaptive=True, control=True):
+def entry_point(lie, ta=False, links=True, adaptive=True, control=True, pins=False):
     """The compiled loop ``run`` for classic (lie = 0) or Munthe-Kaas (lie = 1) stepping, of a
     tree (ta False) or of a model with constraints (ta True, one more argument: the
     constraint work array Wc with its Baumgarte gains, see kernels/constrained_dynamics.py),
     with or without link-level force models (``links``, see ``force_kernels.link_forces``;
     without, only springs and limits are applied), adaptive steps (``adaptive``: as
     iopt[O_ADAPT] says; False: fixed steps only) and a Python control (``control``: as
-    iopt[O_CONTROL] says; False: none): ``entry_point(lie)(mi, mf, dbuf, tab, fmi, fmf,
+    iopt[O_CONTROL] says; False: none), for a model whose links are all PIN (``pins``,
+    ``joint_transform.pin_variant``; trees only): ``entry_point(lie)(mi, mf, dbuf, tab, fmi, fmf,
     tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr, work, ctl, T, Q, U)``
     advances (q, u, clk[K_T]) until the end time, a failure, a full output buffer or (with
     a control) the next stage that needs the control. It writes output samples (times T,
     configurations Q in the charts chart0, speeds U) from row ctr[C_WRITTEN], updates q,
     u, clk and ctr in place and returns the status. Each variant is made (and compiled,
     or loaded from Numba's cache) on its first use."""
-    key = tuple(int(bool(x)) for x in (lie, ta, links, adaptive, control))
+    key = tuple(int(bool(x)) for x in (lie, ta, links, adaptive, control, pins and not ta))
     run = _LOOPS.get(key)
     if run is None:
         run = _LOOPS.setdefault(key, _make_loop(*key))

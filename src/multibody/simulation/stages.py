@@ -10,6 +10,9 @@ row S+1: b - b_hat, row S+2: c). Two ways of forming the stage configurations (`
   q(phi) = q0 (+) phi (``integrate_q``). Quaternions stay unit by construction.
 
 All helpers write into arrays the loop owns (no allocation) and are inlined into it.
+``pins`` (a constant of the loop's variant: every link a PIN, ``joint_transform.pin_variant``)
+takes the PIN-only ABA and drops the coordinate maps of the other kinds (q_dot = u, no
+quaternion, no chart): the same numbers without compiling that code.
 """
 import math
 
@@ -18,8 +21,8 @@ from numba import njit
 from ..kernels.common import first_nonfinite
 from ..kernels.coordinates import integrate_q, qdot_from_u, sanitize_charts
 from ..kernels.constrained_dynamics import ta_core
-from ..kernels.forward_dynamics import aba_core
-from ..kernels.joint_transform import forward_kinematics_pass
+from ..kernels.forward_dynamics import aba_core, aba_pin_core
+from ..kernels.joint_transform import forward_kinematics_pass, forward_kinematics_pin_pass
 from ..kernels.layout import FREE_QUAT, KIND, QOFF, SPHERICAL_QUAT
 from .force_kernels import apply_forces
 from .lie import dexp_inv, to_start_charts
@@ -76,31 +79,45 @@ def stage_state(mi, ws, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us):
 
 
 @njit(cache=True, inline="always")
-def control_inputs(mi, ws, chart0, qs, us, tau0, qview, uview, tauc):
+def control_inputs(mi, ws, pins, chart0, qs, us, tau0, qview, uview, tauc):
     """What a Python control sees at a stage: qview = qs in the start charts, uview = us
     (copies it may overwrite), and tauc = tau0 for it to add to."""
-    to_start_charts(mi, ws, chart0, qs, qview)
+    if pins:  # no charts
+        for i in range(qs.shape[0]):
+            qview[i] = qs[i]
+    else:
+        to_start_charts(mi, ws, chart0, qs, qview)
     for i in range(us.shape[0]):
         uview[i] = us[i]
         tauc[i] = tau0[i]
 
 
 @njit(cache=True, inline="always")
-def stage_rates(mi, mf, ws, z, lie, ta, links, fr, cr, Wc, worldf, fmi, fmf, t, qs, us, phi, tau0, tau, kq, ku):
+def stage_rates(mi, mf, ws, z, lie, ta, links, pins, fr, cr, Wc, worldf, fmi, fmf, t, qs, us, phi, tau0, tau, kq, ku):
     """Rates of one stage: ku = udot (tree ABA, or with ``ta`` the tree-augmented dynamics of
     the constraint rows cr, Baumgarte gains and work in Wc), kq = q_dot (classic) or
     phi_dot (Munthe-Kaas); force models with link-level ones only if ``links`` (a constant
-    of the loop's variant). Returns False when the joint-space inertia is singular."""
+    of the loop's variant); ``pins``: the PIN-only ABA and q_dot = u (a constant too).
+    Returns False when the joint-space inertia is singular."""
     if links and worldf:
-        forward_kinematics_pass(mi, mf, ws, qs)
+        if pins:
+            forward_kinematics_pin_pass(mi, mf, ws, qs)
+        else:
+            forward_kinematics_pass(mi, mf, ws, qs)
     use = apply_forces(mi, mf, ws, fmi, fmf, qs, us, t, tau0, tau, links)
     if ta:
         if not ta_core(mi, mf, fr, cr, ws, z, qs, us, tau, use, Wc, ku):
+            return False
+    elif pins:
+        if not aba_pin_core(mi, mf, ws, z, qs, us, tau, use, ku):
             return False
     elif not aba_core(mi, mf, ws, z, qs, us, tau, use, ku):
         return False
     if lie:
         dexp_inv(mi, phi, us, kq)
+    elif pins:
+        for i in range(us.shape[0]):
+            kq[i] = us[i]
     else:
         qdot_from_u(mi, ws, qs, us, kq)
     return True
@@ -148,9 +165,11 @@ def error_norm(lie, smap, q, q1, eq, u, u1, eu, rtol, atol):
 
 
 @njit(cache=True, inline="always")
-def after_step(mi, ws, lie, max_angles, q1):
+def after_step(mi, ws, lie, pins, max_angles, q1):
     """Keep quaternions unit (classic mode) and re-centre charts; returns the number of
-    charts re-centred."""
+    charts re-centred (``pins``: none to keep)."""
+    if pins:
+        return 0
     if not lie:
         normalize_quaternions(mi, q1)
     return sanitize_charts(mi, ws, q1, max_angles)
