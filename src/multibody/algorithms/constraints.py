@@ -18,6 +18,7 @@ import numpy as np
 from ..kernels.constraint_work import WC_KD, WC_KP, WC_LAMBDA, WC_ROW, row_offset, work_shape
 
 _row_offset = row_offset.py_func
+from . import flex_constraints
 from .checks import as_float_vector, data_object, raise_status, run_kernel
 from .entry import KERNELS
 from .external_forces import with_external_forces
@@ -64,6 +65,8 @@ def _rows(m, q, u, data):
     q = as_float_vector(q, "q")
     u = np.zeros(c.nu) if u is None else as_float_vector(u, "u")
     W = constraint_work(c, d)
+    if c.flex is not None:  # modal bodies: rows at the deformed nodes
+        return c, flex_constraints.rows(m, q, u, W, d)
     st = run_kernel(c, q, KERNELS.constraint_rows, d.buf, q, u, W)
     if st:
         raise_status(c, st, ("q", "u"), (q, u))
