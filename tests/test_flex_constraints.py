@@ -110,3 +110,38 @@ def test_pose_error_uses_the_deformed_node_poses(kind):
     for b in m.modal_bodies:
         q0[m.modal_slice(b)] = 0.0
     assert np.abs(m.pose_error(q0) - err).max() > 1e-3
+
+
+def test_constraint_kinematics_with_modal_coordinates_free_or_frozen():
+    """The solver runs on flex models through the flex rows: the modal coordinates are free
+    like any coordinate (a loop may need the deformation to close), or held with the modal
+    rates' u indices (``m.modal_u_slice``) in ``frozen``: then eta keeps its value and the
+    hinges close the loop (here a spherical loop from a deforming beam node to a body on a
+    free hinge, and a pin loop from another to a second one)."""
+    rng = np.random.default_rng(2)
+    m = flexible_tree(rng, gravity=(0, 0, -9.81))  # c4 hangs on a free hinge
+    m.add_node("bx", "beam", _random_T(rng), mode_shapes=0.3 * rng.normal(size=(6, 3)))
+    m.add_node("lb0", "c4", _random_T(rng))
+    m.add_loop_constraint("loop0", "bx", "lb0", "spherical")
+    m.add_body("c6", mass=0.4, com=[0.05, 0, 0], inertia=[0.01, 0, 0, 0.02, 0, 0.03])
+    m.add_hinge("n1", "c6", "free")
+    m.add_node("lb1", "c6", _random_T(rng))
+    m.add_loop_constraint("loop1", "tip_mount", "lb1", "pin", axis=rng.normal(size=3))
+    q, u = flex_state(m, rng)
+    S = m.constraint_kinematics()
+    modal_u = np.concatenate([np.arange(m.nu)[m.modal_u_slice(b)] for b in m.modal_bodies])
+    for frozen in ([], list(modal_u)):
+        qc = S.solve_q(q, frozen=frozen)
+        assert np.abs(m.pose_error(qc, "residual")).max() <= 1e-12
+        uc = S.solve_u(qc, u, frozen=frozen)
+        assert np.abs(m.velocity_error(qc, uc, "residual")).max() <= 1e-11 * np.abs(u).max()
+        udot = S.solve_udot(qc, uc, rng.normal(size=m.nu), frozen=frozen)
+        assert np.abs(m.acceleration_error(qc, uc, udot, "residual")).max() <= 1e-10 * max(1, np.abs(udot).max())
+        for b in m.modal_bodies:
+            moved = np.abs(qc[m.modal_slice(b)] - q[m.modal_slice(b)]).max()
+            assert (moved == 0.0) if frozen else True
+            if frozen:
+                assert np.abs(uc[m.modal_u_slice(b)] - u[m.modal_u_slice(b)]).max() == 0.0
+    # the pin loop at the deforming tip_mount node: with eta free, the closure uses it
+    qf = S.solve_q(q)
+    assert np.abs(qf[m.modal_slice("beam")] - q[m.modal_slice("beam")]).max() > 1e-6

@@ -14,6 +14,12 @@ them with the node's deformation.
 W[:, :nu], the coefficients at WC_ROW), so every error/Jacobian function of
 algorithms/constraints.py serves flex models unchanged.
 (Constrained dynamics: algorithms/flex_constrained_dynamics.py.)
+
+The constraint kinematics solver (constraint_kinematics.py) runs on these rows unchanged. Its
+choice for modal coordinates: they are free like any coordinate (a loop closed at a
+deforming node may need the deformation, and Newton's minimum-norm steps weigh eta' like
+every other speed, not by stiffness); to close a loop with the hinges alone, hold them by
+passing their u indices (``m.modal_u_slice(body)``) in ``frozen``.
 """
 import numpy as np
 
