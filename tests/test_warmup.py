@@ -25,16 +25,21 @@ def test_warm_up_fills_the_cache(tmp_path):
 
 def test_prefetch_targets_are_what_the_loop_compiles(tmp_path):
     """Each RUN_SIDE leaf compiles the signature a first simulation asks for (else the
-    prefetch would compile something nobody loads)."""
+    prefetch would compile something nobody loads); a model of PIN links compiles none of
+    the general ones, and its RUN_SIDE_PINS leaf is the one its loop calls."""
     code = """
 import numpy as np, multibody as mb
 from multibody import warmup
 from multibody.kernels.articulated_inertia import general_inertia_step
 from multibody.simulation.stages import first_bad, normalize_quaternions
 from multibody.simulation.lie import to_start_charts
-m = mb.Multibody(); m.add_serial_chain('l', 2)
-mb.simulate(m, np.zeros(2), np.zeros(2), 0.01)
-seen = {d: set(d.signatures) for d in (general_inertia_step, first_bad, normalize_quaternions, to_start_charts)}
+leaves = (general_inertia_step, first_bad, normalize_quaternions, to_start_charts)
+pins = warmup._model('pins')
+mb.simulate(pins, pins.neutral_q(), np.zeros(pins.nu), 0.01)
+print([len(d.signatures) for d in leaves])
+m = warmup._model()
+mb.simulate(m, m.neutral_q(), np.zeros(m.nu), 0.01)
+seen = {d: set(d.signatures) for d in leaves}
 from numba.core.caching import NullCache
 for d in seen:
     d._cache = NullCache()  # no disk cache: compile() below adds a signature only if it is new
@@ -42,7 +47,48 @@ for name in ('general_inertia_step', 'first_bad', 'normalize_quaternions', 'to_s
     warmup.TARGETS[name]()
 print(all(set(d.signatures) == s for d, s in seen.items()))
 """
-    assert _python(code, tmp_path).split()[-1] == "True"
+    out = _python(code, tmp_path).splitlines()
+    assert out[-2] == "[0, 1, 0, 0]" and out[-1] == "True"
+
+
+def test_run_side_of_a_model():
+    pins, general = warmup._model("pins"), warmup._model()
+    assert warmup.run_side(pins) == warmup.RUN_SIDE_PINS and warmup.run_side(general) == warmup.RUN_SIDE
+    assert "trajectory_energies:pins" in warmup.RUN_SIDE_PINS
+
+
+def test_warm_up_covers_the_common_loop_variants(monkeypatch):
+    """The loop targets compile the variants that plain, PIN-only and constrained models'
+    runs take (rk4, dopri5, Munthe-Kaas, a control; constrained: rk4, dopri5, a control):
+    each target is run up to the loop's entry point, whose key is recorded."""
+    import numpy as np
+    from multibody.simulation import kernels as K
+    from multibody.simulation import simulate
+    keys = []
+
+    class Stop(Exception):
+        pass
+
+    def record(*args, **kw):
+        keys.append((args, tuple(sorted(kw.items()))))
+        raise Stop
+    monkeypatch.setattr(K, "entry_point", record)
+
+    def key_of(run):
+        try:
+            run()
+        except Stop:
+            return keys.pop()
+        raise AssertionError("the run did not reach the loop")
+    targets = {key_of(f) for name, f in warmup.TARGETS.items() if name.startswith("loop:")}
+    for model in ("general", "pins", "constrained"):
+        m = warmup._model(model)
+        runs = [dict(), dict(integrator="dopri5"), dict(control=lambda t, q, u, tau: None)]
+        if model != "constrained":
+            runs.append(dict(integrator="munthe_kaas"))
+        for kw in runs:
+            key = key_of(lambda: simulate(m, m.neutral_q(), np.zeros(m.nu), 0.01, **kw))
+            assert key in targets, (model, kw)
 
 
 def test_idle_cpus_is_a_count():
@@ -51,7 +97,7 @@ def test_idle_cpus_is_a_count():
 
 
 def test_run_side_and_targets_are_known():
-    assert set(warmup.RUN_SIDE) <= set(warmup.TARGETS)
+    assert set(warmup.RUN_SIDE) <= set(warmup.TARGETS) and set(warmup.RUN_SIDE_PINS) <= set(warmup.TARGETS)
     with pytest.raises(ValueError, match="unknown warm-up targets"):
         warmup.warm_up(["no_such_kernel"])
     warmup.finish(None)  # nothing to end

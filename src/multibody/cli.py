@@ -226,11 +226,13 @@ def _main(args):
         return _warmup(args)
     if args.command in ("demo", "simulate"):
         _check_outputs(args)
-        from .warmup import RUN_SIDE, cache_holds, finish, prefetch
-        warm = cache_holds(RUN_SIDE[-1])
-        helper = None if warm else prefetch()  # on an empty cache: side kernels in a second process
+        m = _load(_demo_model_path() if args.command == "demo" else args.model, floating_base=fb)
+        from .warmup import cache_holds, finish, prefetch, run_side
+        side = run_side(m)  # the kernels a first run of this model needs beside the loop's chain
+        warm = cache_holds(side[-1])
+        helper = None if warm else prefetch(side)  # on an empty cache: side kernels in a second process
         try:
-            return _simulate_command(args, fb, warm)
+            return _simulate_command(args, m, warm)
         finally:
             finish(helper)
     if args.command == "convert":
@@ -256,9 +258,9 @@ def _main(args):
     return 0
 
 
-def _simulate_command(args, fb, warm):
-    """demo and simulate. With the kernels cached (``warm``) and a CPU free, the plot's
-    worker process imports matplotlib meanwhile (``plotting.PlotWorker``)."""
+def _simulate_command(args, m, warm):
+    """demo and simulate of the loaded model ``m``. With the kernels cached (``warm``) and a
+    CPU free, the plot's worker process imports matplotlib meanwhile (``plotting.PlotWorker``)."""
     from .warmup import spare_cpu
     worker = None
     if args.plot and warm and spare_cpu() and importlib.util.find_spec("matplotlib") is not None:
@@ -266,9 +268,7 @@ def _simulate_command(args, fb, warm):
         worker = PlotWorker()
     try:
         if args.command == "demo":
-            m = _load(_demo_model_path())
             return _run(m, args, np.array([2.0, -1.0]), np.zeros(2), "double pendulum demo", worker)
-        m = _load(args.model, floating_base=fb)
         q0 = _parse_vector(args.q0, m.nq, "q0")
         u0 = _parse_vector(args.u0, m.nu, "u0")
         return _run(m, args, m.neutral_q() if q0 is None else q0, np.zeros(m.nu) if u0 is None else u0,

@@ -5,12 +5,13 @@ Numba compiles a kernel on its first call (seconds) and caches it on disk (see
 targets into that cache:
 
 * ``warm_up(names, jobs)`` (``multibody warmup [--jobs N] [--all]``): every facade kernel
-  and the stepping loop's common variants (``--all``: the batched and rollout kernels
-  too), split over ``jobs`` processes (the cache is shared, so a kernel one of them has
-  written the others load).
-* ``prefetch(names)``: one background process compiling ``RUN_SIDE``, the kernels a
-  simulation needs besides the stepping loop's critical chain (placements, ABA, the loop
-  itself), while the calling process compiles that chain. ``multibody demo`` and
+  (and the PIN-only variants of those that have one), the stepping loop's common variants
+  for models of any kind, of PIN links only and with constraints (``--all``: the batched
+  and rollout kernels too), split over ``jobs`` processes (the cache is shared, so a
+  kernel one of them has written the others load).
+* ``prefetch(names)``: one background process compiling ``run_side(m)``, the kernels a
+  simulation of ``m`` needs besides the stepping loop's critical chain (placements, ABA,
+  the loop itself), while the calling process compiles that chain. ``multibody demo`` and
   ``multibody simulate`` use it on an empty cache when another CPU is idle, so the two
   cores of a small machine compile at once; a kernel the helper has not finished in time
   is compiled by the caller as usual (the result is the same either way).
@@ -30,7 +31,8 @@ from numba import types as nt
 
 from .algorithms.entry import kernel_names
 
-__all__ = ["TARGETS", "RUN_SIDE", "warm_up", "prefetch", "finish", "cache_holds", "idle_cpus", "spare_cpu"]
+__all__ = ["TARGETS", "RUN_SIDE", "RUN_SIDE_PINS", "run_side", "warm_up", "prefetch", "finish", "cache_holds",
+           "idle_cpus", "spare_cpu"]
 
 _I2 = nt.Array(nt.int64, 2, "C")
 _F2 = nt.Array(nt.float64, 2, "C")
@@ -45,29 +47,38 @@ def _leaf(module, name, sig):
     return compile_leaf
 
 
-def _kernel(name):
-    """A target compiling the facade kernel ``name`` (``algorithms.entry``)."""
+def _kernel(name, pins=False):
+    """A target compiling the facade kernel ``name`` (``algorithms.entry``; ``pins``: its
+    PIN-only variant)."""
     def compile_kernel():
-        from .algorithms.entry import KERNELS
-        getattr(KERNELS, name)
+        from .algorithms.entry import KERNELS, PIN_KERNELS
+        getattr(PIN_KERNELS if pins else KERNELS, name)
     return compile_kernel
 
 
-def _model():
-    """A small tree with pin links and a spherical one (the kernels' types do not depend on it)."""
+def _model(kind="general"):
+    """A small model (the kernels' types do not depend on it, only the variant does):
+    "general": a tree with pin links and a spherical one; "pins": two pin links (the
+    PIN-only variants); "constrained": the general tree with a coordinate constraint
+    between its pins (the loop's tree-augmented variant)."""
     from .model import Multibody
     m = Multibody()
     m.add_serial_chain("l", 2)
+    if kind == "pins":
+        return m
     b = m.add_body("b", mass=1.0, com=(0.0, 0.0, -0.1), inertia=np.eye(3) * 1e-2)
     m.add_hinge("l1", b, kind="spherical")
+    if kind == "constrained":
+        m.add_coordinate_constraint("gear", "l0_hinge", "l1_hinge", ratio=1.0)
     return m
 
 
-def _loop(**kw):
-    """A target running ``simulate`` for two steps with ``kw``: it compiles that loop variant."""
+def _loop(model="general", **kw):
+    """A target running ``simulate`` of ``_model(model)`` for two steps with ``kw``: it
+    compiles that loop variant."""
     def compile_loop():
         from .simulation import simulate
-        m = _model()
+        m = _model(model)
         kw2 = dict(kw)
         if callable(kw2.get("forces")):
             kw2["forces"] = kw2["forces"]()
@@ -92,9 +103,17 @@ def _batched():
 
 
 #: the stepping loop's callees (as the loop calls them) and the energies of a result:
-#: what ``prefetch`` compiles beside a first simulation
+#: what ``prefetch`` compiles beside a first simulation (``run_side``)
 RUN_SIDE = ("general_inertia_step", "qdot_from_u", "sanitize_charts", "first_bad",
             "normalize_quaternions", "to_start_charts", "trajectory_energies")
+#: the same for a model of PIN links only (its loop calls none of the coordinate maps)
+RUN_SIDE_PINS = ("first_bad", "trajectory_energies:pins")
+
+
+def run_side(m):
+    """``RUN_SIDE`` or, for a model of PIN links only, ``RUN_SIDE_PINS``."""
+    return RUN_SIDE_PINS if m.compiled.all_pins else RUN_SIDE
+
 
 #: name -> function compiling it (or loading it from the cache), in a sensible order
 TARGETS = {
@@ -106,12 +125,21 @@ TARGETS = {
 }
 for _name in kernel_names():  # every facade kernel, for the signature the facade calls it with
     TARGETS[_name] = _kernel(_name)
+for _name in kernel_names(pins=True):  # and the PIN-only variants
+    TARGETS[_name + ":pins"] = _kernel(_name, pins=True)
 TARGETS.update({
     "loop:rk4": _loop(),
+    "loop:rk4:pins": _loop("pins"),
     "loop:dopri5": _loop(integrator="dopri5"),
+    "loop:dopri5:pins": _loop("pins", integrator="dopri5"),
     "loop:munthe_kaas": _loop(integrator="munthe_kaas"),
+    "loop:munthe_kaas:pins": _loop("pins", integrator="munthe_kaas"),
     "loop:control": _loop(control=lambda t, q, u, tau: None),
+    "loop:control:pins": _loop("pins", control=lambda t, q, u, tau: None),
     "loop:link_forces": _loop(forces=_external_force),
+    "loop:constrained": _loop("constrained"),
+    "loop:constrained:dopri5": _loop("constrained", integrator="dopri5"),
+    "loop:constrained:control": _loop("constrained", control=lambda t, q, u, tau: None),
 })
 #: compiled by ``warm_up(everything=True)`` (``multibody warmup --all``) only
 EXTRA = {"batch_and_rollout": _batched}
@@ -158,10 +186,12 @@ def warm_up(names=None, jobs=None, everything=False, quiet=False):
 
 def cache_holds(name):
     """True if Numba's on-disk cache holds a current entry of the facade kernel ``name``
-    (read from the cache's index: nothing is loaded). False when it cannot tell."""
+    (``NAME:pins``: its PIN-only variant), read from the cache's index: nothing is loaded.
+    False when it cannot tell."""
     try:
         from .algorithms.entry import kernel_dispatcher
-        index = kernel_dispatcher(name)._cache._cache_file._load_index()  # Numba's own check
+        base, _, variant = name.partition(":")
+        index = kernel_dispatcher(base, pins=variant == "pins")._cache._cache_file._load_index()  # Numba's own check
         return bool(index)
     except Exception:  # noqa: BLE001 (Numba's internals moved: prefetch, which is harmless)
         return False
