@@ -119,10 +119,3 @@ def test_bad_modal_input_names_the_body_or_node():
         m.add_node("n2", rigid, np.eye(4), mode_shapes=np.zeros((6, 2)))
     with pytest.raises(ValueError, match="stiffness must be >= 0"):
         beam.stiffness = [-1.0, 0.0]
-
-
-def test_what_is_not_built_yet_says_so():
-    m = flexible_tree(np.random.default_rng(0))
-    q, u = _state(m, np.random.default_rng(1))
-    with pytest.raises(NotImplementedError, match="modal"):
-        mb.simulate(m, q, u, 0.01)

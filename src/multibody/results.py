@@ -42,7 +42,9 @@ def coordinate_labels(m):
     "rad" or "m"; its speed "rad/s" or "m/s"); a hinge with several coordinates by
     ``hinge.component`` (rotation vector rx ry rz [rad], quaternion qx qy qz qw [unit
     "" : dimensionless], position x y z [m]; speeds wx wy wz [rad/s], vx vy vz [m/s]; the
-    scalar subhinges of a compound hinge by their index in the hinge, ``hinge.0``).
+    scalar subhinges of a compound hinge by their index in the hinge, ``hinge.0``); a
+    modal body's coordinates by ``body.eta0`` .. (unit "": their scale is the mode
+    shapes'; rates [1/s] of it).
     """
     qn, qu, un, uu = [""] * m.nq, [""] * m.nq, [""] * m.nu, [""] * m.nu
     for name in m.hinge_names:
@@ -72,6 +74,10 @@ def coordinate_labels(m):
                     un[k + j], uu[k + j] = f"{name}.{c}", unit
             i += kind.nq
             k += kind.nu
+    for name, (qs, us) in m.compiled.modal_slices.items():  # a modal body's own coordinates
+        for j in range(qs.stop - qs.start):
+            qn[qs.start + j], un[us.start + j] = f"{name}.eta{j}", f"{name}.eta{j}"
+            uu[us.start + j] = "1/s"
     return qn, qu, un, uu
 
 
@@ -149,9 +155,15 @@ class SimulationResult:
 
     def energy(self, m):
         """(kinetic, potential) energies (N,), (N,) [J] along the run (of a Multibody in one
-        kernel call, ``algorithms.energy.trajectory_energies``)."""
+        kernel call, ``algorithms.energy.trajectory_energies``). With modal (flexible) bodies
+        the potential is gravity's (deformed centres of mass) plus the strain energy, so
+        that the sum is the total a run without damping conserves."""
         from .algorithms.energy import trajectory_energies
         from .model import Multibody
+        if isinstance(m, Multibody) and m.compiled.flex is not None:
+            from .algorithms import flex
+            ke = np.array([flex.kinetic_energy(m, q, u) for q, u in zip(self.q, self.u)])
+            return ke, np.array([flex.potential_energy(m, q) + flex.strain_energy(m, q) for q in self.q])
         if isinstance(m, Multibody):
             return trajectory_energies(m, self.q, self.u)
         ke = np.array([m.kinetic_energy(q, u) for q, u in zip(self.q, self.u)])

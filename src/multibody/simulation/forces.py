@@ -205,7 +205,8 @@ class JointLimits:
             q_ref[qi] = np.where(np.isfinite(lower[qi] + upper[qi]), 0.5 * (lower[qi] + upper[qi]),
                                  np.clip(q_ref[qi], lower[qi], upper[qi]))
             rng = np.random.default_rng(INERTIA_SEED)
-            inertia = np.min([1.0 / np.diag(m.inverse_mass_matrix(q))[ui]
+            minv = _inverse_mass(m)
+            inertia = np.min([1.0 / np.diag(minv(q))[ui]
                               for q in [q_ref] + [m.random_q(rng) for _ in range(INERTIA_SAMPLES)]], axis=0)
         w = 2.0 * np.pi * self.frequency
         k = inertia * w * w if self.stiffness is None else np.full(len(rows), self.stiffness)
@@ -224,6 +225,23 @@ class JointLimits:
             ff[F.FM_LOWER], ff[F.FM_UPPER] = p["lower"][e], p["upper"][e]
             out.append((fi, ff))
         return out
+
+
+def _inverse_mass(m):
+    """q -> M(q)^-1 for ``JointLimits``' effective inertias; with modal bodies at q with the
+    bodies undeformed (eta = 0: ``random_q``'s eta of order one is no state a limit meets,
+    and M(eta) of a truncated model need not even be positive there)."""
+    c = m.compiled
+    if c.flex is None:
+        return m.inverse_mass_matrix
+    modal = [qs for qs, _ in c.modal_slices.values()]
+
+    def undeformed(q):
+        q = np.array(q, dtype=float)
+        for qs in modal:
+            q[qs] = 0.0
+        return m.inverse_mass_matrix(q)
+    return undeformed
 
 
 def limit_model(m, limits, dt=None):

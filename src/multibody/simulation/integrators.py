@@ -21,6 +21,7 @@ from ..kernels import layout as L
 from ..kernels.kinds import KINDS
 from ..kernels.status import NEED_CONTROL, Status
 from ..progress import compiling_notice
+from . import flex_stepping
 from . import kernels as K
 from .failures import SimulationError, failure
 from .force_kernels import link_forces
@@ -89,6 +90,11 @@ class RungeKuttaIntegrator:
     The integrator owns a private copy of the model arrays: rotation-vector charts are
     re-centred on that copy between steps, and ``q`` and stored samples are always
     expressed in the charts the model had when the integrator was made.
+
+    Models with modal (flexible) bodies step through the loop's flex variant
+    (``simulation.flex_stepping``; ``flex_tables`` holds its tables and work): joint forces
+    (tau, control, ``JointSpringDamper``, ``JointLimits``) and every tableau, adaptive or
+    Munthe-Kaas; link wrenches and constraints are refused by name (NotImplementedError).
     """
 
     lie_group = False
@@ -98,8 +104,6 @@ class RungeKuttaIntegrator:
                  stabilization_gains=None, lie_group=None):
         self.model = m
         c = m.compiled
-        if c.flex is not None:
-            raise NotImplementedError("simulating models with modal (flexible) bodies is not available yet")
         self._c = c
         self.tableau = get_tableau(tableau)
         if lie_group is not None:
@@ -119,6 +123,10 @@ class RungeKuttaIntegrator:
         self.fmi, self.fmf, world = pack_force_models(m, forces)
         self._links = link_forces(self.fmi)  # the loop variant with link-level force models
         self._wc = simulation_work(m, stabilization_gains)  # None for a tree: the loop without TA
+        self.flex_tables = None  # modal bodies: the flex tables and work of the loop's flex variant
+        if c.flex is not None:
+            flex_stepping.check_supported(m, forces, self._wc)
+            self.flex_tables = flex_stepping.pack(c)
         if adaptive is None:
             adaptive = self.tableau.is_embedded
         if adaptive and not self.tableau.is_embedded:
@@ -146,6 +154,8 @@ class RungeKuttaIntegrator:
         emb = min(self.tableau.order, self.tableau.embedded_order or self.tableau.order)
         self.fopt[K.F_EXPO] = 1.0 / (emb + 1)
         self.smap = _error_scale_map(c)
+        if c.flex is not None:
+            flex_stepping.error_scale(c, self.smap)
         self.max_angles = np.ascontiguousarray(c.max_chart_angles, dtype=float)
         self.clk = np.zeros(K.N_CLK)
         self.clk[K.K_T] = float(t0)
@@ -229,8 +239,12 @@ class RungeKuttaIntegrator:
         args = (c.mi, c.mf, self.data.buf, self.tab, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
                 self.smap, self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr,
                 self._work, self._ctl, T, Q, U) + (() if self._wc is None else (self._wc,))
-        run = K.entry_point(self.lie_group, self._wc is not None, self._links, self.adaptive,
-                            self.control is not None, pins=c.all_pins)
+        if self.flex_tables is None:
+            run = K.entry_point(self.lie_group, self._wc is not None, self._links, self.adaptive,
+                                self.control is not None, pins=c.all_pins)
+        else:  # modal bodies: the loop's flex variant (no TA, joint force models only)
+            args += (None, self.flex_tables)
+            run = K.entry_point(self.lie_group, False, False, self.adaptive, self.control is not None, flex=True)
         if run.signatures:
             st = run(*args)
         else:  # the first run compiles the loop (or loads it from Numba's cache)

@@ -1,7 +1,8 @@
 """The compiled Runge-Kutta stepping loop: one Numba function advances many steps.
 
 One loop serves every run: ``entry_point(lie, ta, links)`` gives its variant for classic or
-Munthe-Kaas stepping, with or without constraints and link-level force models, each
+Munthe-Kaas stepping, with or without constraints and link-level force models, or of a
+model with modal bodies (``flex``: the stage rates of ``flex_stepping``), each
 compiled on its first use (``_make_loop``). Without a control it goes on until the end time, a failure
 or a full output buffer. With a Python control (``iopt[O_CONTROL] = 1``) it is
 resumable: at each stage it forms the stage state, writes what the control needs
@@ -24,6 +25,7 @@ from ..kernels.common import data_start, first_nonfinite, frame_table, link_rows
 from ..kernels.status import (
     BUFFER_FULL, CONTROL_NONFINITE, FINISHED, MIN_STEP, NEED_CONTROL, NONFINITE_STATE, RUNNING, SINGULAR,
 )
+from .flex_stepping import flex_stage_rates
 from .lie import to_start_charts
 from .stages import after_step, combine, control_inputs, error_norm, first_bad, stage_rates, stage_state
 
@@ -151,11 +153,12 @@ def _accept(lie, smap, fopt, clk, ctr, h, hit, q, q1, eq, u, u1, eu):
     return True
 
 
-def _make_loop(lie, ta, links, adaptive, controlled, pins=0):
-    """The stepping loop (see ``entry_point``) with five constants of a closure: ``lie``
+def _make_loop(lie, ta, links, adaptive, controlled, flex=0, pins=0):
+    """The stepping loop (see ``entry_point``) with six constants of a closure: ``lie``
     (Munthe-Kaas stepping), ``ta`` (tree-augmented constrained dynamics, the work array
     Wc), ``links`` (link-level force models: wrenches, world wrenches, linear springs),
     ``adaptive`` and ``controlled`` (0: never; 1: as iopt[O_ADAPT], iopt[O_CONTROL] say),
+    ``flex`` (modal bodies: the stage rates of ``flex_stepping``, its tables in Fx) and
     ``pins`` (every link a PIN, ``joint_transform.pin_variant``: the PIN-only ABA, q_dot = u,
     no quaternion to normalise, no chart to re-centre or map back).
 
@@ -170,7 +173,7 @@ def _make_loop(lie, ta, links, adaptive, controlled, pins=0):
 
     @njit(cache=True)
     def run(mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0,
-            q, u, clk, ctr, work, ctl, T, Q, U, Wc=None):
+            q, u, clk, ctr, work, ctl, T, Q, U, Wc=None, Fx=None):
         n = mi.shape[0]
         d0 = data_start(dbuf, n)
         ws = link_rows(dbuf, d0, n)
@@ -219,8 +222,12 @@ def _make_loop(lie, ta, links, adaptive, controlled, pins=0):
                 else:
                     stage_state(mi, ws, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us)
                     src = tau0
-                if not stage_rates(mi, mf, ws, z, lie, ta, links, pins, fr, cr, Wc, worldf, fmi, fmf, ts, qs, us, phi,
-                                   src, tau, Kq[s], Ku[s]):
+                if flex:  # (a constant: rigid variants compile none of it)
+                    if not flex_stage_rates(mi, mf, ws, lie, fmi, fmf, ts, qs, us, phi, src, tau, Kq[s], Ku[s], Fx):
+                        clk[K_TBAD] = ts
+                        return _failed(ctr, qs, us, SINGULAR)
+                elif not stage_rates(mi, mf, ws, z, lie, ta, links, pins, fr, cr, Wc, worldf, fmi, fmf, ts, qs, us, phi,
+                                     src, tau, Kq[s], Ku[s]):
                     clk[K_TBAD] = ts
                     return _failed(ctr, qs, us, SINGULAR)
             combine(mi, ws, tab, h, lie, adapt, q, u, Kq, Ku, phi, q1, u1, eq, eu)
@@ -266,22 +273,24 @@ def _make_loop(lie, ta, links, adaptive, controlled, pins=0):
 _LOOPS = {}
 
 
-def entry_point(lie, ta=False, links=True, adaptive=True, control=True, pins=False):
+def entry_point(lie, ta=False, links=True, adaptive=True, control=True, flex=False, pins=False):
     """The compiled loop ``run`` for classic (lie = 0) or Munthe-Kaas (lie = 1) stepping, of a
     tree (ta False) or of a model with constraints (ta True, one more argument: the
     constraint work array Wc with its Baumgarte gains, see kernels/constrained_dynamics.py),
     with or without link-level force models (``links``, see ``force_kernels.link_forces``;
     without, only springs and limits are applied), adaptive steps (``adaptive``: as
     iopt[O_ADAPT] says; False: fixed steps only) and a Python control (``control``: as
-    iopt[O_CONTROL] says; False: none), for a model whose links are all PIN (``pins``,
-    ``joint_transform.pin_variant``; trees only): ``entry_point(lie)(mi, mf, dbuf, tab, fmi, fmf,
+    iopt[O_CONTROL] says; False: none), for a model with modal bodies (``flex``: takes
+    Wc = None and Fx, the tables of ``flex_stepping.pack``; joint force models only), for a
+    model whose links are all PIN (``pins``, ``joint_transform.pin_variant``; trees only):
+    ``entry_point(lie)(mi, mf, dbuf, tab, fmi, fmf,
     tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr, work, ctl, T, Q, U)``
     advances (q, u, clk[K_T]) until the end time, a failure, a full output buffer or (with
     a control) the next stage that needs the control. It writes output samples (times T,
     configurations Q in the charts chart0, speeds U) from row ctr[C_WRITTEN], updates q,
     u, clk and ctr in place and returns the status. Each variant is made (and compiled,
     or loaded from Numba's cache) on its first use."""
-    key = tuple(int(bool(x)) for x in (lie, ta, links, adaptive, control, pins and not ta))
+    key = tuple(int(bool(x)) for x in (lie, ta, links, adaptive, control, flex, pins and not (ta or flex)))
     run = _LOOPS.get(key)
     if run is None:
         run = _LOOPS.setdefault(key, _make_loop(*key))
