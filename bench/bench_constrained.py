@@ -8,11 +8,15 @@
    knee-spring slider loops and ten gearboxes (coordinate constraints); our time with
    every constraint is printed too. Pinocchio's proximal solver runs the fewest
    iterations that reach our accelerations to 1e-10 (relative), found at run time.
-2. A ladder of N loops (N = 2 ... 64): two parallel serial chains of pin joints (axes
-   x, y, z in turn, three links per rung) joined at every third link by a rung, a pin
-   loop constraint (5 rows, all independent): TA forward dynamics against a dense KKT
-   solve in NumPy (M from ``m.mass_matrix``, Gc from ``m.constraint_jacobian``, the bias
-   forces and constraint bias, then ``numpy.linalg.solve`` of the (nu + nc) system).
+2. A ladder of N loops (N = 2 ... 64; tests/loop_ladder.py): two parallel serial chains
+   of pin joints (axes x, y, z in turn, three links per rung) joined at every third link
+   by a rung, a pin loop constraint (5 rows, all independent): TA forward dynamics against
+   a dense KKT solve in NumPy (M from ``m.mass_matrix``, Gc from ``m.constraint_jacobian``,
+   the bias forces and constraint bias, then ``numpy.linalg.solve`` of the (nu + nc)
+   system). Both are compared with the same KKT system solved to the data's own
+   precision (LU refined with residuals in np.longdouble): the long ladders' states are
+   near singular configurations (Gc's smallest singular value ~1e-7 of its largest), where
+   the LU solve itself is off by ~1e-7 (tests/test_loop_ladder.py).
 
 Times are the best of several repeats of a timed loop (interleaved, so both sides see
 the same machine noise); NumPy's LAPACK runs on one thread (set OMP_NUM_THREADS to change). Run:  python bench/bench_constrained.py
@@ -29,6 +33,7 @@ import numpy as np  # noqa: E402  (after the thread settings)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+from loop_ladder import admissible, kkt_system, ladder, ladder_state, reference_solve  # noqa: E402
 
 
 def best_time(f, seconds=0.2, repeats=5):
@@ -59,12 +64,6 @@ def close(m, q, frozen=()):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # redundant rows of planar loops
         return m.constraint_kinematics().solve_q(q, frozen=frozen)
-
-
-def admissible(m, q, rng):
-    G = m.constraint_jacobian(q)
-    u = rng.normal(size=m.nu)
-    return u - np.linalg.pinv(G) @ (G @ u), rng.normal(size=m.nu)
 
 
 # ---------------------------------------------------------------------------- Cassie
@@ -123,74 +122,33 @@ def bench_cassie():
 
 # ---------------------------------------------------------------------------- ladder
 
-def ladder(n_loops, links_per_rung=3, length=0.3, width=0.4):
-    """Two identical chains of pin links (axes x, y, z in turn, links bent by fixed
-    rotations so that no configuration near q = 0 is singular) from the world, side by
-    side at y = 0 and y = width, joined every ``links_per_rung`` links by a rung: a pin
-    loop about y between nodes that coincide, half-way between the chains, at q = 0."""
-    import multibody as mb
-    from multibody.spatial import rpy_to_matrix
-    m = mb.Multibody(f"ladder{n_loops}")
-    rng = np.random.default_rng(12345)
-    n = n_loops * links_per_rung
-    bends = [rpy_to_matrix(rng.uniform(-0.5, 0.5, 3)) for _ in range(n)]
-    axes = np.eye(3)
-    for side, y in (("a", 0.0), ("b", width)):
-        parent = None
-        for k in range(n):
-            name = f"{side}{k}"
-            m.add_body(name, 1.0, (0.0, 0.0, length / 2), np.diag([0.01, 0.01, 0.002]))
-            T = np.eye(4)
-            T[:3, :3] = bends[k]
-            T[:3, 3] = (0.0, y, 0.0) if parent is None else (0.05, 0.0, length)
-            m.add_hinge(parent, name, "pin", axis=axes[k % 3], T_parent_joint=T)
-            parent = name
-    q0 = m.neutral_q()
-    for r in range(n_loops):
-        k = (r + 1) * links_per_rung - 1
-        Xa, Xb = m.body_pose(q0, f"a{k}"), m.body_pose(q0, f"b{k}")
-        X = np.eye(4)
-        X[:3, 3] = Xa[:3, :3] @ (0.0, 0.0, length) + Xa[:3, 3] + (0.0, width / 2, 0.0)
-        m.add_node(f"rung{r}_a", f"a{k}", np.linalg.inv(Xa) @ X)
-        m.add_node(f"rung{r}_b", f"b{k}", np.linalg.inv(Xb) @ X)
-        m.add_loop_constraint(f"rung{r}", f"rung{r}_a", f"rung{r}_b", "pin", axis=(0.0, 1.0, 0.0))
-    m.finalize()
-    return m
-
-
 def dense_kkt(m, q, u, tau):
-    M, G = m.mass_matrix(q), m.constraint_jacobian(q)
-    n = G.shape[0]
-    K = np.zeros((m.nu + n, m.nu + n))
-    K[:m.nu, :m.nu] = M
-    K[:m.nu, m.nu:] = G.T
-    K[m.nu:, :m.nu] = G
-    rhs = np.concatenate([tau - m.bias_forces(q, u), -m.constraint_bias(q, u)])
+    K, rhs = kkt_system(m, q, u, tau)
     return np.linalg.solve(K, rhs)[:m.nu]
 
 
 def bench_ladder():
-    prev = None
     out = []
+    prev = None
     for n in (2, 4, 8, 16, 32, 64):
         m = ladder(n)
-        rng = np.random.default_rng(n)
-        q0 = m.neutral_q()  # closed; step along the loops' motion, then close again
-        G0 = m.constraint_jacobian(q0)
-        du = rng.normal(size=m.nu)
-        du -= np.linalg.pinv(G0) @ (G0 @ du)
-        q = close(m, m.integrate(q0, 0.3 * du / np.abs(du).max(), 1.0))
+        q, u, tau = ladder_state(m, n)
         G = m.constraint_jacobian(q)
-        rank = np.linalg.matrix_rank(G)
-        u, tau = admissible(m, q, rng)
+        s = np.linalg.svd(G, compute_uv=False)
         udot = m.forward_dynamics(q, u, tau)
-        err = np.abs(dense_kkt(m, q, u, tau) - udot).max() / max(1.0, np.abs(udot).max())
+        K, rhs = kkt_system(m, q, u, tau)
+        ref = reference_solve(K, rhs)[:m.nu]
+        scale = max(1.0, np.abs(ref).max())
+        err_ta = np.abs(udot - ref).max() / scale
+        err_kkt = np.abs(dense_kkt(m, q, u, tau) - ref).max() / scale
         ta, kkt = paired(lambda: m.forward_dynamics(q, u, tau), lambda: dense_kkt(m, q, u, tau))
         growth = "" if prev is None else f"  growth x{ta / prev[0]:4.2f} (TA) x{kkt / prev[1]:4.2f} (KKT)"
-        print(f"ladder N={n:2d} loops nu={m.nu:3d} rows={G.shape[0]:3d} (rank {rank:3d}): TA {ta:9.1f} us  "
-              f"dense KKT {kkt:9.1f} us  ratio TA/KKT {ta / kkt:5.2f}  agreement {err:.0e}{growth}", flush=True)
+        print(f"ladder N={n:2d} loops nu={m.nu:3d} rows={G.shape[0]:3d} (Gc singular values {s[0]:.1e}..{s[-1]:.1e}): "
+              f"TA {ta:9.1f} us  dense KKT {kkt:9.1f} us  ratio TA/KKT {ta / kkt:5.2f}{growth}", flush=True)
+        print(f"    error against the extended-precision KKT solve (relative to |udot|): TA {err_ta:.0e}  "
+              f"dense KKT (LU) {err_kkt:.0e}", flush=True)
         prev = (ta, kkt)
-        out.append((n, ta, kkt))
+        out.append((n, ta, kkt, err_ta, err_kkt))
     return out
 
 

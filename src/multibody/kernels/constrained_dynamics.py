@@ -12,6 +12,17 @@
 5. The correction: udot = udot_f + M^-1 Gc^T lambda, the ABA's inward and outward passes on
    the kept factors (no velocity, no gravity) in world coordinates, without transforms.
    Gc^T lambda is the constraint force.
+6. One step of iterative refinement, taken when a kept row misses its wanted acceleration
+   by more than REFINE_TOL of the magnitudes its miss is formed from: the miss (from the
+   accelerations the correction made at the row's frames, not from Gamma) is solved for
+   with the same factors and corrected by a second sweep of step 5. Why: Gamma = Gc M^-1
+   Gc^T squares Gc's conditioning. On the ladders of bench/bench_constrained.py (32-64
+   loops near a singular configuration, cond(Gamma) ~ 1e13) the first solve is 4-6e-7 of
+   |udot| off an extended-precision solve of the same KKT system, whose answer moves by
+   only ~2e-11 when q does by 1e-15 (a dense LU of the KKT system is 1e-7 off); after the
+   step, 3-5e-11 (tests/test_loop_ladder.py). Cost: about 1% of TA on the ladders, 8% on
+   Cassie when taken; the bench's Cassie states do not take it (worst miss 6e-15 of its
+   magnitudes with the loops, 5e-14 with every constraint).
 
 The work array ``W`` is laid out in constraint_work.py.
 """
@@ -21,8 +32,8 @@ from .common import check_state, data_start, frame_table, link_rows, model_array
 from .constraint_gamma import W_GW, gamma_rows, group_jacobian, row_innovations, supports, world_factors
 from .constraint_rows import bias_motion_pass, constraint_rows_core
 from .constraint_work import (
-    K_COLS, NO_NRT, R_KAPPA, R_RDOT, R_WA, ROW_COLS, WC_COLS, WC_GEND, WC_KD, WC_KIN, WC_KP, WC_LA, WC_LAMBDA, WC_RHS, WC_ROW,
-    row_offset,
+    K_COLS, NO_NRT, R_KAPPA, R_RDOT, R_WA, ROW_COLS, WC_COLS, WC_DRHS, WC_GEND, WC_KD, WC_KIN, WC_KP, WC_LA, WC_LAMBDA,
+    WC_RHS, WC_ROW, row_offset,
 )
 from .forward_dynamics import aba_core
 from .joint_transform import place_links
@@ -31,6 +42,7 @@ from .status import BAD_LENGTH_ARG2, OK, SINGULAR
 
 COORD = 5
 PIVOT_TOL = 1e-12
+REFINE_TOL = 1e-13  # a row's miss above ~500 roundings of what it is formed from
 
 
 @njit(**NO_NRT)
@@ -95,12 +107,23 @@ def world_solve(mi, ws, z, tau, udot):
 
 
 @njit(**NO_NRT)
-def solve_multipliers(W, nu, nc):
-    """Gamma lambda = rhs by LDL^T of Gamma (lower triangle of W[:, 3nu:3nu+nc], both triangles
-    overwritten), right-looking; rows whose pivot falls below PIVOT_TOL x the largest diagonal
-    dropped (lambda = 0). Returns the number of dropped (redundant) rows."""
+def factor_gamma(W, nu, nc):
+    """LDL^T of Gamma (lower triangle of W[:, 3nu:3nu+nc], both triangles overwritten: L below
+    the diagonal, D on it), right-looking, without pivoting; rows whose pivot falls below
+    PIVOT_TOL x the largest diagonal dropped (their D, L entries 0: lambda = 0). Returns the
+    number of dropped (redundant) rows.
+
+    Why no pivoting or row scaling: Gaussian elimination on a symmetric positive definite
+    matrix is stable without pivoting, and a diagonal scaling changes nothing but the rank
+    test, which both make worse on the robots we measure (bench/bench_constrained.py, the
+    ladders; Cassie's knee-spring slider loops): diagonal pivoting moves the weak directions
+    of a long ladder to the last pivots (3e-13 of the largest on 32 loops, which a relative
+    test then drops although the rows are independent: the ladder's rows are dependent only
+    collectively, each at least 1e-9 of the largest in row order); a per-row test (pivot
+    against the row's own diagonal) keeps the rows that the file's rounding (1.5708 for
+    pi/2) leaves at 1e-5 of an exactly redundant row, and they then carry the loop with
+    multipliers 1e5 times too large."""
     g0 = 3 * nu
-    c0 = row_offset(nu, nc)
     big = 0.0
     for i in range(nc):
         big = max(big, W[i, g0 + i])
@@ -122,23 +145,104 @@ def solve_multipliers(W, nu, nc):
             lk = W[k, g0 + c]
             for m in range(c + 1, k + 1):
                 W[k, g0 + m] -= lk * W[c, g0 + m]
-    for k in range(nc):  # L y = rhs
-        s = W[k, c0 + WC_RHS]
-        for m in range(k):
-            s -= W[k, g0 + m] * W[m, c0 + WC_RHS]
-        W[k, c0 + WC_RHS] = s
-    for k in range(nc - 1, -1, -1):  # D L^T lambda = y
-        d = W[k, g0 + k]
-        s = W[k, c0 + WC_RHS] / d if d != 0.0 else 0.0
-        for m in range(k + 1, nc):
-            s -= W[m, g0 + k] * W[m, c0 + WC_LAMBDA]
-        W[k, c0 + WC_LAMBDA] = s if d != 0.0 else 0.0
     return dropped
 
 
 @njit(**NO_NRT)
+def ldl_solve(W, nu, nc, col):
+    """Gamma x = b in place in column ``col`` of W (b in, x out) with ``factor_gamma``'s factors:
+    L y = b forward, then D L^T x = y backward (x = 0 on dropped rows)."""
+    g0 = 3 * nu
+    for k in range(nc):
+        s = W[k, col]
+        for m in range(k):
+            s -= W[k, g0 + m] * W[m, col]
+        W[k, col] = s
+    for k in range(nc - 1, -1, -1):
+        d = W[k, g0 + k]
+        s = W[k, col] / d if d != 0.0 else 0.0
+        for m in range(k + 1, nc):
+            s -= W[m, g0 + k] * W[m, col]
+        W[k, col] = s if d != 0.0 else 0.0
+
+
+@njit(**NO_NRT)
+def apply_multipliers(mi, cr, ws, z, W, nu, c0, l0, col, udot):
+    """udot += M^-1 Gc^T x for the multipliers x in column c0 + col of W: the coordinate rows'
+    entries of Gc^T x and the other rows' wrenches x w on their links' W_F, then world_solve.
+    Leaves Gc^T x's coordinate part (then its innovations) in row 0 after the support speeds,
+    and in W_A the links' accelerations M^-1 Gc^T x makes (world coordinates)."""
+    n = mi.shape[0]
+    nc = cr.shape[0]
+    force = W[0, l0 + 2 * n + nu:l0 + 2 * n + 2 * nu]
+    for k in range(nu):
+        force[k] = 0.0
+    for j in range(n):
+        for r in range(6):
+            ws[j, W_F + r] = 0.0
+    for i in range(nc):
+        lam = W[i, c0 + col]
+        if lam == 0.0:
+            continue
+        if int(cr[i, CR_TYPE]) == COORD:
+            ua, ub = int(cr[i, CR_UA]), int(cr[i, CR_UB])
+            force[ua] += lam * W[i, ua]
+            if ub != ua:
+                force[ub] += lam * W[i, ub]
+            continue
+        for side in range(2):
+            link = int(W[i, c0 + WC_LA + side])
+            if link >= 0:
+                w = c0 + WC_ROW + R_WA + 6 * side
+                for r in range(6):
+                    ws[link, W_F + r] += lam * W[i, w + r]
+    world_solve(mi, ws, z, force, udot)
+
+
+@njit(**NO_NRT)
+def refinement_rhs(cr, ws, W, udot, c0):
+    """What the corrected motion udot still misses of each kept row's wanted acceleration, into
+    W[:, c0 + WC_DRHS] (0 on dropped rows): a coordinate row's from udot itself, the others'
+    as WC_RHS minus the change the correction made at their frames, w_a . A_a + w_b . A_b
+    (the links' W_A from apply_multipliers; Gc_i du = w_a . V_a + w_b . V_b for any du).
+    Returns the largest miss relative to the sum of the magnitudes it is formed from (the
+    rounding level of a row's miss is a few 1e-16 of that sum)."""
+    nc = cr.shape[0]
+    g0 = c0 - nc
+    worst = 0.0
+    for i in range(nc):
+        if W[i, g0 + i] == 0.0:
+            W[i, c0 + WC_DRHS] = 0.0
+            continue
+        kd = W[i, c0 + WC_KD] * W[i, c0 + WC_ROW + R_RDOT]
+        kp = W[i, c0 + WC_KP] * W[i, c0 + WC_ROW]
+        if int(cr[i, CR_TYPE]) == COORD:
+            ua, ub = int(cr[i, CR_UA]), int(cr[i, CR_UB])
+            ta = W[i, ua] * udot[ua]
+            tb = W[i, ub] * udot[ub] if ub != ua else 0.0
+            kap = W[i, c0 + WC_ROW + R_KAPPA]
+            e = -kap - ta - tb - kd - kp
+            size = abs(kap) + abs(ta) + abs(tb) + abs(kd) + abs(kp)
+        else:
+            e = W[i, c0 + WC_RHS]
+            size = abs(e)
+            for side in range(2):
+                link = int(W[i, c0 + WC_LA + side])
+                if link >= 0:
+                    w = c0 + WC_ROW + R_WA + 6 * side
+                    for r in range(6):
+                        t = W[i, w + r] * ws[link, W_A + r]
+                        e -= t
+                        size += abs(t)
+        W[i, c0 + WC_DRHS] = e
+        if abs(e) > worst * size:
+            worst = abs(e) / size
+    return worst
+
+
+@njit(**NO_NRT)
 def ta_core(mi, mf, fr, cr, ws, z, q, u, tau, use_fext, W, udot):
-    """udot of the constrained system (steps 1-5 of the module docstring); the multipliers
+    """udot of the constrained system (steps 1-6 of the module docstring); the multipliers
     in W[:, c0 + WC_LAMBDA]. Returns False when the tree's D_j is singular."""
     nu = udot.shape[0]
     nc = cr.shape[0]
@@ -170,30 +274,16 @@ def ta_core(mi, mf, fr, cr, ws, z, q, u, tau, use_fext, W, udot):
         r = W[i, c0 + WC_ROW]
         rd = W[i, c0 + WC_ROW + R_RDOT]
         W[i, c0 + WC_RHS] = -acc - W[i, c0 + WC_KD] * rd - W[i, c0 + WC_KP] * r
-    solve_multipliers(W, nu, nc)
-    force = W[0, l0 + 2 * n + nu:l0 + 2 * n + 2 * nu]  # Gc^T lambda: coordinate rows' entries,
-    for k in range(nu):                                 # and the others' wrenches on the links
-        force[k] = 0.0
-    for j in range(n):
-        for r in range(6):
-            ws[j, W_F + r] = 0.0
+    factor_gamma(W, nu, nc)
     for i in range(nc):
-        lam = W[i, c0 + WC_LAMBDA]
-        if lam == 0.0:
-            continue
-        if int(cr[i, CR_TYPE]) == COORD:
-            ua, ub = int(cr[i, CR_UA]), int(cr[i, CR_UB])
-            force[ua] += lam * W[i, ua]
-            if ub != ua:
-                force[ub] += lam * W[i, ub]
-            continue
-        for side in range(2):
-            link = int(W[i, c0 + WC_LA + side])
-            if link >= 0:
-                w = c0 + WC_ROW + R_WA + 6 * side
-                for r in range(6):
-                    ws[link, W_F + r] += lam * W[i, w + r]
-    world_solve(mi, ws, z, force, udot)
+        W[i, c0 + WC_LAMBDA] = W[i, c0 + WC_RHS]
+    ldl_solve(W, nu, nc, c0 + WC_LAMBDA)
+    apply_multipliers(mi, cr, ws, z, W, nu, c0, l0, WC_LAMBDA, udot)
+    if refinement_rhs(cr, ws, W, udot, c0) > REFINE_TOL:  # step 6 of the module docstring
+        ldl_solve(W, nu, nc, c0 + WC_DRHS)
+        for i in range(nc):
+            W[i, c0 + WC_LAMBDA] += W[i, c0 + WC_DRHS]
+        apply_multipliers(mi, cr, ws, z, W, nu, c0, l0, WC_DRHS, udot)
     return True
 
 

@@ -35,7 +35,8 @@ R_KAPPA = 14
 R_WA = 16        # 6, the row's wrench [moment about the world origin; force], world axes, at frame a
 R_WB = 22        # 6, the same at frame b: Gc_i u = w_a . V_a + w_b . V_b (Pluecker world velocities)
 WC_LAMBDA = 30   # the multiplier
-WC_RHS = 31      # right-hand side, then the solve's intermediate
+WC_RHS = 31      # right-hand side: the rows' wanted acceleration minus their acceleration in the
+#                  unconstrained motion
 WC_NSUP = 32     # the number of links in the row's support (0: not computed yet)
 WC_LA = 33       # the two links whose chains make the support (-1: the world)
 WC_LB = 34
@@ -44,7 +45,9 @@ WC_NB = 36
 WC_NDOF = 37     # the number of speeds of the support's links
 WC_GEND = 38     # one past the last row of the row's constraint (its rows share the support)
 WC_TEND = 39     # Gamma's scratch: how many of the current row's support speeds this row reaches
-WC_KIN = 40      # 2 * K_COLS, frame kinematics scratch (row 0 only)
+WC_DRHS = 40     # the refinement step's right-hand side (what the corrected motion still misses),
+#                  then its multipliers
+WC_KIN = 41      # 2 * K_COLS, frame kinematics scratch (row 0 only)
 WC_COLS = WC_KIN + 2 * K_COLS
 
 
