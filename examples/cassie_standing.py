@@ -22,9 +22,11 @@ standing pose (``--diagnose`` prints them):
 * Gc has 36 rows of rank 28: the planar loops' out-of-plane rows are redundant, and the
   knee-spring slider loop is nearly singular (smallest singular value 1e-6 and 1.4e-5 of
   its rows, against 1.4 for the largest): tree-augmented dynamics drops those rows (their
-  pivots fall below 1e-12 of Gamma's largest, which the gearboxes' small rotor inertias
-  make about 3e5), so the knee spring deflects under the file's 1500 N m/rad spring and
-  the slider's residual follows at about 1e-6 times the deflection: ~1e-9 m.
+  pivots fall below 1e-12 of Gamma's largest diagonal, 2.1e5, an achilles loop's row
+  through its light rod), so the knee spring deflects under the file's 1500 N m/rad
+  spring and the slider's residual follows at about 1e-6 times the deflection: ~1e-9 m.
+  The constraint kinematics solver (``project_every``) leaves the nearly singular
+  directions it cannot close out, with a warning (constraint_kinematics.py).
 * The springs and dampers in the file (knee-shin 1500 N m/rad, heel 1250 N m/rad,
   damping 0.1-1 N m s/rad) are hinge metadata on load; here they act as force models.
 * PD on the outputs (kp = 2000 N m/rad) makes the fastest mode ~280 rad/s: RK4 at
@@ -78,9 +80,9 @@ def force_models(m, q_ref, kp=2000.0, kd=50.0):
     stepping loop) and the file's springs and dampers on the other hinges."""
     forces = [JointSpringDamper(h, kp, kd, q_ref[m.q_slice(h)]) for h in MOTORS]
     for h in m.hinges:
-        k, c = getattr(h, "spring_stiffness", 0.0), h.damping
+        k, c = h.spring_stiffness, h.damping
         if h.name not in MOTORS and (k or c) and h.nq == h.nu:
-            forces.append(JointSpringDamper(h.name, k, c, getattr(h, "spring_reference", 0.0)))
+            forces.append(JointSpringDamper(h.name, k, c, h.spring_reference))
     return forces
 
 
@@ -105,7 +107,7 @@ def _fastest_mode(m, q, hinges, kp):
     N = Vt[int(np.sum(s > 1e-9 * s[0])):].T
     K = np.zeros((m.nu, m.nu))
     for h in m.hinges:
-        k = getattr(h, "spring_stiffness", 0.0) + (kp if h.name in hinges else 0.0)
+        k = h.spring_stiffness + (kp if h.name in hinges else 0.0)
         i = m.u_slice(h.name)
         K[i, i] += k * np.eye(i.stop - i.start)
     L = np.linalg.cholesky(N.T @ m.mass_matrix(q) @ N)
