@@ -193,6 +193,37 @@ def test_joint_pose_quaternion_degrees_and_relative_to():
     np.testing.assert_allclose(m.hinge("k").T_child_joint, _T((0, -2, -1)), atol=1e-12)  # the frame of a, in c
 
 
+def test_axis_dynamics_with_sdformat_defaults():
+    """SDFormat (joint.sdf, 1.4-1.11): ``<axis><dynamics>`` holds damping, friction,
+    spring_reference and spring_stiffness, each 0 when absent (the whole element too), and
+    ``<axis2>`` its own. Every hinge gets all four (a joint without ``<dynamics>`` and a ball
+    joint, which has no axis: 0), a two-axis joint one number when its axes agree, else the
+    pair (axis, axis2); sub-trees keep them."""
+    xml = """<sdf version="1.7"><model name="p"><link name="a"/><link name="b"/><link name="c"/>
+      <link name="d"/><link name="e"/>
+      <joint name="spring" type="revolute"><parent>a</parent><child>b</child><axis><xyz>1 0 0</xyz>
+        <dynamics><spring_reference>0.25</spring_reference><spring_stiffness>1500</spring_stiffness>
+        </dynamics></axis></joint>
+      <joint name="plain" type="prismatic"><parent>b</parent><child>c</child><axis><xyz>1 0 0</xyz></axis></joint>
+      <joint name="ball" type="ball"><parent>c</parent><child>d</child></joint>
+      <joint name="cross" type="universal"><parent>d</parent><child>e</child>
+        <axis><xyz>1 0 0</xyz><dynamics><damping>0.5</damping><spring_stiffness>3</spring_stiffness></dynamics></axis>
+        <axis2><xyz>0 1 0</xyz><dynamics><damping>0.5</damping><spring_stiffness>4</spring_stiffness>
+        <spring_reference>0</spring_reference></dynamics></axis2></joint>
+    </model></sdf>"""
+    m = mb.load_sdf(xml)
+    names = ("damping", "friction", "spring_stiffness", "spring_reference")
+    got = {h: tuple(getattr(m.hinge(h), a) for a in names) for h in ("spring", "plain", "ball", "cross")}
+    assert got == {"spring": (0.0, 0.0, 1500.0, 0.25), "plain": (0.0, 0.0, 0.0, 0.0), "ball": (0.0, 0.0, 0.0, 0.0),
+                   "cross": (0.5, 0.0, (3.0, 4.0), 0.0)}
+    sub = m.sub_tree("legs", "b")  # the sub-tree's copies of the hinges below b
+    assert (sub.hinge("plain").spring_stiffness, sub.hinge("cross").spring_stiffness) == (0.0, (3.0, 4.0))
+    h = mb.Multibody("x")  # a hinge made in code has them too
+    h.add_body("y", 1.0, np.zeros(3), np.eye(3))
+    h.add_hinge(None, "y", "pin")
+    assert (h.hinges[0].spring_stiffness, h.hinges[0].spring_reference) == (0.0, 0.0)
+
+
 def test_floating_base_and_world_joints():
     m = mb.load_sdf(FOURBAR, floating_base="quaternion")
     assert m.hinge("root_joint").kind == "free_quat" and m.nq == 3 + 7

@@ -16,8 +16,10 @@
   radians per metre, positive for a left-handed thread).
 * ``set_metadata`` copies ``<limit>`` (``lower``/``upper`` unless unbounded, ``effort``
   and ``velocity`` unless negative) and ``<dynamics>`` (``damping``, ``friction``,
-  ``spring_stiffness``, ``spring_reference``) of the axes onto the hinge, with
-  ``hinge.sdf_type``.
+  ``spring_stiffness``, ``spring_reference``; each 0 when absent, as SDFormat's defaults,
+  so every hinge of a joint with axes has all four) of the axes onto the hinge, with
+  ``hinge.sdf_type``. A two-axis joint (universal, revolute2) has a ``<dynamics>`` per
+  axis: an attribute is one number when both axes agree, else the pair (axis, axis2).
 """
 import numpy as np
 
@@ -148,9 +150,18 @@ def set_metadata(h, j):
     speeds = [lim[3] for lim in limits if lim[3] is not None]
     h.effort = min(efforts) if efforts else None
     h.velocity = min(speeds) if speeds else None
-    dyn = j.el.find("axis/dynamics")
-    if dyn is not None:
-        h.damping = _sdf_xml.child_float(dyn, "damping", f"{what} <dynamics>", 0.0)
-        h.friction = _sdf_xml.child_float(dyn, "friction", f"{what} <dynamics>", 0.0)
-        h.spring_stiffness = _sdf_xml.child_float(dyn, "spring_stiffness", f"{what} <dynamics>", 0.0)
-        h.spring_reference = _sdf_xml.child_float(dyn, "spring_reference", f"{what} <dynamics>", 0.0)
+    per_axis = [_dynamics(j.el.find(tag), f"{what} <{tag}> <dynamics>") for tag in tags]
+    for k, name in enumerate(DYNAMICS):
+        values = [d[k] for d in per_axis]
+        setattr(h, name, values[0] if len(set(values)) == 1 else tuple(values))
+
+
+#: The children of an axis's ``<dynamics>``, each 0 when absent (SDFormat's defaults; the
+#: whole element absent means all four are 0): the hinge attributes they become.
+DYNAMICS = ("damping", "friction", "spring_stiffness", "spring_reference")
+
+
+def _dynamics(ax, what):
+    """(damping, friction, spring_stiffness, spring_reference) of one ``<axis>`` element."""
+    dyn = None if ax is None else ax.find("dynamics")
+    return tuple(_sdf_xml.child_float(dyn, tag, what, 0.0) for tag in DYNAMICS)

@@ -21,7 +21,8 @@ Mapping (SDFormat -> multibody):
   ``axis2``), fixed -> ``"locked"``. Axes are read in the frame the version says (1.4:
   the model frame; 1.5/1.6: the joint frame unless ``use_parent_model_frame``; 1.7 on:
   ``expressed_in``, default the joint frame). Limits (``lower``/``upper``, ``effort``,
-  ``velocity``) and ``damping``/``friction`` (and ``spring_stiffness``/``spring_reference``)
+  ``velocity``) and ``damping``/``friction`` (and ``spring_stiffness``/``spring_reference``,
+  each 0 when absent as in SDFormat; per axis for two-axis joints when the axes differ)
   become hinge metadata as in the URDF reader; ``hinge.sdf_type`` keeps the joint type.
 * **Spanning tree and loops.** The tree grows from the root link (the one link no joint
   moves, else the canonical link), attached by ``"root_joint"`` (``"locked"`` at its

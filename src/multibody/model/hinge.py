@@ -156,7 +156,9 @@ class Hinge:
     ``T_parent_joint``, ``T_child_joint``, ``armature``, the position limits ``lower`` /
     ``upper`` (honoured by ``random_q``, the configuration-space sampler and ``simulate``)
     and metadata kept from model files: ``effort`` and ``velocity`` limits,
-    ``damping``/``friction``, and ``mimic`` (dict with joint, multiplier, offset).
+    ``damping``/``friction``, ``spring_stiffness``/``spring_reference`` (SDFormat; 0 when
+    the file has none), and ``mimic`` (dict with joint, multiplier, offset). No algorithm
+    reads the metadata: a force model (``JointSpringDamper``) makes it act.
     """
 
     def __init__(self, name, parent, child, kind, subhinges, T_parent_joint=None, T_child_joint=None):
@@ -172,6 +174,8 @@ class Hinge:
         self._lower = self._upper = self._effort = self._velocity = None
         self.damping = 0.0
         self.friction = 0.0
+        self.spring_stiffness = 0.0
+        self.spring_reference = 0.0
         self.mimic = None
         self._armature = np.zeros(self.nu)
 

@@ -40,6 +40,7 @@ def _copy_hinge_data(h, h2):
     h2.set_limits(h.lower, h.upper)
     h2.effort, h2.velocity = h.effort, h.velocity
     h2.damping, h2.friction = h.damping, h.friction
+    h2.spring_stiffness, h2.spring_reference = h.spring_stiffness, h.spring_reference
     h2.mimic = None if h.mimic is None else dict(h.mimic)
 
 
