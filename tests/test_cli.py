@@ -173,3 +173,41 @@ def test_plot_legends_name_joints_with_units(tmp_path, monkeypatch):
         real(fig, *a, **k))[1])
     assert main(["demo", "--t-final", "0.1", "--output", str(tmp_path / "r.npz"), "--plot", str(tmp_path / "p.png")]) == 0
     assert {"shoulder [rad]", "elbow [rad]", "shoulder [rad/s]", "elbow [rad/s]"} <= set(seen)
+
+
+def test_info_dump_tree_and_display_model_of_a_10000_link_chain(tmp_path, capsys):
+    """Issue 12: no recursion on tree depth (info, dump_tree, display_model, compile, URDF)."""
+    import multibody as mb
+    m = mb.Multibody()
+    m.add_serial_chain("l", 10000)
+    path = tmp_path / "chain.urdf"
+    m.to_urdf(path)
+    assert len(m.dump_tree().splitlines()) == 10000 + 2  # header, world, the bodies
+    m.display_model()
+    shown = capsys.readouterr().out.splitlines()
+    assert len(shown) == 10000 + 2 and "l9999" in shown[-1]
+    assert main(["info", str(path)]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert any("l9999" in line and "depth 9999" in line for line in text)
+    assert any(line.startswith("total mass: 10000 kg; nq = 10000, nu = 10000") for line in text)
+    assert text[-1].split()[:2] == ["l9999_hinge", "q[9999:10000]"]
+
+
+def test_demo_after_a_cold_compile_prints_notices_not_a_burst_of_bars(tmp_path, capsys, monkeypatch):
+    """The first run compiles inside the loop's first block: stderr then holds the compile
+    notices, each on its own line, and no progress bar redrawn at once afterwards."""
+    import time
+    from multibody.simulation.integrators import RungeKuttaIntegrator
+    monkeypatch.setenv("MULTIBODY_NO_PREFETCH", "1")
+    real, calls = RungeKuttaIntegrator._advance, []
+
+    def advance(self, T, Q, U):  # the first block lasts as long as a (short) compile
+        if not calls:
+            time.sleep(1.5)
+        calls.append(1)
+        return real(self, T, Q, U)
+    monkeypatch.setattr(RungeKuttaIntegrator, "_advance", advance)
+    out = tmp_path / "r.npz"
+    assert main(["demo", "--output", str(out), "--plot", str(tmp_path / "p.png")]) == 0
+    err = capsys.readouterr().err
+    assert len(calls) > 50 and "\r" not in err and (err == "" or err.endswith("\n"))
