@@ -222,6 +222,10 @@ def constrained_dynamics(m, q, u, tau, f_ext=None, stabilization_gains=None, dat
     """
     c = m.compiled
     d = data_object(c, data)
+    if c.flex is not None:  # modal bodies: Gamma from the flex compliance at the nodes
+        from . import flex_constrained_dynamics
+        return flex_constrained_dynamics.constrained_dynamics(m, q, u, tau, baumgarte_gains(m, stabilization_gains),
+                                                               f_ext, d)
     if f_ext is not None:
         return with_external_forces(c, d, f_ext, constrained_dynamics, m, q, u, tau, None,
                                     stabilization_gains, d)

@@ -112,7 +112,7 @@ def _constrained_udot_checked(m, q, u, tau, f_ext, out, data):
     c = m.compiled
     if getattr(q, "ndim", 1) == 2:
         raise ValueError("forward_dynamics: stacked states are not supported with constraints yet")
-    if f_ext is not None:
+    if f_ext is not None or c.flex is not None:  # (modal bodies: algorithms/flex_constraints.py)
         udot = constrained_dynamics(m, q, u, tau, f_ext=f_ext, data=data).udot
         if out is None:
             return udot
