@@ -211,6 +211,17 @@ def test_what_is_not_supported_yet_says_so():
         mb.simulate(m2, np.zeros(m2.nq), np.zeros(m2.nu), 0.01)
 
 
+def test_a_singular_modal_inertia_says_why():
+    """The beam's second mode at eta = 0.02 (tip 5 cm): with geometric stiffening (second
+    order in eta) the pinned beam's M(eta) is no longer positive (its pin inertia with the
+    modes free is small): the run stops naming the reason."""
+    m = pendulum()
+    q = np.array([0.0, 0.0, 0.02])
+    assert np.linalg.eigvalsh(m.mass_matrix(q)).min() < 0
+    with pytest.raises(mb.SimulationError, match="at t = 0 s.*foreshortening"):
+        mb.simulate(m, q, np.zeros(3), 0.01)
+
+
 def test_examples_run(tmp_path):
     """examples/flexible_pendulum.py and spacecraft_slew.py with short settings."""
     import importlib

@@ -31,6 +31,11 @@ _STATUS_TEXT = {
     Status.MIN_STEP: "the adaptive step size fell below h_min (stiff or discontinuous dynamics?)",
 }
 
+#: what else a singular inertia means with modal bodies (their M(eta) is a truncated series)
+_FLEX_SINGULAR = ("with modal bodies also a deflection too large for a second-order model of the "
+                  "foreshortening (geometric stiffening, see docs/modal_data.md): M(eta) is no longer "
+                  "positive there")
+
 
 def failure(integ, st):
     """A SimulationError for the Status a run of integrator ``integ`` stopped with (the result
@@ -52,6 +57,8 @@ def failure(integ, st):
         blown = blow_up(integ, t)
         if blown is not None:
             return blown
+        if integ.flex_tables is not None:
+            return SimulationError(f"simulation stopped at t = {t:.6g} s: {_STATUS_TEXT[st]}; {_FLEX_SINGULAR}", t)
     return SimulationError(f"simulation stopped at t = {t:.6g} s: {_STATUS_TEXT.get(st, st.name)}", t)
 
 def blow_up(integ, t):
