@@ -33,7 +33,11 @@ floor lies below it. Measured over 0.25 s (the tip moves 0.44 m):
 The difference falls 7.3x, 7.2x, 5.8x per halving of h (between second and third order)
 until N = 32; at N = 64 it meets the floor, about 1e-8 m (1e-4 of the deflection), while
 the chain itself still converges (its own change from 32 to 64 segments is 9e-9 m). The
-linear modal model's floor is 1.4e-7 m, reached between N = 8 and 16.
+floor is the size of second-order effects, deflection^2 / L = 1.5e-8 m, and did not move
+with 16 modes and 200 elements (``--modes 16 --elements 200``: 1.1e-8 m at N = 32, 1.0e-8 m
+at N = 64); the tip's pull-in by the foreshortening, which the node's linear mode shapes
+leave out (up to 1.0e-8 m here), accounts for only 1e-9 m of it. The linear modal model's
+floor is 1.4e-7 m, reached between N = 8 and 16.
 
 Numerics: dopri5 in ``mb.simulate`` for both, rtol 1e-8, atol 1e-10 (tightened to 1e-11 /
 1e-12, the tips move by less than 5e-13 m: measured on the 8-mode model and the N = 16
@@ -105,10 +109,10 @@ def max_distance(a, b):
     return float(np.linalg.norm(a - b, axis=1).max())
 
 
-def convergence(ns, t_final, n_modes=12, n_samples=201):
+def convergence(ns, t_final, n_modes=12, n_samples=201, n_elements=100):
     """dict: ``modal`` (tips), ``deflection`` (max |tip deflection|), ``chains`` {N: tips},
     ``error`` {N: max |chain_N - modal|}."""
-    tips, w = run_modal(t_final, n_samples, n_modes=n_modes)
+    tips, w = run_modal(t_final, n_samples, n_modes=n_modes, n_elements=n_elements)
     chains = {n: run_chain(n, t_final, n_samples) for n in ns}
     return dict(modal=tips, deflection=float(np.abs(w).max()), chains=chains,
                 error={n: max_distance(c, tips) for n, c in chains.items()})
@@ -119,11 +123,12 @@ def main(argv=None):
     ap.add_argument("--t-final", type=float, default=0.25, help="simulated time [s]")
     ap.add_argument("--n-max", type=int, default=64, help="finest chain (N = 4, 8, ... up to this)")
     ap.add_argument("--modes", type=int, default=12, help="modes of the flexible pendulum")
+    ap.add_argument("--elements", type=int, default=100, help="finite elements of beam_modes")
     ap.add_argument("--plot", default="flexible_vs_rigid_chain.png", help="figure (needs matplotlib; '' for none)")
     args = ap.parse_args(argv)
     ns = [n for n in (4, 8, 16, 32, 64, 128, 256) if n <= args.n_max]
     wall = time.perf_counter()
-    out = convergence(ns, args.t_final, args.modes)
+    out = convergence(ns, args.t_final, args.modes, n_elements=args.elements)
     d = out["deflection"]
     swing = np.ptp(out["modal"], axis=0).max()
     print(f"beam: L = {LENGTH} m, rho A = {RHOA} kg/m, EI = {EI} N m^2, rho A g L^3 / EI = "
@@ -141,8 +146,8 @@ def main(argv=None):
         prev = e
     # the floor: the modal model's own error, N-independent
     finest = out["chains"][ns[-1]]
-    fewer, _ = run_modal(args.t_final, n_modes=max(2, (2 * args.modes) // 3))
-    linear, _ = run_modal(args.t_final, n_modes=args.modes, integrals=False)
+    fewer, _ = run_modal(args.t_final, n_modes=max(2, (2 * args.modes) // 3), n_elements=args.elements)
+    linear, _ = run_modal(args.t_final, n_modes=args.modes, integrals=False, n_elements=args.elements)
     print(f"modal model's own error (the floor), estimates: {args.modes} vs {max(2, (2 * args.modes) // 3)} modes "
           f"{max_distance(fewer, out['modal']):.2e} m; the linear modal model (integrals=False) vs the "
           f"N = {ns[-1]} chain {max_distance(linear, finest):.2e} m "
