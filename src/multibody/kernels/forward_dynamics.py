@@ -110,7 +110,7 @@ def _make_aba_core(general):
                 motion_to_child(ws, j, ws, p, W_A, ws, j, W_A)
             for k in range(6):
                 ws[j, W_A + k] += ws[j, W_C + k]
-            if nj == 1:
+            if not general or nj == 1:  # (PIN-only variant: every link has one speed)
                 s = z[ra]
                 for r in range(6):
                     s -= z[ua + r] * ws[j, W_A + r]
