@@ -58,3 +58,13 @@ def test_readme_block_runs(namespace, index, request):
     if why:
         request.applymarker(pytest.mark.xfail(reason=why, strict=True))
     exec(compile(code, f"README.md:{line}", "exec"), namespace)  # noqa: S102 (the README's own code)
+
+
+@pytest.mark.skipif(not __import__("os").environ.get("MULTIBODY_FRESH_VENV"),
+                    reason="set MULTIBODY_FRESH_VENV=1: a fresh clone, venv and pip install (network, minutes)")
+def test_readme_set_up_on_a_fresh_venv_in_a_fresh_directory():
+    import subprocess
+    script = Path(__file__).with_name("readme_fresh_venv.sh")
+    r = subprocess.run(["sh", str(script)], capture_output=True, text=True, timeout=3600)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    assert "double pendulum demo: finished" in r.stdout and "README set-up followed" in r.stdout
