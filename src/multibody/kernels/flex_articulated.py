@@ -6,13 +6,14 @@ CRBA: R_k = M_k + sum_c Phi_c R_c[:6, :6] Phi_c^T; M_kk = H_k R_k H_k^T, and the
 block F = R_k H_k^T carried to each ancestor j by F <- Phi_j F[:6] gives M_jk = H_j F.
 ABA, inward: P_k = M_k + sum_c Phi_c P+_c[:6, :6] Phi_c^T, z_k = sum_c Phi_c z+_c[:6] +
 P_k abias_k + b_k, D = H P H^T (+ armature), G = P H^T D^-1, eps = tau - [0; K eta +
-C eta'] - H z, P+ = P - G H P, z+ = z + G eps. Outward: a' = Phi^T a_p, udot = D^-1 eps -
+C eta'] - H z, P+ = P - G H P, z+ = z + G eps (the inertia step is
+flex_articulated_inertia.py's, shared with the inverse mass matrix). Outward: a' = Phi^T a_p, udot = D^-1 eps -
 G^T a', a = a' + H^T udot + abias.
 """
 from numba import njit
 
 from . import flex_layout as FL
-from .articulated_inertia import spd_inverse
+from .flex_articulated_inertia import articulated_step, inertia_to_parent
 from .flex_body_inertia import bias_force, body_masses
 from .flex_dynamics import _force_to_parent, _parent_acceleration, hinge_force, inertia_times
 from .flex_kinematics import flex_kinematics
@@ -29,23 +30,6 @@ def _h_entry(mf, k, nu, r, c):
     return 1.0 if c == 6 + r - nu else 0.0
 
 
-@njit(**_INL)
-def _inertia_to_parent(fi, phi, P, k, p, src, so, nbs):
-    """P_p += Phi_k src[:6, :6] Phi_k^T, src the (nbs x nbs) block at src[so:]."""
-    o = fi[k, FL.PHI]
-    nbp = fi[p, FL.NB]
-    pa = fi[p, FL.PADR]
-    for a in range(nbp):
-        for b in range(nbp):
-            s = 0.0
-            for r in range(6):
-                t = 0.0
-                for c in range(6):
-                    t += src[so + r * nbs + c] * phi[o + c * nbp + b]
-                s += phi[o + r * nbp + a] * t
-            P[pa + a * nbp + b] += s
-
-
 @njit(cache=True)
 def flex_mass_matrix(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, q, u0, w_phi, w_V, w_ab, w_pose, w_VN, w_P, scratch,
                      Mout):
@@ -60,7 +44,7 @@ def flex_mass_matrix(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, q, u0, w_phi, w
     for k in range(n - 1, -1, -1):
         p = mi[k, PARENT]
         if p >= 0:
-            _inertia_to_parent(fi, w_phi, w_P, k, p, w_P, fi[k, FL.PADR], fi[k, FL.NB])
+            inertia_to_parent(fi, w_phi, w_P, k, p, scratch)
     for i in range(Mout.shape[0]):  # unrelated links: zero
         for j in range(Mout.shape[1]):
             Mout[i, j] = 0.0
@@ -124,33 +108,15 @@ def flex_forward_dynamics(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, K, C, q, u
     ok = True
     for k in range(n - 1, -1, -1):
         nb, nk, nu = fi[k, FL.NB], fi[k, FL.NUALL], mi[k, NU]
-        vo, pa, ga, da, ea = fi[k, FL.VOFF], fi[k, FL.PADR], fi[k, FL.GADR], fi[k, FL.DADR], fi[k, FL.EADR]
+        vo, pa, ga, ea = fi[k, FL.VOFF], fi[k, FL.PADR], fi[k, FL.GADR], fi[k, FL.EADR]
         # z = the children's z+ (already in F) + P abias + b
         bias_force(fi, Mq, fm1, fm2, k, q, w_V, w_A, vo)  # A's slot as scratch
         for r in range(nb):
             w_F[vo + r] += w_A[vo + r]
         inertia_times(w_P, pa, nb, w_ab, vo, w_F, vo)
-        for r in range(nb):  # U = P H^T in scratch
-            for c in range(nk):
-                s = 0.0
-                for m in range(nb):
-                    s += w_P[pa + r * nb + m] * _h_entry(mf, k, nu, c, m)
-                scratch[r * nk + c] = s
-        for r in range(nk):  # D = H U (+ armature)
-            for c in range(nk):
-                s = 0.0
-                for m in range(nb):
-                    s += _h_entry(mf, k, nu, r, m) * scratch[m * nk + c]
-                w_Dinv[da + r * nk + c] = s + (mf[k, ARMATURE + r] if r == c and r < nu else 0.0)
-        if not spd_inverse(w_Dinv, da, nk):
+        if not articulated_step(mf, fi, k, nu, w_P, w_G, w_Dinv, scratch):  # U, D^-1, G, P+
             ok = False
-        for r in range(nb):  # G = U D^-1
-            for c in range(nk):
-                s = 0.0
-                for m in range(nk):
-                    s += scratch[r * nk + m] * w_Dinv[da + m * nk + c]
-                w_G[ga + r * nk + c] = s
-        u0, um, qm = mi[k, UOFF], fi[k, FL.UM], fi[k, FL.QM]
+        u0, qm = mi[k, UOFF], fi[k, FL.QM]
         for r in range(nk):  # eps = tau - elastic - H z
             e = tau[u0 + r]
             if r >= nu:
@@ -159,19 +125,14 @@ def flex_forward_dynamics(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, K, C, q, u
             else:
                 e -= hinge_force(mf, k, r, w_F, vo)
             w_eps[ea + r] = e
-        for r in range(nb):  # P+ = P - G U^T, z+ = z + G eps
-            for c in range(nb):
-                s = 0.0
-                for m in range(nk):
-                    s += w_G[ga + r * nk + m] * scratch[c * nk + m]
-                w_P[pa + r * nb + c] -= s
+        for r in range(nb):  # z+ = z + G eps
             s = 0.0
             for m in range(nk):
                 s += w_G[ga + r * nk + m] * w_eps[ea + m]
             w_F[vo + r] += s
         p = mi[k, PARENT]
         if p >= 0:
-            _inertia_to_parent(fi, w_phi, w_P, k, p, w_P, pa, nb)
+            inertia_to_parent(fi, w_phi, w_P, k, p, scratch)
             _force_to_parent(fi, w_phi, w_F, k, p, w_F, vo)
     for k in range(n):
         nb, nk, nu = fi[k, FL.NB], fi[k, FL.NUALL], mi[k, NU]

@@ -1,7 +1,9 @@
 """The articulated-inertia pass of trees with modal bodies, (6 + n_modes) blocks: the inward
-half of the flex articulated-body recursion without its bias forces, shared by the inverse
-mass matrix (flex_inverse_mass.py) and the operational-space compliance
-(flex_operational_space.py).
+half of the flex articulated-body recursion without its bias forces. Its per-link step
+(``articulated_step``) and the hand-over to the parent (``inertia_to_parent``) are the one
+home of these formulas: the forward dynamics (flex_articulated.py), the inverse mass matrix
+(flex_inverse_mass.py) and the operational-space compliance (flex_operational_space.py) use
+them.
 
 Per link k from the tips inward (see kernels/flex_dynamics.py for the blocks), with
 H_k (NUALL x nb) = blockdiag(S_k^T, I) (the hinge's speeds, then the body's modal rates):
@@ -12,6 +14,11 @@ H_k (NUALL x nb) = blockdiag(S_k^T, I) (the hinge's speeds, then the body's moda
 where only the rigid 6x6 block of P+_c reaches the parent (Phi_c^T has zero modal rows).
 The mass blocks M_k are an argument (``Mb``, nb x nb row-major at fi[k, MADR]): they may
 depend on the state.
+
+Symmetry is kept exactly: D, D^-1, P+ and the parent's sum are computed on and above the diagonal
+and mirrored. Computed in full, their rounding differs on the two sides, and the modal
+blocks amplify the skew part from link to link (5-10x per ten-mode body), until on chains of
+some 20 such bodies a D is no longer positive definite.
 """
 from numba import njit
 
@@ -37,6 +44,70 @@ def inertia_times_ht(mf, k, nu, nk, P, pa, nb, out):
 
 
 @njit(cache=True)
+def articulated_step(mf, fi, k, nu, P, G, Dinv, scratch):
+    """Link k's step: U = P H^T (left in ``scratch``, nb x NUALL), D^-1 at fi[k, DADR],
+    G = U D^-1 at fi[k, GADR], and P (at fi[k, PADR]) replaced by P+ = P - G U^T.
+    False when D is not positive definite."""
+    nb, nk = fi[k, FL.NB], fi[k, FL.NUALL]
+    pa, ga, da = fi[k, FL.PADR], fi[k, FL.GADR], fi[k, FL.DADR]
+    inertia_times_ht(mf, k, nu, nk, P, pa, nb, scratch)  # U
+    for r in range(nk):  # D = H U (+ armature): S^T U[:6] on the hinge rows, U[6 + i] on the modes
+        for c in range(r, nk):
+            if r < nu:
+                s = mf[k, ARMATURE + r] if r == c else 0.0
+                for m in range(6):
+                    s += mf[k, S_COLS + 6 * r + m] * scratch[m * nk + c]
+            else:
+                s = scratch[(6 + r - nu) * nk + c]
+            Dinv[da + r * nk + c] = s
+            Dinv[da + c * nk + r] = s
+    ok = spd_inverse(Dinv, da, nk)
+    for r in range(nk):  # Gauss-Jordan's D^-1 is symmetric only to rounding
+        for c in range(r + 1, nk):
+            v = 0.5 * (Dinv[da + r * nk + c] + Dinv[da + c * nk + r])
+            Dinv[da + r * nk + c] = v
+            Dinv[da + c * nk + r] = v
+    for r in range(nb):  # G = U D^-1
+        for c in range(nk):
+            s = 0.0
+            for m in range(nk):
+                s += scratch[r * nk + m] * Dinv[da + m * nk + c]
+            G[ga + r * nk + c] = s
+    for r in range(nb):  # P+ = P - G U^T, on and above the diagonal, mirrored
+        for c in range(r, nb):
+            s = 0.0
+            for m in range(nk):
+                s += G[ga + r * nk + m] * scratch[c * nk + m]
+            v = 0.5 * (P[pa + r * nb + c] + P[pa + c * nb + r]) - s
+            P[pa + r * nb + c] = v
+            P[pa + c * nb + r] = v
+    return ok
+
+
+@njit(cache=True)
+def inertia_to_parent(fi, phi, P, k, p, scratch):
+    """P_p += Phi_k P+_k[:6, :6] Phi_k^T (Phi_k^T the 6 x nb_p block at phi[fi[k, PHI]:]),
+    on and above the diagonal and mirrored; ``scratch`` holds 6 x nb_p."""
+    o = fi[k, FL.PHI]
+    nb, pa = fi[k, FL.NB], fi[k, FL.PADR]
+    nbp, pp = fi[p, FL.NB], fi[p, FL.PADR]
+    for r in range(6):  # T = P+[:6, :6] Phi^T (6 x nbp)
+        for b in range(nbp):
+            s = 0.0
+            for c in range(6):
+                s += P[pa + r * nb + c] * phi[o + c * nbp + b]
+            scratch[r * nbp + b] = s
+    for a in range(nbp):
+        for b in range(a, nbp):
+            s = 0.0
+            for r in range(6):
+                s += phi[o + r * nbp + a] * scratch[r * nbp + b]
+            P[pp + a * nbp + b] += s
+            if b != a:
+                P[pp + b * nbp + a] += s
+
+
+@njit(cache=True)
 def flex_articulated_inertia_pass(mi, mf, fi, Mb, phi, P, G, Dinv, scratch):
     """G = U D^-1 (nb x NUALL at fi[k, GADR]) and D^-1 (at fi[k, DADR]) of every link; P
     (at fi[k, PADR]) ends as P+. ``phi``: the Phi^T blocks of flex_kinematics; ``scratch``:
@@ -48,47 +119,9 @@ def flex_articulated_inertia_pass(mi, mf, fi, Mb, phi, P, G, Dinv, scratch):
             P[pa + i] = Mb[ma + i]
     ok = True
     for k in range(n - 1, -1, -1):
-        nb, nk, nu = fi[k, FL.NB], fi[k, FL.NUALL], mi[k, NU]
-        pa, ga, da = fi[k, FL.PADR], fi[k, FL.GADR], fi[k, FL.DADR]
-        inertia_times_ht(mf, k, nu, nk, P, pa, nb, scratch)  # U
-        for r in range(nk):  # D = H U (+ armature): S^T U[:6] on the hinge rows, U[6 + i] on the modes
-            for c in range(nk):
-                if r < nu:
-                    s = mf[k, ARMATURE + r] if r == c else 0.0
-                    for m in range(6):
-                        s += mf[k, S_COLS + 6 * r + m] * scratch[m * nk + c]
-                else:
-                    s = scratch[(6 + r - nu) * nk + c]
-                Dinv[da + r * nk + c] = s
-        if not spd_inverse(Dinv, da, nk):
+        if not articulated_step(mf, fi, k, mi[k, NU], P, G, Dinv, scratch):
             ok = False
-        for r in range(nb):  # G = U D^-1
-            for c in range(nk):
-                s = 0.0
-                for m in range(nk):
-                    s += scratch[r * nk + m] * Dinv[da + m * nk + c]
-                G[ga + r * nk + c] = s
-        for r in range(nb):  # P+ = P - G U^T
-            for c in range(nb):
-                s = 0.0
-                for m in range(nk):
-                    s += G[ga + r * nk + m] * scratch[c * nk + m]
-                P[pa + r * nb + c] -= s
         p = mi[k, PARENT]
-        if p >= 0:  # P_p += Phi P+[:6, :6] Phi^T, Phi^T the 6 x nbp block at phi[o:]
-            o = fi[k, FL.PHI]
-            nbp = fi[p, FL.NB]
-            pp = fi[p, FL.PADR]
-            for r in range(6):  # T = P+[:6, :6] Phi^T (6 x nbp) in scratch
-                for b in range(nbp):
-                    s = 0.0
-                    for c in range(6):
-                        s += P[pa + r * nb + c] * phi[o + c * nbp + b]
-                    scratch[r * nbp + b] = s
-            for a in range(nbp):
-                for b in range(nbp):
-                    s = 0.0
-                    for r in range(6):
-                        s += phi[o + r * nbp + a] * scratch[r * nbp + b]
-                    P[pp + a * nbp + b] += s
+        if p >= 0:
+            inertia_to_parent(fi, phi, P, k, p, scratch)
     return ok
