@@ -202,6 +202,7 @@ def _make_loop(lie, ta, links, adaptive, controlled, flex=0, pins=0):
                 s0 = 0
             t = clk[K_T]
             h = clk[K_STEP]
+            ok = True
             for s in range(s0, S):
                 ts = t + tab[S + 2, s] * h
                 if controlled and control:  # (controlled: the constant, pruned before inlining)
@@ -223,13 +224,22 @@ def _make_loop(lie, ta, links, adaptive, controlled, flex=0, pins=0):
                     stage_state(mi, ws, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us)
                     src = tau0
                 if flex:  # (a constant: rigid variants compile none of it)
-                    if not flex_stage_rates(mi, mf, ws, lie, fmi, fmf, ts, qs, us, phi, src, tau, Kq[s], Ku[s], Fx):
-                        clk[K_TBAD] = ts
-                        return _failed(ctr, qs, us, SINGULAR)
-                elif not stage_rates(mi, mf, ws, z, lie, ta, links, pins, fr, cr, Wc, worldf, fmi, fmf, ts, qs, us, phi,
-                                     src, tau, Kq[s], Ku[s]):
+                    ok = flex_stage_rates(mi, mf, ws, lie, fmi, fmf, ts, qs, us, phi, src, tau, Kq[s], Ku[s], Fx)
+                else:
+                    ok = stage_rates(mi, mf, ws, z, lie, ta, links, pins, fr, cr, Wc, worldf, fmi, fmf, ts, qs, us, phi,
+                                     src, tau, Kq[s], Ku[s])
+                if not ok:
+                    # A later stage's trial state may leave where the model is defined (a modal
+                    # body's stiffened M(eta) is definite only up to some deflection): an
+                    # adaptive step is then rejected like one whose error is not finite.
+                    if adaptive and adapt and s > 0 and 0.2 * h >= fopt[F_HMIN]:
+                        ctr[C_REJECT] += 1
+                        clk[K_H] = 0.2 * h
+                        break
                     clk[K_TBAD] = ts
                     return _failed(ctr, qs, us, SINGULAR)
+            if not ok:
+                continue
             combine(mi, ws, tab, h, lie, adapt, q, u, Kq, Ku, phi, q1, u1, eq, eu)
             hit = ctr[C_HIT]
             t_end = clk[K_TOUT] if hit else t + h
