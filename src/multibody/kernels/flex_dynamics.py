@@ -49,7 +49,7 @@ def _parent_acceleration(mf, n, fi, phi, A, k, p, out, oo):
 
 
 @njit(**_INL)
-def _force_to_parent(fi, phi, F, k, p, src, so):
+def force_to_parent(fi, phi, F, k, p, src, so):
     """F_p += Phi_k^T' src[so:so+6] (the rigid rows of a child's force)."""
     o = fi[k, FL.PHI]
     nbp = fi[p, FL.NB]
@@ -59,6 +59,9 @@ def _force_to_parent(fi, phi, F, k, p, src, so):
         for r in range(6):
             s += phi[o + r * nbp + c] * src[so + r]
         F[vp + c] += s
+
+
+_force_to_parent = force_to_parent  # the name flex_articulated.py imports (owned elsewhere)
 
 
 @njit(**_INL)
@@ -99,4 +102,4 @@ def flex_inverse_dynamics(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, K, C, q, u
             tau[um + i] = w_F[vo + 6 + i] + K[um + i] * q[qm + i] + C[um + i] * u[um + i]
         p = mi[k, PARENT]
         if p >= 0:
-            _force_to_parent(fi, w_phi, w_F, k, p, w_F, vo)
+            force_to_parent(fi, w_phi, w_F, k, p, w_F, vo)

@@ -12,9 +12,10 @@ parent: Phi_k^T has zero modal rows):
 from numba import njit
 
 from . import flex_layout as FL
+from .flex_dynamics import force_to_parent, hinge_force
 from .flex_jacobian import frame_map
 from .flex_kinematics import flex_kinematics
-from .layout import FR_LINK, NU, PARENT, S_COLS, UOFF
+from .layout import FR_LINK, NU, PARENT, UOFF
 
 
 @njit(cache=True)
@@ -43,19 +44,9 @@ def flex_external_generalized_forces(mi, mf, ws, fi, fnode, frame_node, fr, q, u
         u0k = mi[k, UOFF]
         nu = mi[k, NU]
         for a in range(nu):
-            s = 0.0
-            for r in range(6):
-                s += mf[k, S_COLS + 6 * a + r] * F[vo + r]
-            tau_ext[u0k + a] = s
+            tau_ext[u0k + a] = hinge_force(mf, k, a, F, vo)
         for i in range(fi[k, FL.NM]):
             tau_ext[u0k + nu + i] = F[vo + 6 + i]
         p = mi[k, PARENT]
         if p >= 0:
-            o = fi[k, FL.PHI]
-            nbp = fi[p, FL.NB]
-            vp = fi[p, FL.VOFF]
-            for c in range(nbp):
-                s = 0.0
-                for r in range(6):
-                    s += phi[o + r * nbp + c] * F[vo + r]
-                F[vp + c] += s
+            force_to_parent(fi, phi, F, k, p, F, vo)

@@ -15,45 +15,11 @@ J[:, speeds of L] = B H_L^T, then B <- B[:, :6] Phi_L^T (6 x nb_parent), and so 
 from numba import njit
 
 from . import flex_layout as FL
-from .flex_kinematics import flex_kinematics, jr_apply, jr_rate_apply, motion_in_child, node_deformation
+from .flex_kinematics import flex_kinematics, motion_in_child, node_deformation, node_velocity_product, psi_column
 from .layout import FR_LINK, FR_P, FR_R, NU, PARENT, S_COLS, UOFF
 from .spatial_inline import mul33
 
 _INL = dict(cache=True, inline="always")
-
-
-@njit(**_INL)
-def _cross(a0, a1, a2, b0, b1, b2):
-    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
-
-
-@njit(**_INL)
-def psi_column(fnode, a, nm, i, th, R0, RN):
-    """Column i of Psi_N = [R0^T Jr(theta) Pi_r; R_N^T Pi_t] (N's axes) of the node record at
-    a, with theta = Pi_r eta and R_N = exp(theta) R0 its rotation in the link (9-tuples)."""
-    pi = a + FL.N_PI
-    jr = jr_apply(th, (fnode[pi + i], fnode[pi + nm + i], fnode[pi + 2 * nm + i]))
-    t0, t1, t2 = fnode[pi + 3 * nm + i], fnode[pi + 4 * nm + i], fnode[pi + 5 * nm + i]
-    return (R0[0] * jr[0] + R0[3] * jr[1] + R0[6] * jr[2], R0[1] * jr[0] + R0[4] * jr[1] + R0[7] * jr[2],
-            R0[2] * jr[0] + R0[5] * jr[1] + R0[8] * jr[2], RN[0] * t0 + RN[3] * t1 + RN[6] * t2,
-            RN[1] * t0 + RN[4] * t1 + RN[7] * t2, RN[2] * t0 + RN[5] * t1 + RN[8] * t2)
-
-
-@njit(**_INL)
-def node_velocity_product(fnode, a, th, thd, vn, w):
-    """Psi_N' eta' + V_N x (Psi_N eta') (N's axes) of the node record at a, for theta,
-    theta' = Pi_r eta' (3-tuples), V_N and w = Psi_N eta' (6-tuples): with R_N' = R_N [w_r]x,
-    Psi_N' eta' = [R0^T Jr'(theta) theta'; -(w_r x w_t)]."""
-    jd = jr_rate_apply(th, thd)
-    R0 = (fnode[a], fnode[a + 1], fnode[a + 2], fnode[a + 3], fnode[a + 4], fnode[a + 5],
-          fnode[a + 6], fnode[a + 7], fnode[a + 8])
-    lin = _cross(w[0], w[1], w[2], w[3], w[4], w[5])
-    aa = _cross(vn[0], vn[1], vn[2], w[0], w[1], w[2])  # the motion cross product V_N x w
-    ab = _cross(vn[0], vn[1], vn[2], w[3], w[4], w[5])
-    ac = _cross(vn[3], vn[4], vn[5], w[0], w[1], w[2])
-    return (R0[0] * jd[0] + R0[3] * jd[1] + R0[6] * jd[2] + aa[0], R0[1] * jd[0] + R0[4] * jd[1] + R0[7] * jd[2] + aa[1],
-            R0[2] * jd[0] + R0[5] * jd[1] + R0[8] * jd[2] + aa[2], -lin[0] + ab[0] + ac[0], -lin[1] + ab[1] + ac[1],
-            -lin[2] + ab[2] + ac[2])
 
 
 @njit(cache=True)

@@ -199,6 +199,30 @@ def _store_motion_transform(phi, o, ncols, R, t):
             phi[o + r * ncols + c] = x[r]
 
 
+@njit(**_INL)
+def psi_column(fnode, a, nm, i, th, R0, RN):
+    """Column i of Psi_N = [R0^T Jr(theta) Pi_r; R_N^T Pi_t] (N's axes) of the node record at
+    a, with theta = Pi_r eta and R_N = exp(theta) R0 its rotation in the link (9-tuples)."""
+    pi = a + FL.N_PI
+    r = jr_apply(th, (fnode[pi + i], fnode[pi + nm + i], fnode[pi + 2 * nm + i]))
+    rw = _matT_vec(R0, r[0], r[1], r[2])
+    tw = _matT_vec(RN, fnode[pi + 3 * nm + i], fnode[pi + 4 * nm + i], fnode[pi + 5 * nm + i])
+    return rw[0], rw[1], rw[2], tw[0], tw[1], tw[2]
+
+
+@njit(**_INL)
+def node_velocity_product(fnode, a, th, thd, vn, w):
+    """Psi_N' eta' + V_N x (Psi_N eta') (N's axes) of the node record at a, for theta,
+    theta' = Pi_r eta' (3-tuples), V_N and w = Psi_N eta' (6-tuples): with R_N' = R_N [w_r]x,
+    Psi_N' eta' = [R0^T Jr'(theta) theta'; -(w_r x w_t)]."""
+    jd = jr_rate_apply(th, thd)
+    jdN = _matT_vec((fnode[a], fnode[a + 1], fnode[a + 2], fnode[a + 3], fnode[a + 4], fnode[a + 5],
+                     fnode[a + 6], fnode[a + 7], fnode[a + 8]), jd[0], jd[1], jd[2])
+    lin = _cross(w[0], w[1], w[2], w[3], w[4], w[5])
+    c = _cross_motion(vn, w)
+    return jdN[0] + c[0], jdN[1] + c[1], jdN[2] + c[2], -lin[0] + c[3], -lin[1] + c[4], -lin[2] + c[5]
+
+
 @njit(cache=True)
 def _node_bias(fnode, a, nm, vp, V, th, RN, pN, R0, RNc, pNc, phi, o, nbp, VN, k):
     """Write the node's columns of Phi^T (X(k<-N) Psi) and V_N; return the node's part of
@@ -207,26 +231,20 @@ def _node_bias(fnode, a, nm, vp, V, th, RN, pN, R0, RNc, pNc, phi, o, nbp, VN, k
     wr = (0.0, 0.0, 0.0)
     wt = (0.0, 0.0, 0.0)
     for i in range(nm):  # Psi's column i, and w = Psi eta'
-        r = jr_apply(th, (fnode[pi + i], fnode[pi + nm + i], fnode[pi + 2 * nm + i]))
-        rw = _matT_vec(R0, r[0], r[1], r[2])
-        tw = _matT_vec(RN, fnode[pi + 3 * nm + i], fnode[pi + 4 * nm + i], fnode[pi + 5 * nm + i])
-        x = motion_in_child(RNc, pNc, rw[0], rw[1], rw[2], tw[0], tw[1], tw[2])
+        col = psi_column(fnode, a, nm, i, th, R0, RN)
+        x = motion_in_child(RNc, pNc, col[0], col[1], col[2], col[3], col[4], col[5])
         for r6 in range(6):
             phi[o + r6 * nbp + 6 + i] = x[r6]
         e = V[vp + 6 + i]
-        wr = (wr[0] + rw[0] * e, wr[1] + rw[1] * e, wr[2] + rw[2] * e)
-        wt = (wt[0] + tw[0] * e, wt[1] + tw[1] * e, wt[2] + tw[2] * e)
+        wr = (wr[0] + col[0] * e, wr[1] + col[1] * e, wr[2] + col[2] * e)
+        wt = (wt[0] + col[3] * e, wt[1] + col[4] * e, wt[2] + col[5] * e)
     thd = (0.0, 0.0, 0.0)
     for i in range(nm):
         e = V[vp + 6 + i]
         thd = (thd[0] + fnode[pi + i] * e, thd[1] + fnode[pi + nm + i] * e, thd[2] + fnode[pi + 2 * nm + i] * e)
-    jd = jr_rate_apply(th, thd)
-    jdN = _matT_vec(R0, jd[0], jd[1], jd[2])
-    lin = _cross(wr[0], wr[1], wr[2], wt[0], wt[1], wt[2])
     vn = motion_in_child(RN, pN, V[vp], V[vp + 1], V[vp + 2], V[vp + 3], V[vp + 4], V[vp + 5])
     vn = (vn[0] + wr[0], vn[1] + wr[1], vn[2] + wr[2], vn[3] + wt[0], vn[4] + wt[1], vn[5] + wt[2])
     for i in range(6):
         VN[k, i] = vn[i]
-    c = _cross_motion(vn, (wr[0], wr[1], wr[2], wt[0], wt[1], wt[2]))
-    aN = (jdN[0] + c[0], jdN[1] + c[1], jdN[2] + c[2], -lin[0] + c[3], -lin[1] + c[4], -lin[2] + c[5])
+    aN = node_velocity_product(fnode, a, th, thd, vn, (wr[0], wr[1], wr[2], wt[0], wt[1], wt[2]))
     return motion_in_child(RNc, pNc, aN[0], aN[1], aN[2], aN[3], aN[4], aN[5])
