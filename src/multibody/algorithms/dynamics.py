@@ -31,42 +31,14 @@ def forward_dynamics(m, q, u, tau, f_ext=None, out=None, data=None):
     c = m.compiled
     if c.nc:  # enabled constraints: tree-augmented dynamics
         return _constrained_udot(m, q, u, tau, f_ext, out, data)
-    if f_ext is not None or data is not None:
-        if f_ext is not None and c.flex is not None:  # modal bodies: wrenches at deforming nodes
-            return flex_operators.forward_dynamics(m, q, u, tau, f_ext, out, data)
-        d = data_object(c, data)
-        dbuf = d.buf
-        if f_ext is not None:
-            if getattr(q, "ndim", 1) == 2:
-                raise ValueError("forward_dynamics: f_ext is not supported with stacked states")
-            return with_external_forces(c, d, f_ext, forward_dynamics, m, q, u, tau, None, out, d)
-    else:
-        try:
-            dbuf = c.thread_local.buf
-        except AttributeError:
-            dbuf = c.thread_data().buf
-    given = out
-    if out is None:
-        out = _empty(c.nu)
-    elif getattr(out, "shape", None) != (c.nu,):
-        if getattr(q, "ndim", 1) == 2:  # stacked states with a stacked out
-            return _batched(m, "forward_dynamics", data, q, u, tau, given)
-        check_out(out, (c.nu,))
-    try:
-        st = c.kernels.forward_dynamics(dbuf, q, u, tau, out)
-    except TypeError:
-        if getattr(q, "ndim", 1) == 2:  # stacked states: the batched path
-            return _batched(m, "forward_dynamics", data, q, u, tau, given)
-        q, u, tau = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(tau, "tau")
-        check_out(out, (c.nu,))
-        st = c.kernels.forward_dynamics(dbuf, q, u, tau, out)
-    except ZeroDivisionError as e:
-        raise zero_division_error(c, q, e) from None
-    if st:
-        if st == MODAL:  # flexible bodies: their own kernels
-            return flex.forward_dynamics(m, q, u, tau, out, data)
-        raise_status(c, st, ("q", "u", "tau"), (q, u, tau))
-    return out
+    if f_ext is None and data is None and (out is None or getattr(out, "shape", None) == (c.nu,)):
+        res = _empty(c.nu) if out is None else out
+        try:  # the hot path; anything else (a status included) takes the checked one
+            if not c.kernels.forward_dynamics(c.thread_local.buf, q, u, tau, res):
+                return res
+        except (AttributeError, TypeError, ZeroDivisionError):
+            pass
+    return _checked_state_call(m, _FORWARD, q, u, tau, f_ext, out, data)
 
 
 def _constrained_udot(m, q, u, tau, f_ext, out, data):
@@ -144,15 +116,32 @@ def inverse_dynamics(m, q, u, udot, f_ext=None, out=None, data=None):
     ``forward_dynamics``.
     """
     c = m.compiled
+    if f_ext is None and data is None and (out is None or getattr(out, "shape", None) == (c.nu,)):
+        res = _empty(c.nu) if out is None else out
+        try:  # the hot path, as forward_dynamics'
+            if not c.kernels.inverse_dynamics(c.thread_local.buf, q, u, udot, res):
+                return res
+        except (AttributeError, TypeError, ZeroDivisionError):
+            pass
+    return _checked_state_call(m, _INVERSE, q, u, udot, f_ext, out, data)
+
+
+def _checked_state_call(m, op, q, u, x, f_ext, out, data):
+    """forward_dynamics (op ``_FORWARD``, x = tau) or inverse_dynamics (``_INVERSE``, x = udot)
+    past the hot path: f_ext, data=, stacked states, modal bodies, coercion of the arguments
+    and the errors that name them."""
+    name, x_name, flex_with_forces, flex_plain, public = op
+    c = m.compiled
+    kernel = getattr(c.kernels, name)
     if f_ext is not None or data is not None:
         if f_ext is not None and c.flex is not None:  # modal bodies: wrenches at deforming nodes
-            return flex_operators.inverse_dynamics(m, q, u, udot, f_ext, out, data)
+            return flex_with_forces(m, q, u, x, f_ext, out, data)
         d = data_object(c, data)
         dbuf = d.buf
         if f_ext is not None:
             if getattr(q, "ndim", 1) == 2:
-                raise ValueError("inverse_dynamics: f_ext is not supported with stacked states")
-            return with_external_forces(c, d, f_ext, inverse_dynamics, m, q, u, udot, None, out, d)
+                raise ValueError(f"{name}: f_ext is not supported with stacked states")
+            return with_external_forces(c, d, f_ext, public, m, q, u, x, None, out, d)
     else:
         try:
             dbuf = c.thread_local.buf
@@ -163,23 +152,29 @@ def inverse_dynamics(m, q, u, udot, f_ext=None, out=None, data=None):
         out = _empty(c.nu)
     elif getattr(out, "shape", None) != (c.nu,):
         if getattr(q, "ndim", 1) == 2:  # stacked states with a stacked out
-            return _batched(m, "inverse_dynamics", data, q, u, udot, given)
+            return _batched(m, name, data, q, u, x, given)
         check_out(out, (c.nu,))
     try:
-        st = c.kernels.inverse_dynamics(dbuf, q, u, udot, out)
+        st = kernel(dbuf, q, u, x, out)
     except TypeError:
         if getattr(q, "ndim", 1) == 2:  # stacked states: the batched path
-            return _batched(m, "inverse_dynamics", data, q, u, udot, given)
-        q, u, udot = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(udot, "udot")
+            return _batched(m, name, data, q, u, x, given)
+        q, u, x = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(x, x_name)
         check_out(out, (c.nu,))
-        st = c.kernels.inverse_dynamics(dbuf, q, u, udot, out)
+        st = kernel(dbuf, q, u, x, out)
     except ZeroDivisionError as e:
         raise zero_division_error(c, q, e) from None
     if st:
-        if st == MODAL:
-            return flex.inverse_dynamics(m, q, u, udot, out, data)
-        raise_status(c, st, ("q", "u", "udot"), (q, u, udot))
+        if st == MODAL:  # flexible bodies: their own kernels
+            return flex_plain(m, q, u, x, out, data)
+        raise_status(c, st, ("q", "u", x_name), (q, u, x))
     return out
+
+
+# (kernel and function name, name of the third argument, the flex functions with and without
+# f_ext, the public function that with_external_forces calls again)
+_FORWARD = ("forward_dynamics", "tau", flex_operators.forward_dynamics, flex.forward_dynamics, forward_dynamics)
+_INVERSE = ("inverse_dynamics", "udot", flex_operators.inverse_dynamics, flex.inverse_dynamics, inverse_dynamics)
 
 
 def mass_matrix(m, q, out=None, data=None):
