@@ -54,41 +54,41 @@ def _run(c, kernel, names, arrays, *rest, minv_work=False):
 
 def forward_dynamics(m, Q, U, TAU, out=None):
     """Stacked forward dynamics: UDOT (B, nu) for Q (B, nq), U (B, nu), TAU (B, nu)."""
-    c = m.compiled
-    B = np.shape(Q)[0]
-    Q, U, TAU = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u"), stacked(TAU, (B, c.nu), "tau")
-    out = np.empty((B, c.nu)) if out is None else stacked_out(out, (B, c.nu))
-    _run(c, K.forward_dynamics_batch, ("q", "u", "tau"), (Q, U, TAU), out)
-    return out
+    return _dynamics(m, K.forward_dynamics_batch, "tau", Q, U, TAU, out)
 
 
 def inverse_dynamics(m, Q, U, UDOT, out=None):
     """Stacked inverse dynamics: TAU (B, nu) for Q (B, nq), U (B, nu), UDOT (B, nu)."""
+    return _dynamics(m, K.inverse_dynamics_batch, "udot", Q, U, UDOT, out)
+
+
+def _dynamics(m, kernel, x_name, Q, U, X, out):
+    """(B, nu) of a batch kernel on (Q, U, X), X named ``x_name`` in errors."""
     c = m.compiled
     B = np.shape(Q)[0]
-    Q, U, UDOT = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u"), stacked(UDOT, (B, c.nu), "udot")
+    Q, U, X = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u"), stacked(X, (B, c.nu), x_name)
     out = np.empty((B, c.nu)) if out is None else stacked_out(out, (B, c.nu))
-    _run(c, K.inverse_dynamics_batch, ("q", "u", "udot"), (Q, U, UDOT), out)
+    _run(c, kernel, ("q", "u", x_name), (Q, U, X), out)
     return out
 
 
 def mass_matrix(m, Q, out=None):
     """Stacked mass matrices (B, nu, nu) for Q (B, nq)."""
-    c = m.compiled
-    B = np.shape(Q)[0]
-    Q = stacked(Q, (B, c.nq), "q")
-    out = np.empty((B, c.nu, c.nu)) if out is None else stacked_out(out, (B, c.nu, c.nu))
-    _run(c, K.mass_matrix_batch, ("q",), (Q,), out)
-    return out
+    return _matrices(m, K.mass_matrix_batch, Q, out, False)
 
 
 def inverse_mass_matrix(m, Q, out=None):
     """Stacked inverse mass matrices (B, nu, nu) for Q (B, nq)."""
+    return _matrices(m, K.inverse_mass_matrix_batch, Q, out, True)
+
+
+def _matrices(m, kernel, Q, out, minv_work):
+    """(B, nu, nu) of a batch kernel on Q (with the M^-1 work arrays when ``minv_work``)."""
     c = m.compiled
     B = np.shape(Q)[0]
     Q = stacked(Q, (B, c.nq), "q")
     out = np.empty((B, c.nu, c.nu)) if out is None else stacked_out(out, (B, c.nu, c.nu))
-    _run(c, K.inverse_mass_matrix_batch, ("q",), (Q,), out, minv_work=True)
+    _run(c, kernel, ("q",), (Q,), out, minv_work=minv_work)
     return out
 
 
