@@ -14,8 +14,6 @@
   attribute of 1.5/1.6 when not empty; None: the element's default frame).
 """
 import math
-import re
-import xml.etree.ElementTree as ET
 
 import numpy as np
 
@@ -23,22 +21,12 @@ from ..spatial import quat_to_matrix
 from ..spatial.rpy import rpy_to_matrix
 from . import _xml
 
-_DECLARATION = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
 _VERSIONS = ((1, 4), (1, 11))
 
 
 def parse_sdf(text, source):
     """``(root element, (major, minor))`` of SDFormat text; no DTD or entity declarations."""
-    if _DECLARATION.search(text):
-        raise ValueError(f"{source}: entity/DTD declarations are not allowed in SDFormat files")
-    try:
-        root = ET.fromstring(text)
-    except ET.ParseError as e:
-        line, col = getattr(e, "position", (None, None))
-        raise ValueError(f"{source}: malformed XML at line {line}, column {col}: "
-                         f"{str(e).split(':')[0]}") from None
-    if root.tag != "sdf":
-        raise ValueError(f"{source}: the root element must be <sdf>, got <{root.tag}>")
+    root = _xml.parse_root(text, source, "sdf", "SDFormat")
     text_version = root.get("version")
     if not text_version:
         raise ValueError(f"{source}: <sdf> has no version attribute (SDFormat 1.4 to 1.11 are read)")

@@ -5,7 +5,8 @@
 * ``parse_robot`` refuses document type and entity declarations (``<!DOCTYPE``,
   ``<!ENTITY``) *before* the text reaches the XML parser, so entity expansion
   ("billion laughs") and external entities cannot run; it then checks that the root
-  element is ``<robot>``.
+  element is ``<robot>`` (``parse_root``: the same for SDFormat's ``<sdf>``).
+* ``root_kind`` maps a loader's ``floating_base`` option to the root hinge's kind.
 * ``floats``, ``float_attr``, ``rgba``, ``origin`` and ``name`` read attribute values;
   their errors name the element (``what``) and the offending text.
 * ``warn_user`` issues a ``UserWarning`` attributed to the first caller outside
@@ -44,19 +45,34 @@ def decode(data, source):
         raise ValueError(f"{source}: not valid {enc} text ({e.reason} at byte {e.start})") from None
 
 
-def parse_robot(text, source):
-    """The ``<robot>`` root element of URDF text; no DTD or entity declarations allowed."""
+def parse_root(text, source, tag, file_kind):
+    """The root element of XML text, which must be ``<tag>``; no DTD or entity declarations
+    (``file_kind`` names the format in the error: "URDF", "SDFormat")."""
     if _DTD.search(text):
-        raise ValueError(f"{source}: entity/DTD declarations are not allowed in URDF files")
+        raise ValueError(f"{source}: entity/DTD declarations are not allowed in {file_kind} files")
     try:
         root = ET.fromstring(text)
     except ET.ParseError as e:
         line, col = getattr(e, "position", (None, None))
         msg = str(e).split(":")[0]
         raise ValueError(f"{source}: malformed XML at line {line}, column {col}: {msg}") from None
-    if root.tag != "robot":
-        raise ValueError(f"{source}: the root element must be <robot>, got <{root.tag}>")
+    if root.tag != tag:
+        raise ValueError(f"{source}: the root element must be <{tag}>, got <{root.tag}>")
     return root
+
+
+def parse_robot(text, source):
+    """The ``<robot>`` root element of URDF text; no DTD or entity declarations allowed."""
+    return parse_root(text, source, "robot", "URDF")
+
+
+def root_kind(floating_base):
+    """Hinge kind of the root hinge for a loader's ``floating_base`` option (None: welded)."""
+    if isinstance(floating_base, (bool, np.bool_)):
+        return "free" if floating_base else None
+    if isinstance(floating_base, str) and floating_base == "quaternion":
+        return "free_quat"
+    raise ValueError(f"floating_base must be False, True or 'quaternion', got {floating_base!r}")
 
 
 def floats(text, n, what):

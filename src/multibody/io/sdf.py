@@ -45,8 +45,6 @@ Nested ``<model>`` and ``<include>`` elements are not supported (flatten the mod
 import os
 from pathlib import Path
 
-import numpy as np
-
 from . import _sdf_xml, _xml
 from ._sdf_build import build
 from ._sdf_frames import Frames
@@ -55,14 +53,6 @@ from ._sdf_links import read_links
 from ._uri import as_path
 
 __all__ = ["load_sdf"]
-
-
-def _root_kind(floating_base):
-    if isinstance(floating_base, (bool, np.bool_)):
-        return "free" if floating_base else None
-    if isinstance(floating_base, str) and floating_base == "quaternion":
-        return "free_quat"
-    raise ValueError(f"floating_base must be False, True or 'quaternion', got {floating_base!r}")
 
 
 def _text_and_source(path_or_string):
@@ -110,7 +100,7 @@ def load_sdf(path_or_string, floating_base=False, model=None, *, package_dirs=No
         links the tree cannot reach, gearboxes whose links do not hang from the reference
         body by revolute joints; the message names the element.
     """
-    root_kind = _root_kind(floating_base)
+    root_kind = _xml.root_kind(floating_base)
     text, source, base_dir = _text_and_source(path_or_string)
     root, version = _sdf_xml.parse_sdf(text, source)
     el = _sdf_xml.select_model(root, model, source)

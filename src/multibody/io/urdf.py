@@ -39,7 +39,6 @@ attribute parsing), ``_uri`` (``package://`` resolution), ``_links`` (mass prope
 geometry), ``_joints`` (joint types, axes, limit/mimic metadata), ``_tree`` (topology
 checks, depth-first order) and ``_build`` (the ``Multibody``).
 """
-import numpy as np
 
 from . import _xml
 from ._build import build_multibody
@@ -118,19 +117,10 @@ def load_urdf_string(xml, floating_base=False, base_dir=None, package_dirs=None,
                  on_bad_inertia=on_bad_inertia, mimic=mimic)
 
 
-def _root_kind(floating_base):
-    """Hinge kind of the root hinge for a ``floating_base`` option (None: welded)."""
-    if isinstance(floating_base, (bool, np.bool_)):
-        return "free" if floating_base else None
-    if isinstance(floating_base, str) and floating_base == "quaternion":
-        return "free_quat"
-    raise ValueError(f"floating_base must be False, True or 'quaternion', got {floating_base!r}")
-
-
 def _load(text, source, floating_base, base_dir, package_dirs, joint_order, default_name,
           on_bad_inertia="project", mimic="metadata"):
     """Check the options, read and check the tree, build the ``Multibody``."""
-    root_kind = _root_kind(floating_base)
+    root_kind = _xml.root_kind(floating_base)
     if mimic not in ("metadata", "constraint"):
         raise ValueError(f"mimic must be 'metadata' or 'constraint', got {mimic!r}")
     if on_bad_inertia not in ("project", "error"):
