@@ -82,6 +82,17 @@ def frame_row(c, name):
         raise missing("body or node", name, c.frame_rows) from None
 
 
+def frame_rows(c, frames):
+    """int64 rows of the frame table for ``frames`` (a body or node name, or a sequence of
+    them); ValueError for none, KeyError naming an unknown one."""
+    if isinstance(frames, str):
+        frames = [frames]
+    rows = np.array([frame_row(c, f) for f in frames], dtype=np.int64)
+    if rows.size == 0:
+        raise ValueError("frames must name at least one body or node")
+    return rows
+
+
 def data_object(c, data):
     """The Data to use: ``data`` (checked to belong to the compiled model c), or the
     calling thread's default one."""

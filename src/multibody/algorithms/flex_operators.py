@@ -16,7 +16,7 @@ from ..kernels.flex_inverse_mass import flex_inverse_mass_matrix
 from ..kernels.flex_jacobian import flex_frame_jacobian, flex_frame_velocity_acceleration
 from ..kernels.flex_operational_space import flex_operational_space_compliance
 from . import flex
-from .checks import check_out, check_vector, data_object, frame_row
+from .checks import check_out, check_vector, data_object, frame_row, frame_rows
 
 
 def _mass_blocks(c, w, q):
@@ -64,11 +64,7 @@ def operational_space_compliance(m, q, frames, data=None):
     f = c.flex
     d = data_object(c, data)
     q = check_vector(q, c.nq, "q")
-    if isinstance(frames, str):
-        frames = [frames]
-    rows = np.array([frame_row(c, x) for x in frames], dtype=np.int64)
-    if rows.size == 0:
-        raise ValueError("frames must name at least one body or node")
+    rows = frame_rows(c, frames)
     k = rows.size
     w, nbm, scratch = _work(c, d)
     Om = d.dense_scratch(("flex_operators", "omega"), w["P"].shape)

@@ -4,7 +4,7 @@ import numpy as np
 from ..kernels.operational_space import Y_COLS
 from ..kernels.status import MODAL
 from . import flex_operators
-from .checks import as_float_vector, data_object, frame_row, raise_status, run_kernel
+from .checks import as_float_vector, data_object, frame_rows, raise_status, run_kernel
 from .entry import KERNELS
 
 
@@ -24,11 +24,7 @@ def operational_space_compliance(m, q, frames, data=None):
     c = m.compiled
     d = data_object(c, data)
     dbuf = d.buf
-    if isinstance(frames, str):
-        frames = [frames]
-    rows = np.array([frame_row(c, f) for f in frames], dtype=np.int64)
-    if rows.size == 0:
-        raise ValueError("frames must name at least one body or node")
+    rows = frame_rows(c, frames)
     k = rows.size
     W = d.dense_scratch(("operational_space", k), (c.n_links + k + 9, max(6 * c.nu, Y_COLS)))
     out = np.empty((6 * k, 6 * k))
