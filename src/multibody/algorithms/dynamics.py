@@ -133,20 +133,14 @@ def _checked_state_call(m, op, q, u, x, f_ext, out, data):
     name, x_name, flex_with_forces, flex_plain, public = op
     c = m.compiled
     kernel = getattr(c.kernels, name)
-    if f_ext is not None or data is not None:
-        if f_ext is not None and c.flex is not None:  # modal bodies: wrenches at deforming nodes
+    if f_ext is not None:
+        if c.flex is not None:  # modal bodies: wrenches at deforming nodes
             return flex_with_forces(m, q, u, x, f_ext, out, data)
         d = data_object(c, data)
-        dbuf = d.buf
-        if f_ext is not None:
-            if getattr(q, "ndim", 1) == 2:
-                raise ValueError(f"{name}: f_ext is not supported with stacked states")
-            return with_external_forces(c, d, f_ext, public, m, q, u, x, None, out, d)
-    else:
-        try:
-            dbuf = c.thread_local.buf
-        except AttributeError:
-            dbuf = c.thread_data().buf
+        if getattr(q, "ndim", 1) == 2:
+            raise ValueError(f"{name}: f_ext is not supported with stacked states")
+        return with_external_forces(c, d, f_ext, public, m, q, u, x, None, out, d)
+    dbuf = _data_buffer(c, data)
     given = out
     if out is None:
         out = _empty(c.nu)
@@ -171,6 +165,16 @@ def _checked_state_call(m, op, q, u, x, f_ext, out, data):
     return out
 
 
+def _data_buffer(c, data):
+    """The buffer of Data ``data`` (checked), or of the calling thread's own (None)."""
+    if data is not None:
+        return data_object(c, data).buf
+    try:
+        return c.thread_local.buf
+    except AttributeError:
+        return c.thread_data().buf
+
+
 # (kernel and function name, name of the third argument, the flex functions with and without
 # f_ext, the public function that with_external_forces calls again)
 _FORWARD = ("forward_dynamics", "tau", flex_operators.forward_dynamics, flex.forward_dynamics, forward_dynamics)
@@ -184,13 +188,21 @@ def mass_matrix(m, q, out=None, data=None):
     allocation in hot loops); it is also returned. ``data`` as in ``forward_dynamics``.
     """
     c = m.compiled
-    if data is not None:
-        dbuf = data_object(c, data).buf
-    else:
-        try:
-            dbuf = c.thread_local.buf
-        except AttributeError:
-            dbuf = c.thread_data().buf
+    if data is None and (out is None or getattr(out, "shape", None) == c.shape_M):
+        res = _empty(c.shape_M) if out is None else out
+        try:  # the hot path, as forward_dynamics'
+            if not c.kernels.mass_matrix(c.thread_local.buf, q, res):
+                return res
+        except (AttributeError, TypeError, ZeroDivisionError):
+            pass
+    return _checked_mass_matrix(m, q, out, data)
+
+
+def _checked_mass_matrix(m, q, out, data):
+    """mass_matrix past the hot path: data=, stacked states, modal bodies, coercion of q and
+    the errors that name it."""
+    c = m.compiled
+    dbuf = _data_buffer(c, data)
     given = out
     if out is None:
         out = _empty(c.shape_M)
