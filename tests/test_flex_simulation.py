@@ -9,8 +9,7 @@ import pytest
 import multibody as mb
 from multibody.algorithms import flex
 from multibody.flex import beam_modes
-from multibody.simulation import (ExternalForce, JointLimitWarning, JointSpringDamper, LinearSpringDamper,
-                                  RungeKuttaIntegrator)
+from multibody.simulation import JointLimitWarning, JointSpringDamper, RungeKuttaIntegrator
 from multibody.simulation.tableaus import TABLEAUS
 
 from flex_models import flexible_tree
@@ -195,20 +194,6 @@ def test_rollout_samples_equal_their_own_runs():
         assert np.array_equal(s.q, mk.q[b]) and np.array_equal(s.u, mk.u[b])
         s = mb.simulate(m, Q0s[b], U0s[b], 0.05, dt=1e-3, control=lambda t, q, u, out: out.__setitem__(0, out[0] - 0.5 * u[0]))
         assert np.array_equal(s.q, c.q[b]) and np.array_equal(s.u, c.u[b])
-
-
-def test_what_is_not_supported_yet_says_so():
-    m = pendulum()
-    m.add_node("root", "beam", np.eye(4))
-    for force in (ExternalForce("tip", (0, 0, 0, 0, 0, 1.0)), LinearSpringDamper("root", "tip", stiffness=1.0)):
-        with pytest.raises(NotImplementedError, match=f"{type(force).__name__}.*modal"):
-            mb.simulate(m, Q0, U0, 0.01, forces=[force])
-    m2 = pendulum()
-    other = m2.add_body("wheel", mass=1.0, inertia=np.eye(3))
-    m2.add_hinge(None, other, "pin", axis=(0, 1, 0))
-    m2.add_coordinate_constraint("gear", "beam_hinge", m2.hinges[-1].name, ratio=2.0)
-    with pytest.raises(NotImplementedError, match="modal.*constraints"):
-        mb.simulate(m2, np.zeros(m2.nq), np.zeros(m2.nu), 0.01)
 
 
 def test_a_singular_modal_inertia_says_why():

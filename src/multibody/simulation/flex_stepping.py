@@ -26,10 +26,9 @@ from ..kernels.coordinates import qdot_from_u
 from ..kernels.flex_articulated import flex_forward_dynamics
 from ..kernels.layout import BODY_NU, NU, UOFF
 from .force_kernels import apply_forces
-from .forces import ExternalForce, LinearSpringDamper
 from .lie import dexp_inv
 
-__all__ = ["pack", "flex_udot", "flex_stage_rates", "check_supported", "error_scale"]
+__all__ = ["pack", "flex_udot", "flex_stage_rates", "error_scale"]
 
 #: the constants in ``ff`` and the work arrays in ``fw``, in order (names of ``FlexModel``
 #: attributes and of ``FlexModel.work()`` keys); ``fo`` holds their start offsets, each
@@ -82,8 +81,9 @@ def flex_udot(mi, mf, ws, fx, q, u, tau, udot):
 @njit(cache=True, inline="always")
 def flex_stage_rates(mi, mf, ws, lie, fmi, fmf, t, qs, us, phi, tau0, tau, kq, ku, fx):
     """Rates of one stage of a model with modal bodies: ku = udot, kq = q_dot (classic) or
-    phi_dot (Munthe-Kaas). Force models: joint springs and limits only (``check_supported``
-    refuses link-level ones). Returns False when an articulated inertia is singular."""
+    phi_dot (Munthe-Kaas). Force models: joint springs and limits only (link-level ones and
+    constraints arrive in tau0 from ``flex_stage_forces`` through the control hand-over).
+    Returns False when an articulated inertia is singular."""
     apply_forces(mi, mf, ws, fmi, fmf, qs, us, t, tau0, tau, False)
     ok = flex_udot(mi, mf, ws, fx, qs, us, tau, ku)
     if lie:
@@ -95,21 +95,6 @@ def flex_stage_rates(mi, mf, ws, lie, fmi, fmf, t, qs, us, phi, tau0, tau, kq, k
     else:
         qdot_from_u(mi, ws, qs, us, kq)
     return ok
-
-
-def check_supported(m, forces, constraint_work):
-    """Refuse, by name, what the flex stepping does not take yet: link-level force models
-    (``ExternalForce``, ``LinearSpringDamper``: wrenches on links, which the flexible
-    forward dynamics does not take yet) and enabled constraints."""
-    for f in forces or ():
-        if isinstance(f, (ExternalForce, LinearSpringDamper)):
-            raise NotImplementedError(
-                f"simulate: {type(f).__name__} is not supported yet for models with modal (flexible) bodies "
-                f"(their forward dynamics takes no link wrenches yet); joint forces (tau=, a control, "
-                f"JointSpringDamper, JointLimits) are")
-    if constraint_work is not None or m.compiled.nc:
-        raise NotImplementedError("simulate: models with modal (flexible) bodies and enabled constraints "
-                                  "(loops, convel, coordinate constraints) are not supported yet")
 
 
 def error_scale(c, smap):

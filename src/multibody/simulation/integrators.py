@@ -16,12 +16,13 @@ import time
 import numpy as np
 
 from ..algorithms.checks import check_vector
-from ..algorithms.constraints import simulation_work
+from ..algorithms.constraints import gains_of, simulation_work
 from ..kernels import layout as L
 from ..kernels.kinds import KINDS
 from ..kernels.status import NEED_CONTROL, Status
 from ..progress import compiling_notice
 from . import flex_stepping
+from .flex_stage_forces import FlexStageForces, needs_stage_forces
 from . import kernels as K
 from .failures import SimulationError, failure
 from .force_kernels import link_forces
@@ -94,7 +95,8 @@ class RungeKuttaIntegrator:
     Models with modal (flexible) bodies step through the loop's flex variant
     (``simulation.flex_stepping``; ``flex_tables`` holds its tables and work): joint forces
     (tau, control, ``JointSpringDamper``, ``JointLimits``) and every tableau, adaptive or
-    Munthe-Kaas; link wrenches and constraints are refused by name (NotImplementedError).
+    Munthe-Kaas; link wrenches, springs between frames and constraints are added at every
+    stage through the control hand-over (``simulation.flex_stage_forces``).
     """
 
     lie_group = False
@@ -125,8 +127,11 @@ class RungeKuttaIntegrator:
         self._wc = simulation_work(m, stabilization_gains)  # None for a tree: the loop without TA
         self.flex_tables = None  # modal bodies: the flex tables and work of the loop's flex variant
         if c.flex is not None:
-            flex_stepping.check_supported(m, forces, self._wc)
             self.flex_tables = flex_stepping.pack(c)
+            if needs_stage_forces(m, forces):  # link forces and constraints: per stage, in Python
+                gains = None if self._wc is None else gains_of(c, self._wc).copy()
+                self.control = FlexStageForces(m, forces, gains, self.fmi, self.fmf, control)
+            self._wc = None  # (the flex variant takes no TA work)
         if adaptive is None:
             adaptive = self.tableau.is_embedded
         if adaptive and not self.tableau.is_embedded:
@@ -146,7 +151,7 @@ class RungeKuttaIntegrator:
         self.iopt[K.O_ADAPT] = int(self.adaptive)
         self.iopt[K.O_STRIDE] = 1
         self.iopt[K.O_WORLDF] = world
-        self.iopt[K.O_CONTROL] = int(control is not None)
+        self.iopt[K.O_CONTROL] = int(self.control is not None)
         self.fopt = np.zeros(K.N_FOPT)
         self.fopt[K.F_RTOL] = self.rtol
         self.fopt[K.F_ATOL] = self.atol

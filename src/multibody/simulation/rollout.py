@@ -82,6 +82,10 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     lim = limit_model(m, limits, dt)
     tpl = RungeKuttaIntegrator(m, Q0[0], U0[0], tableau=integrator, adaptive=False, lie_group=lie_group,
                                forces=tuple(forces or ()) + (() if lim is None else (lim,)))
+    if tpl.control is not None:  # modal bodies with link forces or constraints (flex_stage_forces)
+        raise NotImplementedError("rollout: models with modal (flexible) bodies take joint forces only "
+                                  "(tau, control, JointSpringDamper, limits); ExternalForce, LinearSpringDamper "
+                                  "and constraints need simulate, one run per sample")
     n_rows = tpl.setup(t_final, dt, save_every)
     lie = int(tpl.lie_group)
     if tau is None:

@@ -1,0 +1,120 @@
+"""Link-level force models and constraints for runs of models with modal (flexible) bodies.
+
+The compiled loop's flex variant (``flex_stepping``) takes joint forces only. Wrenches at
+frames (``ExternalForce``), springs between frames (``LinearSpringDamper``) and enabled
+constraints (loops, constant-velocity, coordinate constraints) reach it instead through the
+loop's control hand-over: at every Runge-Kutta stage the loop pauses, ``FlexStageForces``
+(called as a control) adds their generalized forces to the stage's joint forces, and the
+loop goes on with its flexible forward dynamics and its joint force models.
+
+* A wrench w at frame F (a body or a node, whose pose and Jacobian follow the deformation):
+  tau += J_F^T w, with J_F the frame's Jacobian in its own axes (``flex_operators.
+  frame_jacobian``) and w in those axes (a world-axes wrench is rotated into them).
+* A spring-damper between frames a and b: F = -(k (l - l0) + c l_dot) e on b and -F on a,
+  e the unit vector from a's origin to b's, applied as wrenches at both.
+* Constraints: the multipliers of the tree-augmented constrained dynamics
+  (``flex_constrained_dynamics``, with the run's Baumgarte gains) for the stage's full joint
+  forces, which include the joint force models the loop adds after the pause (evaluated
+  here by the loop's own ``apply_forces``, so both use the same formula); the stage's
+  forces become tau + Gc^T lambda, and the loop's articulated-body recursion then gives the
+  constrained accelerations.
+
+The stages run in Python (a few hundred microseconds each on small models), against the
+compiled loop's microseconds: correct and complete, not yet fast.
+"""
+import numpy as np
+
+from ..algorithms import flex_constrained_dynamics, flex_operators
+from ..algorithms.checks import frame_row
+from .force_kernels import apply_forces
+from .forces import ExternalForce, LinearSpringDamper
+
+__all__ = ["FlexStageForces", "needs_stage_forces"]
+
+
+def needs_stage_forces(m, forces):
+    """True when a run of modal-body model ``m`` has link-level force models or enabled
+    constraints, which ``FlexStageForces`` supplies."""
+    return m.compiled.nc > 0 or any(isinstance(f, (ExternalForce, LinearSpringDamper)) for f in forces or ())
+
+
+class FlexStageForces:
+    """A control ``(t, q, u, tau_out)`` that first calls the user's ``control`` (if any),
+    then adds the link-level forces and the constraint forces (see the module docstring).
+    ``gains``: the (rows, 2) Baumgarte gains; ``fmi``, ``fmf``: the run's packed force
+    models (their joint entries are evaluated here for the constraint solve only)."""
+
+    def __init__(self, m, forces, gains, fmi, fmf, control=None):
+        self.model = m
+        c = m.compiled
+        self._wrenches = []  # (row, link, ExternalForce)
+        self._springs = []   # (row_a, link_a, T_a, row_b, link_b, T_b, LinearSpringDamper)
+        for f in forces or ():
+            if isinstance(f, ExternalForce):
+                row = frame_row(c, f.frame)
+                self._wrenches.append((row, c.frame_in_link(row)[0], f))
+            elif isinstance(f, LinearSpringDamper):
+                ra, rb = frame_row(c, f.frame_a), frame_row(c, f.frame_b)
+                (la, Ta), (lb, Tb) = c.frame_in_link(ra), c.frame_in_link(rb)
+                self._springs.append((ra, la, Ta, rb, lb, Tb, f))
+        self._gains = gains
+        self._fmi, self._fmf = fmi, fmf
+        self.control = control
+        self.data = c.create_data()  # this object's own kinematics and work
+        self._tau_full = np.empty(c.nu)
+
+    def __call__(self, t, q, u, tau_out):
+        r = None
+        if self.control is not None:
+            r = self.control(t, q, u, tau_out)
+            if r is not None and r is not tau_out:
+                return r  # the caller's check names the mistake
+        if self._wrenches or self._springs:
+            tau_out += self.link_forces(t, q, u)
+        if self._gains is not None:
+            tau_out += self.constraint_force(t, q, u, tau_out)
+        return r
+
+    def _frame(self, row, link, q, u, cache):
+        """(J (6, nu) in the frame's axes, T_world_frame, [w; v] in its axes); a frame fixed
+        in the world has J = 0."""
+        if row not in cache:
+            c = self.model.compiled
+            if link < 0:
+                cache[row] = (np.zeros((6, c.nu)), c.frame_in_link(row)[1], np.zeros(6))
+            else:
+                J, T = flex_operators.frame_jacobian(self.model, q, row, self.data)
+                cache[row] = (J, T, J @ u)
+        return cache[row]
+
+    def link_forces(self, t, q, u):
+        """tau (nu,) of the wrenches and spring-dampers at (t, q, u)."""
+        tau = np.zeros(self.model.compiled.nu)
+        cache = {}
+        for row, link, f in self._wrenches:
+            J, T, _ = self._frame(row, link, q, u, cache)
+            w = f.wrench + f.amplitude * np.sin(2.0 * np.pi * f.frequency * t + f.phase)
+            if f.axes == "world":
+                R = T[:3, :3]
+                w = np.concatenate([R.T @ w[:3], R.T @ w[3:]])
+            tau += J.T @ w
+        for ra, la, _, rb, lb, _, f in self._springs:
+            Ja, Ta, Va = self._frame(ra, la, q, u, cache)
+            Jb, Tb, Vb = self._frame(rb, lb, q, u, cache)
+            d = Tb[:3, 3] - Ta[:3, 3]
+            length = np.linalg.norm(d)
+            if length == 0.0:
+                continue  # no direction: no force (as the compiled loop's springs)
+            e = d / length
+            rate = e @ (Tb[:3, :3] @ Vb[3:] - Ta[:3, :3] @ Va[3:])
+            F = -(f.stiffness * (length - f.rest_length) + f.damping * rate) * e  # on b, world axes
+            tau += Jb[3:].T @ (Tb[:3, :3].T @ F) - Ja[3:].T @ (Ta[:3, :3].T @ F)
+        return tau
+
+    def constraint_force(self, t, q, u, tau):
+        """Gc^T lambda (nu,) for the stage's joint forces ``tau`` plus the joint force models."""
+        m = self.model
+        c = m.compiled
+        apply_forces(c.mi, c.mf, self.data.ws, self._fmi, self._fmf, q, u, t, tau, self._tau_full, False)
+        sol = flex_constrained_dynamics.constrained_dynamics(m, q, u, self._tau_full, self._gains, data=self.data)
+        return sol.constraint_force

@@ -1,0 +1,132 @@
+"""simulate with modal bodies and link-level forces or constraints (simulation/
+flex_stage_forces.py: their generalized forces added at every stage through the loop's
+control hand-over), checked against closed forms and conservation laws:
+
+* a cantilever's static tip deflection under a tip force, P L^3 / (3 EI);
+* energy (kinetic + gravity + strain + spring) of a flexible pendulum held by a spring
+  between its deforming tip and the world;
+* a four-bar linkage with a flexible coupler, its loop closed at the coupler's deforming
+  tip: energy and closure over the run, with and without Baumgarte stabilization.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import multibody as mb
+from multibody.algorithms import flex
+from multibody.flex import beam_modes
+from multibody.simulation import ExternalForce, LinearSpringDamper, RungeKuttaIntegrator
+
+Y = (0, 1, 0)
+
+
+def _T(x, z=0.0):
+    T = np.eye(4)
+    T[0, 3], T[2, 3] = x, z
+    return T
+
+
+def cantilever(damping_ratio=1.0):
+    """1 m beam, EI = 50 N m^2, clamped to the world (6 modes, critically damped)."""
+    data = beam_modes(1.0, EI=50.0, rhoA=1.0, n_elements=20, n_modes=6, nodes=[1.0], damping_ratio=damping_ratio,
+                      geometric_stiffening=False)
+    m = mb.Multibody()
+    m.gravity = np.zeros(3)
+    beam = m.add_modal_body("beam", modal_data=data, nodes={"tip": 0})
+    m.add_hinge(None, beam, "fixed")
+    return m
+
+
+def flexible_four_bar(EI=20.0, n_modes=3):
+    """Rigid crank (0.3 m) and rocker (0.8 m) pinned to the ground 1 m apart, a 1 m flexible
+    coupler (cantilever modes at its pin on the crank), the loop closed by a pin between the
+    coupler's tip node and the rocker's tip; pins about y, gravity along -z. Released from a
+    closed configuration with the crank at -1.2 rad and the coupler undeformed."""
+    m = mb.Multibody("flexible_four_bar")
+    crank = m.add_body("crank", mass=0.5, com=(0.15, 0, 0), inertia=np.diag([1e-4, 3.75e-3, 3.75e-3]))
+    m.add_hinge(None, crank, "pin", axis=Y)
+    m.add_node("crank_tip", crank, _T(0.3))
+    data = beam_modes(1.0, EI=EI, rhoA=0.4, n_elements=16, n_modes=n_modes, nodes=[1.0])
+    coupler = m.add_modal_body("coupler", modal_data=data, nodes={"coupler_tip": 0})
+    m.add_hinge("crank_tip", coupler, "pin", axis=Y)
+    rocker = m.add_body("rocker", mass=0.8, com=(0.4, 0, 0), inertia=np.diag([1e-4, 0.0427, 0.0427]))
+    m.add_hinge(None, rocker, "pin", axis=Y, T_parent_joint=_T(1.0))
+    m.add_node("rocker_tip", rocker, _T(0.8))
+    m.add_loop_constraint("closure", "coupler_tip", "rocker_tip", "pin", axis=Y)
+    q = np.zeros(m.nq)
+    q[0], q[1], q[-1] = -1.2, 1.0, -1.0
+    modes = m.modal_slice(coupler)
+    with warnings.catch_warnings():  # a planar loop: 2 of its 5 rows are independent
+        warnings.simplefilter("ignore")
+        q = m.constraint_kinematics().solve_q(q, frozen=[0, *range(modes.start, modes.stop)])
+    return m, q
+
+
+@pytest.mark.parametrize("axes", ["world", "body"])
+def test_tip_force_gives_the_static_deflection_of_beam_theory(axes):
+    m = cantilever()
+    P = 0.5  # N along z: 3.3 mm of tip deflection, small enough for a follower force to agree
+    res = mb.simulate(m, np.zeros(m.nq), np.zeros(m.nu), 1.5, dt=0.5, integrator="dopri5", rtol=1e-9, atol=1e-12,
+                      forces=[ExternalForce("tip", (0, 0, 0, 0, 0, P), axes=axes)])
+    tip = m.frame_pose(res.q[-1], "tip")[:3, 3]
+    assert abs(tip[2] - P / (3 * 50.0)) < 2e-3 * P / (3 * 50.0)  # 6 modes: 1.9e-4 short of it
+
+
+def test_spring_to_the_world_conserves_energy():
+    """A flexible pendulum (pin about y) under gravity, its tip tied by an undamped spring to
+    a world point: kinetic + gravity + strain + spring energy is constant."""
+    data = beam_modes(1.0, EI=50.0, rhoA=0.5, n_elements=16, n_modes=3, nodes=[1.0])
+    m = mb.Multibody()
+    beam = m.add_modal_body("beam", modal_data=data, nodes={"tip": 0})
+    m.add_hinge(None, beam, "pin", axis=Y)
+    m.add_node("anchor", None, _T(1.2, 0.4))
+    spring = LinearSpringDamper("anchor", "tip", stiffness=4.0, rest_length=0.1)  # ~3 N: ~2 cm
+    q0 = np.zeros(m.nq)
+    q0[0] = 0.3
+    res = mb.simulate(m, q0, np.zeros(m.nu), 1.0, dt=0.05, integrator="dopri5", rtol=1e-11, atol=1e-13,
+                      forces=[spring])
+    e = np.array([flex.total_energy(m, q, u) + spring.energy(m, q) for q, u in zip(res.q, res.u)])
+    assert np.ptp(res.q[:, 0]) > 0.05 and np.abs(res.q[:, m.modal_slice(beam)]).max() > 1e-4
+    assert np.abs(e - e[0]).max() < 1e-8 * np.abs(e).max()
+
+
+@pytest.mark.parametrize("gains", [None, "default"])
+def test_flexible_four_bar_keeps_its_loop_and_its_energy(gains):
+    m, q0 = flexible_four_bar(EI=5.0)
+    assert np.abs(m.pose_error(q0, "residual")).max() < 1e-12
+    res = mb.simulate(m, q0, np.zeros(m.nu), 0.3, dt=0.02, integrator="dopri5", rtol=1e-8, atol=1e-12,
+                      stabilization_gains=gains)  # energy 9e-12 / 2e-12, closure 2.7e-11 / 5.1e-12
+    e = np.array([flex.total_energy(m, q, u) for q, u in zip(res.q, res.u)])
+    closure = max(np.abs(m.pose_error(q, "residual")).max() for q in res.q)
+    assert np.ptp(res.q[:, 0]) > 0.5  # the crank turns
+    assert np.abs(res.q[:, m.modal_slice("coupler")]).max() > 1e-3  # the coupler bends
+    assert np.abs(e - e[0]).max() < 1e-8 * np.abs(e).max()
+    assert closure < 1e-9
+
+
+def test_the_stage_forces_are_the_constrained_dynamics():
+    """One fixed step of Euler from the closed four-bar: u1 = u0 + h udot, udot from
+    m.constrained_dynamics (with the run's default gains) plus a user control's torque."""
+    m, q0 = flexible_four_bar()
+    u0 = np.zeros(m.nu)
+    u0[0] = 0.7
+    u0 = m.constraint_kinematics().solve_u(q0, u0, frozen=[0])
+
+    def control(t, q, u, tau_out):
+        tau_out[0] = 0.25 - 0.1 * u[0]
+
+    integ = RungeKuttaIntegrator(m, q0, u0, tableau="euler", control=control,
+                                 stabilization_gains="default")
+    integ.step(0.0, 1e-3)
+    tau = np.zeros(m.nu)
+    control(0.0, q0, u0, tau)
+    udot = m.constrained_dynamics(q0, u0, tau, stabilization_gains="default").udot
+    np.testing.assert_allclose(integ.u, u0 + 1e-3 * udot, rtol=0, atol=1e-13)
+
+
+def test_rollout_refuses_what_it_cannot_take():
+    m = cantilever()
+    with pytest.raises(NotImplementedError, match="ExternalForce.*simulate"):
+        mb.rollout(m, np.zeros((2, m.nq)), np.zeros((2, m.nu)), 0.01,
+                   forces=[ExternalForce("tip", (0, 0, 0, 0, 0, 1.0))])
