@@ -176,12 +176,27 @@ def memory_child(n, trace):
               f"{m1[1] - m0[0]:.0f}, compile +{m2[0] - m1[0]:.0f} / {m2[1] - m0[0]:.0f}, Data + forward dynamics "
               f"+{m3[0] - m2[0]:.0f} / {m3[1] - m0[0]:.0f}; held in all {m3[0] - m0[0]:.0f} MB")
         bodies = m.modal_bodies
-        per = sum(getattr(bodies[0], k).nbytes for k in ("M1", "M2", "modal_mass", "S", "S_rot"))
+        fields = ("M1", "M2", "modal_mass", "S", "S_rot")
+        held = distinct_bytes(getattr(b, k) for b in bodies for k in fields)
         f = c.flex
         tables = {k: getattr(f, k).nbytes / 2**20 for k in ("fmass", "fm1", "fm2", "fnode") if hasattr(f, k)}
-        print(f"  of which: each ModalBody's own integrals (M1, M2, ...) {per / 1024:.1f} kB x {len(bodies)} = "
-              f"{per * len(bodies) / 2**20:.0f} MB; compiled flex tables [MB] "
-              + ", ".join(f"{k} {v:.0f}" for k, v in tables.items()))
+        print(f"  of which: the ModalBodies' integrals (M1, M2, modal mass, S, S_rot), each buffer once "
+              f"(bodies share their ModalData's): {held / 2**20:.2f} MB for {len(bodies)} bodies; "
+              f"compiled flex tables [MB] " + ", ".join(f"{k} {v:.2f}" for k, v in tables.items()))
+
+
+def distinct_bytes(arrays):
+    """Bytes of the buffers behind ``arrays``, each once (a view counted as the array it
+    views, through NumPy bases and memoryviews)."""
+    roots = {}
+    for a in arrays:
+        while True:
+            base = a.obj if isinstance(a, memoryview) else a.base
+            if base is None or not isinstance(base, (np.ndarray, memoryview)):
+                break
+            a = base
+        roots[id(a)] = a.nbytes
+    return sum(roots.values())
 
 
 def bench_memory(n=10000):

@@ -24,11 +24,12 @@ _INL = dict(cache=True, inline="always")
 
 @njit(cache=True)
 def body_masses(fi, fmass, fm1, fm2, q, Mq):
-    """Mq (blocks at MADR, as fmass) = M(eta) of every link's body at q."""
+    """Mq (per link, at MADR) = M(eta) of every link's body at q, from the shared constants
+    (M0 in fmass at CADR, the integrals in fm1, fm2 at M1ADR, M2ADR)."""
     for k in range(fi.shape[0]):
-        nb, nm, ma = fi[k, FL.NB], fi[k, FL.NM], fi[k, FL.MADR]
+        nb, nm, ma, ca = fi[k, FL.NB], fi[k, FL.NM], fi[k, FL.MADR], fi[k, FL.CADR]
         for i in range(nb * nb):
-            Mq[ma + i] = fmass[ma + i]
+            Mq[ma + i] = fmass[ca + i]
         qm, a1, a2 = fi[k, FL.QM], fi[k, FL.M1ADR], fi[k, FL.M2ADR]
         for j in range(nm):
             e = q[qm + j]

@@ -1,9 +1,13 @@
 """Columns of the flex link table ``fi`` (model/flex_compile.py) read by the flex kernels.
 
 Generalized blocks: link k has nb = 6 + NM entries ([V; eta'] of its body frame, NM = 0
-for a rigid link) and NUALL = NU + NM speeds (its hinge's, then its body's modal rates). The mass block at MADR
-is the undeformed one, M0; the state's M(eta) is written to a work array at the same
-address (kernels/flex_body_inertia.py).
+for a rigid link) and NUALL = NU + NM speeds (its hinge's, then its body's modal rates).
+
+Constants and work: the undeformed mass block M0 (fmass at CADR) and the integrals (fm1
+at M1ADR, fm2 at M2ADR) are read-only and stored once per distinct block, so links whose
+bodies come from the same modal data share them (model/shared_arrays.py); the state's
+M(eta) is per link, written into the work array M at MADR (kernels/flex_body_inertia.py),
+and every other kernel reads the mass blocks there.
 """
 NB = 0      # 6 + NM
 NM = 1      # modes of the link's body (0: rigid)
@@ -12,15 +16,16 @@ NODE = 3    # fnode address of the parent body's deforming node this link hangs 
 QM = 4      # q address of the body's eta
 UM = 5      # u address of the body's eta'
 VOFF = 6    # address of the link's nb-vectors (V, A, F, abias)
-MADR = 7    # fmass address of the (nb x nb) mass matrix, link frame, row-major
+MADR = 7    # work M address of the link's (nb x nb) mass matrix M(eta), link frame, row-major
 PADR = 8    # address of the (nb x nb) articulated / composite inertia P
 PHI = 9     # address of Phi^T (6 x nb_parent): parent [V; eta'] -> this link's rigid V
 GADR = 10   # address of G = P H^T D^-1 (nb x NUALL)
 DADR = 11   # address of D^-1 (NUALL x NUALL)
 EADR = 12   # address of the residual eps (NUALL)
-M1ADR = 13  # fm1 address of the first-order integrals (NM x 6 x nb): dM/deta_i's rigid rows
-M2ADR = 14  # fm2 address of the second-order integrals (NM x NM x 6 x 6)
-FI_COLS = 15
+M1ADR = 13  # fm1 address of the first-order integrals (NM x 6 x nb): dM/deta_i's rigid rows (shared)
+M2ADR = 14  # fm2 address of the second-order integrals (NM x NM x 6 x 6), -1: zero (shared)
+CADR = 15   # fmass address of the undeformed mass block M0 (nb x nb), link frame, row-major (shared)
+FI_COLS = 16
 # an fnode record: R0 (9, the node's undeformed rotation in the link frame), p0 (3), then
 # Pi (6 x NM of its body, row-major): [rotation; translation] per unit eta, link axes
 N_R0 = 0

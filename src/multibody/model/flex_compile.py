@@ -7,27 +7,31 @@ from ..kernels import flex_layout as FL
 from ..kernels import layout as L
 from ..spatial import motion_transform, transform_inverse
 from .modal_body import ModalBody
+from .shared_arrays import ConstantPool
 
 
 class FlexModel:
-    """Arrays the flex kernels read: ``fi`` (n, FI_COLS) int64, ``fmass`` (the per-link
-    mass blocks M0), ``fm1`` and ``fm2`` (the modal bodies' integrals M1, M2; M2ADR -1 where
-    M2 is zero), ``fnode`` (node records: R0 (9), p0 (3), Pi (6 x n_modes) row-major),
-    ``frame_node`` (nf,) the node record of each frame row (-1: rigid), ``stiffness`` and
-    ``damping`` (nu,) per speed (zero but on modal rates), and the work sizes."""
+    """Arrays the flex kernels read: ``fi`` (n, FI_COLS) int64, ``fmass`` (the undeformed
+    mass blocks M0, at CADR), ``fm1`` and ``fm2`` (the modal bodies' integrals M1, M2 at
+    M1ADR, M2ADR; M2ADR -1 where M2 is zero), ``fnode`` (node records: R0 (9), p0 (3), Pi
+    (6 x n_modes) row-major), ``frame_node`` (nf,) the node record of each frame row (-1:
+    rigid), ``stiffness`` and ``damping`` (nu,) per speed (zero but on modal rates), and the
+    work sizes. fmass, fm1, fm2 and fnode are read-only constants holding each distinct block
+    once (links may share a block); the per-state M_k(eta) is per link, in the work array
+    ``M`` at MADR."""
 
     def __init__(self, fi, fmass, fm1, fm2, fnode, frame_node, stiffness, damping, sizes):
         self.fi, self.fmass, self.fnode, self.frame_node = fi, fmass, fnode, frame_node
         self.fm1, self.fm2 = fm1, fm2
         self.stiffness, self.damping = stiffness, damping
-        self.sizes = sizes  # vectors, blocks, phi, G, D^-1, eps
+        self.sizes = sizes  # vectors, mass blocks, P blocks, phi, G, D^-1, eps
 
     def work(self):
         """Fresh work arrays for the flex kernels (one set per Data)."""
-        nv, nbb, nphi, ng, nd, ne = self.sizes
+        nv, nm, nbb, nphi, ng, nd, ne = self.sizes
         n = self.fi.shape[0]
         block = int(self.fi[:, FL.NB].max() * self.fi[:, FL.NUALL].max()) if n else 0
-        return dict(M=self.fmass.copy(), V=np.zeros(nv), A=np.zeros(nv), F=np.zeros(nv), abias=np.zeros(nv),
+        return dict(M=np.zeros(nm), V=np.zeros(nv), A=np.zeros(nv), F=np.zeros(nv), abias=np.zeros(nv),
                     P=np.zeros(nbb), phi=np.zeros(nphi), G=np.zeros(ng), Dinv=np.zeros(nd),
                     eps=np.zeros(ne), pose=np.zeros((n, 12)), VN=np.zeros((n, 6)),
                     scratch=np.zeros(2 * max(block, 36)))  # two (nb x NUALL) column blocks
@@ -38,7 +42,11 @@ def _node_record(R0, p0, Pi):
 
 
 def compile_flex(mb, c):
-    """FlexModel of Multibody ``mb`` compiled as ``c`` (body data moved into link axes)."""
+    """FlexModel of Multibody ``mb`` compiled as ``c`` (body data moved into link axes).
+
+    The constants (mass blocks M0, integrals, node records) go into pools where equal
+    blocks are stored once (``shared_arrays.ConstantPool``): a chain of bodies made from
+    one ModalData holds one copy; the per-state blocks M_k(eta) stay per link (work)."""
     n = c.n_links
     mi, mf = c.mi, c.mf
     body_of_link = {}
@@ -47,21 +55,18 @@ def compile_flex(mb, c):
         if isinstance(b, ModalBody) and link >= 0:
             body_of_link[link] = b
     fi = np.zeros((n, FL.FI_COLS), dtype=np.int64)
-    fmass, fnode, fm1, fm2 = [], [], [], []
-    m1adr = m2adr = 0
-    madr = nodeadr = voff = padr = phiadr = gadr = dadr = eadr = 0
+    mass, first, second, nodes = ConstantPool(), ConstantPool(), ConstantPool(), ConstantPool()
+    integrals = {}  # (id of the body's M1, M2, T_link_body) -> (M1ADR, M2ADR): transformed once
+    madr = voff = padr = phiadr = gadr = dadr = eadr = 0
     node_index = {}  # node name -> fnode address
     T_lb = {}
     for link, b in body_of_link.items():
         T_lb[b.name] = c.T_link_body[b.name]
+        R = T_lb[b.name][:3, :3]
         for node in b.nodes.values():
             T = T_lb[b.name] @ node.T_body_node
-            R = T_lb[b.name][:3, :3]
             Pi = np.vstack([R @ node.mode_shapes[:3], R @ node.mode_shapes[3:]])
-            node_index[node.name] = nodeadr
-            rec = _node_record(T[:3, :3], T[:3, 3], Pi)
-            fnode.append(rec)
-            nodeadr += rec.size
+            node_index[node.name] = nodes.add(_node_record(T[:3, :3], T[:3, 3], Pi))
     stiffness = np.zeros(c.nu)
     damping = np.zeros(c.nu)
     for j in range(n):
@@ -74,16 +79,17 @@ def compile_flex(mb, c):
         nbp = fi[p, FL.NB] if p >= 0 else 6
         M = np.zeros((nb, nb))
         M[:6, :6] = mf[j, L.INERTIA:L.INERTIA + 36].reshape(6, 6)
+        m1adr, m2adr = 0, -1
         if b is not None:
             X_BL = motion_transform(transform_inverse(T_lb[b.name]))  # V_B = X_BL V_L
             Mfr = np.vstack([b.S_rot, b.S]).T @ X_BL
             M[6:, :6] = Mfr
             M[:6, 6:] = Mfr.T
             M[6:, 6:] = b.modal_mass
-            fm1.append(np.einsum("ab,kbc->kac", X_BL.T, np.concatenate(
-                [b.M1[:, :, :6] @ X_BL, b.M1[:, :, 6:]], axis=2)).ravel())
-            if np.any(b.M2):
-                fm2.append(np.einsum("ab,klbc,cd->klad", X_BL.T, b.M2, X_BL).ravel())
+            key = (id(b.M1), id(b.M2), T_lb[b.name].tobytes())
+            if key not in integrals:
+                integrals[key] = _add_integrals(first, second, b, X_BL)
+            m1adr, m2adr = integrals[key]
             um = mi[j, L.UOFF] + mi[j, L.NU]
             stiffness[um:um + nm] = b.stiffness
             damping[um:um + nm] = b.damping
@@ -93,19 +99,12 @@ def compile_flex(mb, c):
             pn = getattr(h, "parent_node", None)
             if pn is not None and np.any(pn.mode_shapes):
                 node = node_index[pn.name]
-        fi[j] = 0
         fi[j, FL.NB], fi[j, FL.NM], fi[j, FL.NUALL], fi[j, FL.NODE] = nb, nm, nuall, node
         fi[j, FL.QM] = mi[j, L.QOFF] + mi[j, L.NQ]
         fi[j, FL.UM] = mi[j, L.UOFF] + mi[j, L.NU]
         fi[j, FL.VOFF], fi[j, FL.MADR], fi[j, FL.PADR], fi[j, FL.PHI] = voff, madr, padr, phiadr
         fi[j, FL.GADR], fi[j, FL.DADR], fi[j, FL.EADR] = gadr, dadr, eadr
-        fi[j, FL.M1ADR] = m1adr
-        m1adr += nm * 6 * nb
-        fi[j, FL.M2ADR] = -1
-        if b is not None and np.any(b.M2):
-            fi[j, FL.M2ADR] = m2adr
-            m2adr += nm * nm * 36
-        fmass.append(M.ravel())
+        fi[j, FL.CADR], fi[j, FL.M1ADR], fi[j, FL.M2ADR] = mass.add(M), m1adr, m2adr
         voff += nb
         madr += nb * nb
         padr += nb * nb
@@ -118,11 +117,17 @@ def compile_flex(mb, c):
     for name, f in c.frame_rows.items():
         if name in node_index:
             frame_node[f] = node_index[name]
-    fnode = np.concatenate(fnode) if fnode else np.zeros(0)
-    fm1 = np.concatenate(fm1) if fm1 else np.zeros(0)
-    fm2 = np.concatenate(fm2) if fm2 else np.zeros(0)
-    return FlexModel(fi, np.concatenate(fmass), fm1, fm2, fnode, frame_node, stiffness, damping,
-                     (voff, padr, phiadr, gadr, dadr, eadr))
+    return FlexModel(fi, mass.array(), first.array(), second.array(), nodes.array(), frame_node, stiffness,
+                     damping, (voff, madr, padr, phiadr, gadr, dadr, eadr))
+
+
+def _add_integrals(first, second, b, X_BL):
+    """(M1ADR, M2ADR) of modal body ``b``'s integrals in link axes (``X_BL``: V_B = X_BL V_L),
+    added to the pools ``first`` and ``second`` (M2ADR -1 when M2 is zero)."""
+    m1 = np.einsum("ab,kbc->kac", X_BL.T, np.concatenate([b.M1[:, :, :6] @ X_BL, b.M1[:, :, 6:]], axis=2))
+    if not np.any(b.M2):
+        return first.add(m1), -1
+    return first.add(m1), second.add(np.einsum("ab,klbc,cd->klad", X_BL.T, b.M2, X_BL))
 
 
 def _check_welded_at_deforming_nodes(mb, c):

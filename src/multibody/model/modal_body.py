@@ -23,6 +23,10 @@ import numpy as np
 
 from ..flex.modal_integrals import check_integrals, default_integrals, first_order_block
 from .body import RigidBody
+from .shared_arrays import IdentityCache, frozen, read_only
+
+#: per frozen input (a ModalData's arrays): the checked arrays every body made from it shares
+_SHARED = IdentityCache()
 
 
 def _vector(body, what, value, n, nonnegative=True):
@@ -39,6 +43,32 @@ def _matrix(body, what, value, shape):
     if a.shape != shape or not np.all(np.isfinite(a)):
         raise ValueError(f"modal body {body!r}: {what} must be a finite array of shape {shape}, got {a.shape}")
     return a
+
+
+def _modal_mass(body, value, n):
+    """The modal mass (n, n), checked symmetric positive definite, exactly symmetrized."""
+    mm = _matrix(body, "modal_mass", value, (n, n))
+    if not np.allclose(mm, mm.T, atol=1e-12 * max(1.0, np.abs(mm).max())):
+        raise ValueError(f"modal body {body!r}: modal_mass must be symmetric")
+    mm = 0.5 * (mm + mm.T)
+    if np.linalg.eigvalsh(mm)[0] <= 0.0:
+        raise ValueError(f"modal body {body!r}: modal_mass must be positive definite "
+                         f"(eigenvalues {np.linalg.eigvalsh(mm)})")
+    return mm
+
+
+def _integrals(body, M1, M2, n, S):
+    """(M1, M2) checked against S: the given arrays themselves when they cannot change
+    (frozen, a ModalData's: no copy), else the checked float copies."""
+    checked = check_integrals(f"modal body {body!r}", M1, M2, n, S)
+    return (M1, M2) if frozen(M1) and frozen(M2) else checked
+
+
+def _frozen_zeros(shape):
+    """A read-only zero array (the default S, S_rot)."""
+    z = np.zeros(shape)
+    z.setflags(write=False)
+    return read_only(z)
 
 
 class ModalBody(RigidBody):
@@ -59,22 +89,21 @@ class ModalBody(RigidBody):
         if not isinstance(n_modes, (int, np.integer)) or isinstance(n_modes, bool) or n_modes < 1:
             raise ValueError(f"modal body {name!r}: n_modes must be an integer >= 1, got {n_modes!r}")
         self.n_modes = n = int(n_modes)
-        mm = np.eye(n) if modal_mass is None else _matrix(name, "modal_mass", modal_mass, (n, n))
-        if not np.allclose(mm, mm.T, atol=1e-12 * max(1.0, np.abs(mm).max())):
-            raise ValueError(f"modal body {name!r}: modal_mass must be symmetric")
-        mm = 0.5 * (mm + mm.T)
-        if np.linalg.eigvalsh(mm)[0] <= 0.0:
-            raise ValueError(f"modal body {name!r}: modal_mass must be positive definite "
-                             f"(eigenvalues {np.linalg.eigvalsh(mm)})")
-        self.modal_mass = mm
-        self.S = np.zeros((3, n)) if S is None else _matrix(name, "S", S, (3, n))
-        self.S_rot = np.zeros((3, n)) if S_rot is None else _matrix(name, "S_rot", S_rot, (3, n))
+        # the data's arrays are checked once per frozen source (a ModalData's) and shared
+        # read-only by every body made from it; other inputs get checked read-only copies
+        mm = np.eye(n) if modal_mass is None else modal_mass
+        self.modal_mass = _SHARED.get(("modal_mass", n), (mm,), lambda: _modal_mass(name, mm, n))
+        self.S = _SHARED.get(("S", n), (S,), lambda: _matrix(name, "S", S, (3, n))) if S is not None \
+            else _frozen_zeros((3, n))
+        self.S_rot = _SHARED.get(("S_rot", n), (S_rot,), lambda: _matrix(name, "S_rot", S_rot, (3, n))) \
+            if S_rot is not None else _frozen_zeros((3, n))
         if (M1 is None) != (M2 is None):
             raise ValueError(f"modal body {name!r}: give both M1 and M2 (or neither)")
         if M1 is None:
-            self.M1, self.M2 = default_integrals(self.S)
+            self.M1, self.M2 = _SHARED.get(("default_integrals", n), (self.S,), lambda: default_integrals(self.S))
         else:
-            self.M1, self.M2 = check_integrals(f"modal body {name!r}", M1, M2, n, self.S)
+            self.M1, self.M2 = _SHARED.get(("integrals", n), (M1, M2, self.S),
+                                           lambda: _integrals(name, M1, M2, n, self.S))
         self._stiffness = _vector(name, "stiffness", stiffness, n)
         self._damping = _vector(name, "damping", damping, n)
         self.nodes = {}  # name -> Node on this body (with mode shapes)
