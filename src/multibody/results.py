@@ -160,10 +160,6 @@ class SimulationResult:
         that the sum is the total a run without damping conserves."""
         from .algorithms.energy import trajectory_energies
         from .model import Multibody
-        if isinstance(m, Multibody) and m.compiled.flex is not None:
-            from .algorithms import flex
-            ke = np.array([flex.kinetic_energy(m, q, u) for q, u in zip(self.q, self.u)])
-            return ke, np.array([flex.potential_energy(m, q) + flex.strain_energy(m, q) for q in self.q])
         if isinstance(m, Multibody):
             return trajectory_energies(m, self.q, self.u)
         ke = np.array([m.kinetic_energy(q, u) for q, u in zip(self.q, self.u)])

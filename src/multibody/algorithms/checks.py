@@ -66,8 +66,9 @@ def raise_status(c, status, names, arrays):
             "this algorithm is not available yet for models with modal (flexible) bodies; these are: "
             "forward_dynamics and inverse_dynamics (f_ext at bodies and nodes included), mass_matrix, "
             "inverse_mass_matrix, operational_space_compliance, body_pose, body_jacobian, pose_gradient, "
-            "body_velocity, body_acceleration, kinetic_energy, integrate "
-            "(and multibody.algorithms.flex: strain_energy, link_poses, frame_pose)")
+            "body_velocity, body_acceleration, frame_pose, kinetic_energy, potential_energy (strain "
+            "included), center_of_mass, integrate, the constraint functions and constrained_dynamics, "
+            "simulate (and multibody.algorithms.flex: strain_energy, total_energy, link_poses)")
     if st == Status.SINGULAR:
         raise ValueError("the joint-space inertia of a subhinge is singular (a massless body "
                          "at the end of a moving hinge?)")

@@ -35,11 +35,14 @@ def q_limits(m):
     return lower, upper
 
 
-def random_q(m, rng=None, scale=np.pi):
+def random_q(m, rng=None, scale=np.pi, modal_scale=0.0):
     """A random configuration (nq,): angles/offsets uniform in [-scale, scale], rotation
     vectors of random direction and angle up to min(scale, max_chart_angle), random unit
     quaternions; coordinates with position limits uniform in [lower, upper] (one-sided:
-    a window of width 2 scale from the bound). ``rng``: a numpy Generator or seed."""
+    a window of width 2 scale from the bound). ``rng``: a numpy Generator or seed.
+    Modal coordinates (eta of modal bodies) are normal with standard deviation
+    ``modal_scale``, 0 by default (undeformed): how large an eta is depends on how the
+    modes are normalised, and a modal model holds only for small deflections."""
     rng = np.random.default_rng(rng)
     c = m.compiled
     q = rng.uniform(-scale, scale, c.nq)
@@ -51,6 +54,8 @@ def random_q(m, rng=None, scale=np.pi):
         elif s.kind_info.quaternion:
             v = rng.normal(size=4)
             q[i:i + 4] = v / np.linalg.norm(v)
+    for qs, _ in c.modal_slices.values():
+        q[qs] = modal_scale * rng.normal(size=qs.stop - qs.start)
     return sample_within_limits(rng, q, *q_limits(m), scale)
 
 

@@ -31,17 +31,22 @@ def mass_and_com(m, q, data=None):
     out = np.empty(4)
     st = run_kernel(c, q, c.kernels.mass_and_com, dbuf, q, out)
     if st:
+        if st == MODAL:
+            return flex.mass_and_com(m, q, data)
         raise_status(c, st, ("q",), (q,))
     return out
 
 
 def potential_energy(m, q, data=None):
     """Gravitational potential energy [J] = -m_total g . c (zero at the world origin);
-    stacked q (B, nq) gives (B,)."""
+    stacked q (B, nq) gives (B,). With modal (flexible) bodies: the deformed centres of mass,
+    plus the strain energy 1/2 eta^T K eta, so that kinetic + potential is the energy a run
+    without damping conserves."""
     if getattr(q, "ndim", 1) == 2 and data is None:
         from . import batch
         return _potential(batch.mass_and_com(m, q), m.gravity)
-    return float(_potential(mass_and_com(m, q, data)[None], m.gravity)[0])
+    V = float(_potential(mass_and_com(m, q, data)[None], m.gravity)[0])
+    return V + flex.strain_energy(m, q) if m.compiled.flex is not None else V
 
 
 def _potential(mc, g):
@@ -59,7 +64,8 @@ def center_of_mass(m, q, data=None):
 
 def trajectory_energies(m, Q, U, data=None):
     """(kinetic, potential) energies (N,), (N,) [J] at the samples Q (N, nq), U (N, nu) of a
-    trajectory, in one kernel call (one velocity pass per sample)."""
+    trajectory, in one kernel call (one velocity pass per sample; with modal bodies one
+    ``kinetic_energy`` and ``potential_energy`` call per sample, strain energy included)."""
     c = m.compiled
     d = data_object(c, data)
     Q = np.ascontiguousarray(Q, dtype=np.float64)

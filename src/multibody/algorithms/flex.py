@@ -88,25 +88,35 @@ def kinetic_energy(m, q, u, data=None):
     return float(T)
 
 
-def potential_energy(m, q, data=None):
-    """Gravity's potential energy -sum_k g . (m_k p_k + R_k (m c)_k(eta)) [J], the first
-    moments (m c)_k read off each body's M_k(eta) (so a deformed body's centre of mass
-    counts); elastic energy is ``strain_energy``."""
+def mass_and_com(m, q, data=None):
+    """[total mass, centre of mass (3)] (4,) at q, the deformed bodies' centres of mass
+    included: sum_k m_k p_k + R_k (m c)_k(eta), the first moments (m c)_k read off each
+    body's M_k(eta)."""
     c = m.compiled
     f = c.flex
     d, w, (q,) = _state(c, data, q)
     flex_kinematics(c.mi, c.mf, d.ws, f.fi, f.fnode, q, np.zeros(c.nu), w["phi"], w["V"], w["abias"], w["pose"],
                     w["VN"])
     body_masses(f.fi, f.fmass, f.fm1, f.fm2, q, w["M"])
-    g = c.mf[c.n_links, L.GRAVITY:L.GRAVITY + 3]
-    V = 0.0
+    out = np.zeros(4)
     for k in range(c.n_links):
         nb, ma = f.fi[k, FL.NB], f.fi[k, FL.MADR]
         M = w["M"][ma:ma + nb * nb].reshape(nb, nb)
         mc = np.array([M[2, 4], M[0, 5], M[1, 3]])  # M[:3, 3:6] = [m c]x
         R = w["pose"][k, :9].reshape(3, 3)
-        V -= float(g @ (M[3, 3] * w["pose"][k, 9:] + R @ mc))
-    return V
+        out[0] += M[3, 3]
+        out[1:] += M[3, 3] * w["pose"][k, 9:] + R @ mc
+    if out[0] > 0.0:
+        out[1:] /= out[0]
+    return out
+
+
+def potential_energy(m, q, data=None):
+    """Gravity's potential energy -m g . c [J] with the deformed centres of mass
+    (``mass_and_com``); the elastic energy is ``strain_energy``."""
+    mc = mass_and_com(m, q, data)
+    g = m.compiled.mf[m.compiled.n_links, L.GRAVITY:L.GRAVITY + 3]
+    return -mc[0] * float(g @ mc[1:])
 
 
 def total_energy(m, q, u, data=None):

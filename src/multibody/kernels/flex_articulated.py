@@ -15,7 +15,7 @@ from numba import njit
 from . import flex_layout as FL
 from .flex_articulated_inertia import articulated_step, inertia_to_parent
 from .flex_body_inertia import bias_force, body_masses
-from .flex_dynamics import _force_to_parent, _parent_acceleration, hinge_force, inertia_times
+from .flex_dynamics import _parent_acceleration, force_to_parent, hinge_force, inertia_times
 from .flex_kinematics import flex_kinematics
 from .layout import ARMATURE, NU, PARENT, S_COLS, UOFF
 
@@ -133,7 +133,7 @@ def flex_forward_dynamics(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, K, C, q, u
         p = mi[k, PARENT]
         if p >= 0:
             inertia_to_parent(fi, w_phi, w_P, k, p, scratch)
-            _force_to_parent(fi, w_phi, w_F, k, p, w_F, vo)
+            force_to_parent(fi, w_phi, w_F, k, p, w_F, vo)
     for k in range(n):
         nb, nk, nu = fi[k, FL.NB], fi[k, FL.NUALL], mi[k, NU]
         vo, ga, da, ea = fi[k, FL.VOFF], fi[k, FL.GADR], fi[k, FL.DADR], fi[k, FL.EADR]

@@ -61,9 +61,6 @@ def force_to_parent(fi, phi, F, k, p, src, so):
         F[vp + c] += s
 
 
-_force_to_parent = force_to_parent  # the name flex_articulated.py imports (owned elsewhere)
-
-
 @njit(**_INL)
 def hinge_force(mf, k, i, F, fo):
     """Column i of S_k dotted with F[fo:fo+6]."""
