@@ -11,6 +11,8 @@ from multibody.flex import beam_modes
 from multibody.kernels import flex_layout as FL
 from multibody.model.shared_arrays import ConstantPool
 
+from flex_models import flex_state
+
 CONSTANTS = ("fmass", "fm1", "fm2", "fnode")
 
 
@@ -31,11 +33,13 @@ def _chain_of(datas):
 
 
 def _state(m, seed=0):
+    """flex_state's, modal coordinates scaled to 3e-4: a pinned, stiffened beam's M(eta)
+    stays definite only for small eta."""
     rng = np.random.default_rng(seed)
-    q = 0.3 * rng.normal(size=m.nq)
+    q, u = flex_state(m, rng)
     for b in m.modal_bodies:
-        q[m.modal_slice(b)] = 1e-4 * rng.normal(size=b.n_modes)
-    return q, 0.1 * rng.normal(size=m.nu), rng.normal(size=m.nu)
+        q[m.modal_slice(b)] *= 1e-3
+    return q, u, rng.normal(size=m.nu)
 
 
 def _results(m):
@@ -122,3 +126,21 @@ def test_stiffness_and_damping_stay_per_body(beam):
     assert np.array_equal(f.stiffness[m.modal_u_slice(b0)], 2.0 * beam.stiffness)
     assert np.array_equal(f.stiffness[m.modal_u_slice(b1)], beam.stiffness)
     assert np.array_equal(f.damping[m.modal_u_slice(b1)], np.full(beam.n_modes, 0.5))
+
+
+@pytest.mark.parametrize("copy_model", ["pickle", "deepcopy"])
+def test_copies_of_a_model_keep_the_arrays_shared_and_read_only(beam, copy_model):
+    """Pickle (a worker process) and deepcopy bring the arrays back writeable: made
+    read-only again, still one buffer for all bodies of the copy, same results."""
+    import copy
+    import pickle
+    m = _chain_of([beam] * 3)
+    m2 = pickle.loads(pickle.dumps(m)) if copy_model == "pickle" else copy.deepcopy(m)
+    b0, _, b2 = m2.modal_bodies
+    for name in b0.SHARED_FIELDS:
+        a = getattr(b0, name)
+        assert np.shares_memory(a, getattr(b2, name)) and not np.shares_memory(a, getattr(beam, name))
+        with pytest.raises(ValueError):
+            a.setflags(write=True)
+    for got, want in zip(_results(m2), _results(m)):
+        assert np.array_equal(got, want)

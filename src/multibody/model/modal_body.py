@@ -108,6 +108,21 @@ class ModalBody(RigidBody):
         self._damping = _vector(name, "damping", damping, n)
         self.nodes = {}  # name -> Node on this body (with mode shapes)
 
+    #: the arrays bodies made from one data share, read-only
+    SHARED_FIELDS = ("modal_mass", "S", "S_rot", "M1", "M2")
+
+    def __setstate__(self, state):
+        """After pickling or deepcopy the shared arrays come back writeable (and still one
+        object for all bodies of the copy): made read-only again, as at construction."""
+        self.__dict__.update(state)
+        for name in self.SHARED_FIELDS:
+            a = getattr(self, name)
+            if not (frozen(a) and isinstance(a.base, memoryview)):
+                if a.base is not None and not isinstance(a.base, bytes):  # not as pickle leaves it
+                    a = a.copy()
+                a.setflags(write=False)  # in place: the copy's bodies still share this object
+                setattr(self, name, read_only(a))
+
     # seed 002's get/set of the stiffness and damping vectors
     @property
     def stiffness(self):

@@ -17,7 +17,8 @@ import numpy as np
 
 def frozen(a):
     """True for a float64 ndarray that nothing can write through: it and every base it is
-    a view of are read-only (ndarrays, or read-only memoryviews as ``read_only`` makes)."""
+    a view of are read-only (ndarrays, read-only memoryviews as ``read_only`` makes, or
+    bytes)."""
     if not isinstance(a, np.ndarray) or a.dtype != np.float64:
         return False
     while a is not None:
@@ -28,7 +29,7 @@ def frozen(a):
         elif isinstance(a, np.ndarray) and not a.flags.writeable:
             a = a.base
         else:
-            return False
+            return isinstance(a, bytes)  # immutable (an unpickled array's base)
     return True
 
 
