@@ -8,7 +8,9 @@ control hand-over), checked against closed forms and conservation laws:
 * a four-bar linkage with a flexible coupler, its loop closed at the coupler's deforming
   tip: energy and closure over the run, with and without Baumgarte stabilization.
 """
-import warnings
+import importlib
+import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -19,6 +21,12 @@ from multibody.flex import beam_modes
 from multibody.simulation import ExternalForce, LinearSpringDamper, RungeKuttaIntegrator
 
 Y = (0, 1, 0)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "examples"))
+try:
+    four_bar = importlib.import_module("flexible_four_bar")  # the model: examples/flexible_four_bar.py
+finally:
+    sys.path.pop(0)
+flexible_four_bar = four_bar.flexible_four_bar
 
 
 def _T(x, z=0.0):
@@ -36,31 +44,6 @@ def cantilever(damping_ratio=1.0):
     beam = m.add_modal_body("beam", modal_data=data, nodes={"tip": 0})
     m.add_hinge(None, beam, "fixed")
     return m
-
-
-def flexible_four_bar(EI=20.0, n_modes=3):
-    """Rigid crank (0.3 m) and rocker (0.8 m) pinned to the ground 1 m apart, a 1 m flexible
-    coupler (cantilever modes at its pin on the crank), the loop closed by a pin between the
-    coupler's tip node and the rocker's tip; pins about y, gravity along -z. Released from a
-    closed configuration with the crank at -1.2 rad and the coupler undeformed."""
-    m = mb.Multibody("flexible_four_bar")
-    crank = m.add_body("crank", mass=0.5, com=(0.15, 0, 0), inertia=np.diag([1e-4, 3.75e-3, 3.75e-3]))
-    m.add_hinge(None, crank, "pin", axis=Y)
-    m.add_node("crank_tip", crank, _T(0.3))
-    data = beam_modes(1.0, EI=EI, rhoA=0.4, n_elements=16, n_modes=n_modes, nodes=[1.0])
-    coupler = m.add_modal_body("coupler", modal_data=data, nodes={"coupler_tip": 0})
-    m.add_hinge("crank_tip", coupler, "pin", axis=Y)
-    rocker = m.add_body("rocker", mass=0.8, com=(0.4, 0, 0), inertia=np.diag([1e-4, 0.0427, 0.0427]))
-    m.add_hinge(None, rocker, "pin", axis=Y, T_parent_joint=_T(1.0))
-    m.add_node("rocker_tip", rocker, _T(0.8))
-    m.add_loop_constraint("closure", "coupler_tip", "rocker_tip", "pin", axis=Y)
-    q = np.zeros(m.nq)
-    q[0], q[1], q[-1] = -1.2, 1.0, -1.0
-    modes = m.modal_slice(coupler)
-    with warnings.catch_warnings():  # a planar loop: 2 of its 5 rows are independent
-        warnings.simplefilter("ignore")
-        q = m.constraint_kinematics().solve_q(q, frozen=[0, *range(modes.start, modes.stop)])
-    return m, q
 
 
 @pytest.mark.parametrize("axes", ["world", "body"])
@@ -130,3 +113,10 @@ def test_rollout_refuses_what_it_cannot_take():
     with pytest.raises(NotImplementedError, match="ExternalForce.*simulate"):
         mb.rollout(m, np.zeros((2, m.nq)), np.zeros((2, m.nu)), 0.01,
                    forces=[ExternalForce("tip", (0, 0, 0, 0, 0, 1.0))])
+
+
+def test_example_runs(tmp_path):
+    res = four_bar.main(["--t-final", "0.1", "--EI", "5", "--plot", str(tmp_path / "four_bar.png")])
+    assert res.status == "finished" and res.q[-1, 0] > -1.2
+    if importlib.util.find_spec("matplotlib"):
+        assert (tmp_path / "four_bar.png").stat().st_size > 1000
