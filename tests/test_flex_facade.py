@@ -1,6 +1,7 @@
 """The facade's energies, centre of mass and random configurations on models with modal
 bodies, against a body of lumped point masses whose positions we compute ourselves."""
 import numpy as np
+import pytest
 
 import multibody as mb
 from multibody.flex import modal_data_from_nodes
@@ -64,3 +65,25 @@ def test_random_q_leaves_modal_coordinates_undeformed_unless_asked():
     assert np.linalg.norm(rigid[:3]) > 0 and rigid[3] != 0.0  # the hinges are still sampled
     eta = np.array([m.random_q(s, modal_scale=1e-3)[m.modal_slice("flex")] for s in range(400)])
     assert 0.8e-3 < eta.std() < 1.2e-3
+
+
+def test_quaternions_after_a_modal_body_are_checked():
+    """The state check used to hand a model over to the flex path at its first modal link,
+    before the quaternions of the links after it were checked: a non-unit one was used as
+    it was, a zero one raised a bare ZeroDivisionError."""
+    rng = np.random.default_rng(6)
+    data, *_ = _point_mass_body(rng)
+    m = mb.Multibody()
+    body = m.add_modal_body("flex", modal_data=data)
+    m.add_hinge(None, body, "pin", axis=(0, 1, 0))
+    ball = m.add_body("ball", mass=1.0, inertia=np.eye(3))
+    m.add_hinge(body, ball, "spherical_quat")
+    q, u = np.zeros(m.nq), np.zeros(m.nu)
+    quat = m.q_slice("ball_hinge")
+    for value, message in ((2.0, "not a unit quaternion.*ball_hinge"), (0.0, "zero quaternion.*ball_hinge")):
+        q[quat.stop - 1] = value
+        for call in (lambda: m.forward_dynamics(q, u, u), lambda: m.mass_matrix(q), lambda: m.kinetic_energy(q, u)):
+            with pytest.raises(ValueError, match=message):
+                call()
+    q[quat.stop - 1] = 1.0
+    assert np.all(np.isfinite(m.forward_dynamics(q, u, u)))

@@ -83,16 +83,17 @@ def _check_state(mi, a, b, c, nb, nc):
         return NONFINITE_ARG1
     if nc >= 0 and first_nonfinite(c) >= 0:
         return NONFINITE_ARG2
+    modal = False
     for j in range(mi.shape[0]):  # a is q: its quaternions must be unit (none is normalised here)
-        if mi[j, BODY_NU] != 0:  # flexible bodies: not these kernels'
-            return MODAL
+        if mi[j, BODY_NU] != 0:  # flexible bodies: not these kernels' (after every quaternion's check)
+            modal = True
         k = mi[j, KIND]
         if k == SPHERICAL_QUAT or k == FREE_QUAT:
             i = mi[j, QOFF]
             n2 = a[i] * a[i] + a[i + 1] * a[i + 1] + a[i + 2] * a[i + 2] + a[i + 3] * a[i + 3]
             if not abs(n2 - 1.0) <= 2e-6:
                 return BAD_QUATERNION
-    return OK
+    return MODAL if modal else OK
 
 
 @njit(**_INL)
