@@ -10,6 +10,7 @@ import numpy as np
 from ..algorithms.checks import missing
 from .body import Node, RigidBody
 from .constraints import ConvelConstraint, CoordinateConstraint, LoopConstraint
+from .modal_body import ModalBody
 
 _ORDER = {"loop": 0, "convel": 1, "coordinate": 2}
 
@@ -52,9 +53,9 @@ class ConstraintsMixin:
             raise ValueError(f"constraint {name!r}: node_a and node_b are the same frame {a.name!r}")
         body_a = a if isinstance(a, RigidBody) else a.body
         body_b = b if isinstance(b, RigidBody) else b.body
-        if body_a is body_b:
+        if body_a is body_b and not isinstance(body_a, ModalBody):  # a modal body's nodes deform apart
             raise ValueError(f"constraint {name!r}: node_a {a.name!r} and node_b {b.name!r} are on the "
-                             f"same body {body_a.name!r}; nothing can move between them")
+                             f"same body {body_a.name!r}, a rigid one: nothing can move between them")
         return a, b
 
     def add_loop_constraint(self, name, node_a, node_b, kind="pin", axis=None, axes=None, pitch=0.0):
