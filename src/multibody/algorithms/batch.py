@@ -9,11 +9,13 @@ more). The work is split over Numba's threads (``numba.get_num_threads()``), eac
 its own data buffer (rotation-vector charts: those of the calling thread's default
 Data, as in a single call); every sample gets exactly the arithmetic of a single call.
 A failing sample raises an error naming its index (the others are computed).
+Models with modal (flexible) bodies take ``flex_batch`` after the same checks.
 """
 import numba
 import numpy as np
 
 from ..kernels import batch as K
+from . import dynamics, energy, flex_batch, kinematics
 from .checks import frame_row, raise_status
 
 
@@ -30,17 +32,13 @@ def stacked(x, shape, name):
     return y
 
 
-def _run(c, kernel, names, arrays, *rest, minv_work=False):
-    """Call a batch kernel on the thread's BatchData (and its M^-1 work arrays when
-    ``minv_work``); raise for the first failing sample."""
+def _run(c, kernel, names, arrays, *rest, work=None):
+    """Call a batch kernel on the thread's BatchData (after the data buffers: the tuple
+    ``work(c, BatchData)``, per-worker work arrays); raise for the first failing sample."""
     workers = max(1, min(numba.get_num_threads(), arrays[0].shape[0]))
     b = c.batch_data(workers)
     b.chart_offsets[:] = c.thread_data().chart_offsets  # q is read in the thread's charts
-    before = ()
-    if minv_work:
-        if b.minv_work is None:
-            b.minv_work = np.zeros((workers, c.n_links + 3, 6 * c.nu))
-        before = (b.minv_work,)
+    before = () if work is None else work(c, b)
     status = np.zeros(arrays[0].shape[0], dtype=np.int64)
     kernel(b.buf, *before, *arrays, *rest, status)
     bad = np.flatnonzero(status)
@@ -63,33 +61,56 @@ def inverse_dynamics(m, Q, U, UDOT, out=None):
 
 
 def _dynamics(m, kernel, x_name, Q, U, X, out):
-    """(B, nu) of a batch kernel on (Q, U, X), X named ``x_name`` in errors."""
+    """(B, nu) of a batch kernel on (Q, U, X), X named ``x_name`` in errors (modal bodies:
+    its flex peer, ``flex_batch.KERNELS``)."""
     c = m.compiled
     B = np.shape(Q)[0]
     Q, U, X = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u"), stacked(X, (B, c.nu), x_name)
     out = np.empty((B, c.nu)) if out is None else stacked_out(out, (B, c.nu))
-    _run(c, kernel, ("q", "u", x_name), (Q, U, X), out)
+    kernel, work = _flex_peer(c, kernel)
+    _run(c, kernel, ("q", "u", x_name), (Q, U, X), out, work=work)
     return out
+
+
+def _flex_peer(c, kernel):
+    """(kernel, work) for ``_run``: a model with modal bodies gets the batched flex kernel that
+    stands in for ``kernel`` and the flex work rows (``flex_batch``), a rigid one ``kernel``."""
+    if c.flex is None:
+        return kernel, None
+    return flex_batch.KERNELS[kernel], flex_batch.flex_work
 
 
 def mass_matrix(m, Q, out=None):
     """Stacked mass matrices (B, nu, nu) for Q (B, nq)."""
-    return _matrices(m, K.mass_matrix_batch, Q, out, False)
+    c, Q, out = _matrix_arguments(m, Q, out)
+    kernel, work = _flex_peer(c, K.mass_matrix_batch)
+    _run(c, kernel, ("q",), (Q,), out, work=work)
+    return out
 
 
 def inverse_mass_matrix(m, Q, out=None):
-    """Stacked inverse mass matrices (B, nu, nu) for Q (B, nq)."""
-    return _matrices(m, K.inverse_mass_matrix_batch, Q, out, True)
+    """Stacked inverse mass matrices (B, nu, nu) for Q (B, nq) (modal bodies: a loop of
+    single calls, see ``flex_batch``)."""
+    c, Q, out = _matrix_arguments(m, Q, out)
+    if c.flex is not None:
+        return flex_batch.per_sample(dynamics.inverse_mass_matrix, m, (Q,), out)
+    _run(c, K.inverse_mass_matrix_batch, ("q",), (Q,), out, work=_minv_work)
+    return out
 
 
-def _matrices(m, kernel, Q, out, minv_work):
-    """(B, nu, nu) of a batch kernel on Q (with the M^-1 work arrays when ``minv_work``)."""
+def _matrix_arguments(m, Q, out):
+    """(compiled model, Q checked (B, nq), out (B, nu, nu): the given one checked, or new)."""
     c = m.compiled
     B = np.shape(Q)[0]
     Q = stacked(Q, (B, c.nq), "q")
-    out = np.empty((B, c.nu, c.nu)) if out is None else stacked_out(out, (B, c.nu, c.nu))
-    _run(c, kernel, ("q",), (Q,), out, minv_work=minv_work)
-    return out
+    return c, Q, np.empty((B, c.nu, c.nu)) if out is None else stacked_out(out, (B, c.nu, c.nu))
+
+
+def _minv_work(c, b):
+    """(the M^-1 work arrays (workers, n + 3, 6 nu),) of BatchData b, made on first use."""
+    if b.minv_work is None:
+        b.minv_work = np.zeros((b.workers, c.n_links + 3, 6 * c.nu))
+    return (b.minv_work,)
 
 
 def body_pose(m, Q, body):
@@ -98,7 +119,10 @@ def body_pose(m, Q, body):
     B = np.shape(Q)[0]
     Q = stacked(Q, (B, c.nq), "q")
     out = np.empty((B, 4, 4))
-    _run(c, K.frame_pose_batch, ("q",), (Q,), frame_row(c, body), out)
+    row = frame_row(c, body)
+    if c.flex is not None:
+        return flex_batch.per_sample(kinematics.body_pose, m, (Q,), out, body)
+    _run(c, K.frame_pose_batch, ("q",), (Q,), row, out)
     return out
 
 
@@ -108,7 +132,10 @@ def body_jacobian(m, Q, body):
     B = np.shape(Q)[0]
     Q = stacked(Q, (B, c.nq), "q")
     out = np.zeros((B, 6, c.nu))
-    _run(c, K.frame_jacobian_batch, ("q",), (Q,), frame_row(c, body), np.empty((B, 4, 4)), out)
+    row = frame_row(c, body)
+    if c.flex is not None:
+        return flex_batch.per_sample(kinematics.body_jacobian, m, (Q,), out, body)
+    _run(c, K.frame_jacobian_batch, ("q",), (Q,), row, np.empty((B, 4, 4)), out)
     return out
 
 
@@ -118,6 +145,8 @@ def kinetic_energy(m, Q, U):
     B = np.shape(Q)[0]
     Q, U = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u")
     out = np.empty(B)
+    if c.flex is not None:
+        return flex_batch.per_sample(energy.kinetic_energy, m, (Q, U), out)
     _run(c, K.kinetic_energy_batch, ("q", "u"), (Q, U), out)
     return out
 
@@ -128,6 +157,8 @@ def mass_and_com(m, Q):
     B = np.shape(Q)[0]
     Q = stacked(Q, (B, c.nq), "q")
     out = np.empty((B, 4))
+    if c.flex is not None:
+        return flex_batch.per_sample(energy.mass_and_com, m, (Q,), out)
     _run(c, K.mass_and_com_batch, ("q",), (Q,), out)
     return out
 

@@ -36,6 +36,12 @@ def coordinate_owner(c, name, idx):
     return "index out of range"
 
 
+#: the error of a singular articulated inertia in a model with modal bodies
+FLEX_SINGULAR = ("the joint-space inertia of a subhinge or modal body is singular (for a modal body with "
+                 "geometric stiffening: a deflection too large for its second-order model of the "
+                 "foreshortening, see docs/modal_data.md)")
+
+
 def raise_status(c, status, names, arrays):
     """Raise the error a kernel status means, naming the argument (and its hinge)."""
     st = Status(status)
@@ -70,6 +76,8 @@ def raise_status(c, status, names, arrays):
             "included), center_of_mass, integrate, the constraint functions and constrained_dynamics, "
             "simulate (and multibody.algorithms.flex: strain_energy, total_energy, link_poses)")
     if st == Status.SINGULAR:
+        if c.flex is not None:  # (batched flex kernels)
+            raise ValueError(FLEX_SINGULAR)
         raise ValueError("the joint-space inertia of a subhinge is singular (a massless body "
                          "at the end of a moving hinge?)")
     raise RuntimeError(f"kernel failed with status {st.name}")

@@ -134,11 +134,11 @@ def _checked_state_call(m, op, q, u, x, f_ext, out, data):
     c = m.compiled
     kernel = getattr(c.kernels, name)
     if f_ext is not None:
+        if getattr(q, "ndim", 1) == 2:
+            raise ValueError(f"{name}: f_ext is not supported with stacked states")
         if c.flex is not None:  # modal bodies: wrenches at deforming nodes
             return flex_with_forces(m, q, u, x, f_ext, out, data)
         d = data_object(c, data)
-        if getattr(q, "ndim", 1) == 2:
-            raise ValueError(f"{name}: f_ext is not supported with stacked states")
         return with_external_forces(c, d, f_ext, public, m, q, u, x, None, out, d)
     dbuf = _data_buffer(c, data)
     given = out

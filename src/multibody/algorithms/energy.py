@@ -44,7 +44,8 @@ def potential_energy(m, q, data=None):
     without damping conserves."""
     if getattr(q, "ndim", 1) == 2 and data is None:
         from . import batch
-        return _potential(batch.mass_and_com(m, q), m.gravity)
+        V = _potential(batch.mass_and_com(m, q), m.gravity)
+        return V if m.compiled.flex is None else V + np.array([flex.strain_energy(m, x) for x in q])
     V = float(_potential(mass_and_com(m, q, data)[None], m.gravity)[0])
     return V + flex.strain_energy(m, q) if m.compiled.flex is not None else V
 

@@ -10,7 +10,7 @@ from ..kernels.flex_articulated import flex_forward_dynamics, flex_mass_matrix
 from ..kernels.flex_body_inertia import body_masses
 from ..kernels.flex_dynamics import flex_inverse_dynamics
 from ..kernels.flex_kinematics import flex_kinematics, node_deformation
-from .checks import check_out, data_object
+from .checks import FLEX_SINGULAR, check_out, data_object
 from .entry import check_vector
 
 
@@ -42,9 +42,7 @@ def forward_dynamics(m, q, u, tau, out=None, data=None):
                                f.damping, q, u, tau, w["phi"], w["V"], w["A"], w["F"], w["abias"], w["pose"],
                                w["VN"], w["P"], w["G"], w["Dinv"], w["eps"], w["scratch"], out)
     if not ok:
-        raise ValueError("the joint-space inertia of a subhinge or modal body is singular (for a modal "
-                         "body with geometric stiffening: a deflection too large for its second-order "
-                         "model of the foreshortening, see docs/modal_data.md)")
+        raise ValueError(FLEX_SINGULAR)
     return out
 
 

@@ -18,7 +18,7 @@ from .inverse_mass_matrix import minv_core
 from .jacobian import frame_jacobian_core, frame_pose_core
 from .layout import D_USE_FEXT
 from .mass_matrix import crba_core
-from .status import OK, SINGULAR
+from .status import MODAL, OK, SINGULAR
 
 
 @njit(cache=True, parallel=True)
@@ -161,7 +161,8 @@ def mass_and_com_batch(dbufs, Q, OUT, status):
 
 @njit(cache=True, parallel=True)
 def integrate_batch(dbufs, Q, U, dt, OUT, status):
-    """OUT[b] = Q[b] (+) U[b] dt on each hinge's manifold (charts of worker t's data)."""
+    """OUT[b] = Q[b] (+) U[b] dt on each hinge's manifold (charts of worker t's data); models
+    with modal bodies too (eta + eta' dt, as a single call)."""
     T = dbufs.shape[0]
     for t in prange(T):
         dbuf = dbufs[t]
@@ -170,6 +171,8 @@ def integrate_batch(dbufs, Q, U, dt, OUT, status):
         ws = link_rows(dbuf, data_start(dbuf, n), n)
         for b in range(t, Q.shape[0], T):
             st = check_state(mi, Q[b], U[b], U[b], 1, -1)
+            if st == MODAL:  # modal bodies: their coordinates are Euclidean, integrate_q knows them
+                st = OK
             if st == OK:
                 integrate_q(mi, ws, Q[b], U[b], dt, OUT[b])
             status[b] = st

@@ -72,6 +72,7 @@ class BatchData:
         d0 = model.buf.shape[0]
         self.chart_offsets = self.buf[:, d0 + 1:d0 + 1 + model.n_links, L.W_CHART:L.W_CHART + 4]
         self.minv_work = None  # (workers, n + 3, 6 nu), made on first use
+        self.flex_tables = None  # modal bodies: packed flex tables, a work row per worker (algorithms.flex_batch)
 
 
 class CompiledModel:
