@@ -40,10 +40,22 @@ def wxyz_xyz(T):
     return q, T[:, :3, 3].copy()
 
 
+def deforming_line(m, body):
+    """Names of the nodes of a modal body, ordered by their undeformed distance from its
+    origin (the line the skeleton draws through them, which bends with the body); [] for a
+    rigid body or a modal body without nodes away from its origin."""
+    if not getattr(body, "n_modes", 0):
+        return []
+    nodes = [(float(np.linalg.norm(n.T_body_node[:3, 3])), n.name) for n in m.nodes.values() if n.body is body]
+    return [name for dist, name in sorted(nodes) if dist > 0.0]
+
+
 def skeleton_segments(m, skeleton):
-    """Segments ``(body_a, point_a, body_b, point_b)`` (points in the bodies' frames) of the
-    skeleton: parent origin to child origin, and a leaf's origin to twice its centre of
-    mass. ``skeleton``: None (bodies without visuals), True (all bodies) or False (none)."""
+    """Segments ``(frame_a, point_a, frame_b, point_b)`` (points in the frames' axes; frames are
+    body or node names) of the skeleton: parent origin to child origin, a leaf's origin to
+    twice its centre of mass, and for a modal body a line from its origin through its nodes
+    (deformed poses: it bends with the body). ``skeleton``: None (bodies without visuals),
+    True (all bodies) or False (none)."""
     if skeleton is False:
         return []
     names = set(m.body_names)
@@ -55,10 +67,18 @@ def skeleton_segments(m, skeleton):
         children = [h.child.name for h in b.child_hinges if h.child.name in names]
         for c in children:
             out.append((b.name, zero, c, zero))
+        line = deforming_line(m, b)
+        for a, c in zip([b.name] + line, line):
+            out.append((a, zero, c, zero))
         com = np.asarray(b.com, dtype=float)
-        if not children and np.linalg.norm(com) > 0:
+        if not children and not line and np.linalg.norm(com) > 0:
             out.append((b.name, zero, b.name, 2.0 * com))
     return out
+
+
+def skeleton_frames(m):
+    """Body and node names the skeleton's segments (of every body) need poses of."""
+    return list(dict.fromkeys(n for a, _, b, _ in skeleton_segments(m, True) for n in (a, b)))
 
 
 def segment_points(segments, pose):

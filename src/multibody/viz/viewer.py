@@ -14,7 +14,8 @@ import time
 import numpy as np
 
 from ._geometry import visual_meshes
-from ._scene import (SKELETON_RGB, bounds_camera, poses_of, segment_points, skeleton_segments, wxyz_xyz)
+from ._scene import (SKELETON_RGB, bounds_camera, poses_of, segment_points, skeleton_frames, skeleton_segments,
+                     wxyz_xyz)
 
 __all__ = ["Viewer", "view"]
 
@@ -56,8 +57,10 @@ class Viewer:
             if q.shape != (m.nq,):
                 raise ValueError(f"q must have shape ({m.nq},), got {q.shape}")
             Q = q[None, :]
-        # world poses of every body (and node) at every sample, precomputed: (B, 4, 4) each
-        self._poses = poses_of(m, Q, self.body_names + self.node_names)
+        # world poses of every body (and node) at every sample, precomputed: (B, 4, 4) each;
+        # the nodes a modal body's skeleton line passes through too
+        self._pose_names = list(dict.fromkeys(self.body_names + self.node_names + skeleton_frames(m)))
+        self._poses = poses_of(m, Q, self._pose_names)
         self._pose_wxyz = {n: wxyz_xyz(P) for n, P in self._poses.items()}
         self._segments = skeleton_segments(m, skeleton)
         self._lock = threading.RLock()
@@ -116,7 +119,7 @@ class Viewer:
         if self._segments:
             pts = segment_points(self._segments, {n: P[0] for n, P in self._poses.items()})
             self._skeleton = sc.add_line_segments("/skeleton", pts, SKELETON_RGB, thickness=0.02 * size)
-            for name in {a for a, _, _, _ in self._segments}:
+            for name in {a for a, _, _, _ in self._segments} & set(self.body_names):  # joints, not nodes
                 sc.add_icosphere(f"/robot/{name}/joint", radius=0.025 * size, color=(60, 60, 70))
 
     def _show(self, i):
@@ -136,7 +139,7 @@ class Viewer:
             raise ValueError(f"q must have shape ({self.model.nq},), got {q.shape}")
         self.pause()
         with self._lock:
-            self._poses = poses_of(self.model, q[None], self.body_names + self.node_names)
+            self._poses = poses_of(self.model, q[None], self._pose_names)
             self._pose_wxyz = {n: wxyz_xyz(P) for n, P in self._poses.items()}
             self.t = self.q = None
             self._show(0)
