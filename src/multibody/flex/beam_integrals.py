@@ -25,9 +25,11 @@ def _slope_products(element, phi_e, x0, x1):
     return np.einsum("g,gi,gj->ij", _GW3 * (x1 - x0) / 2.0, slopes, slopes)
 
 
-def beam_integrals(element, n_elements, phi, rhoA, rhoI, axis, bending, normal, stiffening):
-    """(M0, M1, M2) of a beam along ``axis`` bending along ``bending`` (section rotation
-    about ``normal``) with global modal vectors ``phi`` (2 (n_elements + 1), n)."""
+def beam_mass_points(element, n_elements, phi, rhoA, rhoI, axis, bending, normal, stiffening):
+    """The beam as mass points: ``nodal_integrals``' keyword arguments (positions, masses,
+    translational and rotational shapes, rotary inertias, foreshortening ``shortening`` and
+    ``axis`` with ``stiffening``) of a beam along ``axis`` bending along ``bending`` (section
+    rotation about ``normal``) with global modal vectors ``phi`` (2 (n_elements + 1), n)."""
     h = element.h
     n = phi.shape[1]
     xg = (_GX4 + 1.0) * h / 2.0
@@ -47,6 +49,12 @@ def beam_integrals(element, n_elements, phi, rhoA, rhoI, axis, bending, normal, 
         if stiffening:
             G_start = G_start + _slope_products(element, phi_e, 0.0, h)
     J = np.array([rhoI * wq * np.outer(normal, normal) for _ in range(n_elements) for wq in wg])
-    return nodal_integrals(np.array(pos), np.array(trans), masses=np.array(mass),
-                           rotary_inertia=J if rhoI > 0.0 else None, rot_shapes=np.array(rot),
-                           shortening=np.array(short) if stiffening else None, axis=axis)
+    return dict(positions=np.array(pos), trans_shapes=np.array(trans), masses=np.array(mass),
+                rotary_inertia=J if rhoI > 0.0 else None, rot_shapes=np.array(rot),
+                shortening=np.array(short) if stiffening else None, axis=axis)
+
+
+def beam_integrals(element, n_elements, phi, rhoA, rhoI, axis, bending, normal, stiffening):
+    """(M0, M1, M2) of the beam's mass points (``beam_mass_points``, same arguments)."""
+    return nodal_integrals(**beam_mass_points(element, n_elements, phi, rhoA, rhoI, axis, bending, normal,
+                                              stiffening))

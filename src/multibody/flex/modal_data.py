@@ -32,7 +32,9 @@ Kg_centrifugal     (n, n)       or None. Geometric stiffness per Omega^2 [dimens
 M1                 (n, 6, 6+n)  or None. The mass matrix's first-order change per unit eta_k,
                                 rigid rows (see ``modal_integrals``); None: only the centre
                                 of mass moves with the modes (``[S_k]x``)
-M2                 (n,n,6,6)    or None. Its second-order change (rigid block)
+M2                 (n,n,s,s)    or None. Its second-order change: s = 6, the rigid block, or
+                                s = 6 + n, also the angular/modal and modal/modal blocks
+                                (geometric stiffening; see ``modal_integrals``)
 meta               dict         JSON-serialisable provenance (the generator's arguments)
 =================  ===========  ==============================================================
 

@@ -20,9 +20,13 @@ S                   (3, n)      first moments of the modes
 S_rot               (3, n)      angular momentum coupling about the origin
 Kg_centrifugal      (n, n)      optional: geometric stiffness per Omega^2
 M1                  (n,6,6+n)   optional: the mass matrix's first-order change per unit eta
-M2                  (n,n,6,6)   optional: its second-order change (with M1)
+M2                  (n,n,s,s)   optional: its second-order change (with M1), s = 6 or 6 + n
 meta                ()          a JSON string (provenance)
 ==================  ==========  ==========================================================
+
+``M2`` is the rigid block only (s = 6, linear kinematics; every file of earlier versions)
+or the whole (6 + n) matrix, whose angular/modal and modal/modal blocks the foreshortening
+of geometric stiffening fills (``multibody.flex.modal_integrals``); both read the same way.
 
 In an ``.npz`` every entry is an array (strings as 0-d unicode arrays; read with
 ``allow_pickle=False``). In HDF5 the arrays are datasets of the root group and

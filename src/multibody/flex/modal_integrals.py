@@ -3,8 +3,9 @@ a set of nodes with masses.
 
 The body's mass points move in its frame B as ``u_i(eta) = x_i + Phi_i eta`` (``Phi_i``
 the (3, n) translational mode shapes). With the generalized velocity ``v = [V_B; eta']``
-(``V_B = [omega; v_o]`` in B) a point moves with ``v_o - [u_i]x omega + Phi_i eta'``, so the
-kinetic energy ``T = 1/2 v^T M(eta) v`` has a mass matrix quadratic in eta:
+(``V_B = [omega; v_o]`` in B) a point moves with ``J_i(eta) v``, ``J_i = [-[u_i]x, I,
+Phi_i]``, and the kinetic energy ``T = 1/2 v^T M(eta) v`` has the mass-weighted Gram
+``M(eta) = sum_i m_i J_i^T J_i``, quadratic in eta:
 
     M(eta) = M0 + sum_k eta_k dM_k + sum_kl eta_k eta_l M2[k, l]
 
@@ -13,17 +14,42 @@ kinetic energy ``T = 1/2 v^T M(eta) v`` has a mass matrix quadratic in eta:
   ``M1[k]`` (6, 6 + n), its rigid rows (the flexible-rigid block is ``M1[k][:, 6:]^T``):
   the first moment ``[S_k]x`` in the angular/linear block, the inertia's first-order change
   in the angular block, the angular-momentum coupling's change in the angular/modal block;
-* ``M2[k, l]`` (6, 6), symmetric in k and l: the inertia's second-order change.
+* ``M2[k, l]`` symmetric, ``M2[k, l] = M2[l, k]``: the second-order change, either (6, 6)
+  (only the rigid block changes: linear kinematics) or (6 + n, 6 + n) (also the
+  angular/modal and modal/modal blocks: geometric stiffening). Its linear/modal block is
+  zero: that block is d(m c)/d eta, the derivative of the first moment, which is quadratic.
 
 Geometric stiffening. A bending beam's points also move back along its axis ``a`` by the
 foreshortening ``delta_i = -1/2 eta^T G_i eta`` (``G_i = int_0^s Phi'^T Phi' ds`` at the
-point's arc length s). Kept in the same quadratic form (to second order in eta), it lowers
-the inertia about axes across the beam by ``eta^T Kg eta`` (``Kg = sum_i m_i s_i G_i``: the
-centrifugal geometric stiffness), shifts the first moment by ``sum_i m_i a delta_i`` and
-gives the modal/linear coupling a part linear in eta. Through the kinetic energy a spin
-Omega then stiffens the modes by ``Omega^2 Kg``, and gravity or an acceleration along the
-beam by the axial force it causes: a spinning beam stays bounded, where the linear model
-(without these terms) diverges once the spin rate passes the first bending frequency.
+point's arc length s, the shapes transverse to ``a``), so ``u_i = x_i + Phi_i eta + a
+delta_i`` and, since ``delta_i' = -(G_i eta)^T eta'``, exactly
+
+    J_i = [-[u_i]x,  I,  Phi_i - a (G_i eta)^T] = J0_i + J1_i(eta) + J2_i(eta),
+    J1_i = [-[Phi_i eta]x, 0, -a (G_i eta)^T],   J2_i = [-[a delta_i]x, 0, 0].
+
+The Gram ``sum_i m_i J_i^T J_i`` is of degree 4 in eta; ``M(eta)`` keeps it to second
+order, ``J0^T m J0 + (J0^T m J1 + J1^T m J0) + (J1^T m J1 + J0^T m J2 + J2^T m J0)``
+(the rest, ``J1^T m J2 + ...``, is O(eta^3)). Block by block (sums over points, ``m_i``
+left out, ``p_i = Phi_i eta``, ``g_i = G_i eta``):
+
+* angular/angular: ``-[u_i]x [u_i]x``; second order ``-[p_i]x [p_i]x - delta_i ([x_i]x [a]x +
+  [a]x [x_i]x)``: across the beam the inertia drops by ``eta^T Kg eta`` (``Kg = sum_i m_i
+  s_i G_i``: the centrifugal geometric stiffness);
+* angular/linear: ``[u_i]x``, second order ``delta_i [a]x`` (the first moment's shift);
+* angular/modal: ``[u_i]x (Phi_i - a g_i^T)``; first order ``[p_i]x Phi_i - ([x_i]x a) g_i^T``,
+  second order ``delta_i [a]x Phi_i + ([a]x p_i) g_i^T``;
+* linear/modal: ``Phi_i - a g_i^T``: exact at first order;
+* modal/modal: ``(Phi_i - a g_i^T)^T (Phi_i - a g_i^T)``: no first order (``Phi_i^T a = 0``),
+  second order ``g_i g_i^T``.
+
+The angular/modal and modal/modal second-order terms matter: a cantilever's modes nearly
+reproduce a rotation about its root, so the pinned beam's M has an eigenvalue ~1e-5 of its
+largest, and a second-order error there (not a Gram) made M indefinite at tip deflections
+of a millimetre. Kept to second order, ``M(eta)`` differs from the Gram by O(eta^3).
+Through the kinetic energy a spin Omega stiffens the modes by ``Omega^2 Kg``, and gravity
+or an acceleration along the beam by the axial force it causes: a spinning beam stays
+bounded, where the linear model (without these terms) diverges once the spin rate passes
+the first bending frequency.
 
 Everything the dynamics needs follows from ``T`` (Euler-Poincare for the frame, Lagrange
 for eta; see ``kernels/flex_body_inertia.py``), so energy is conserved exactly whatever
@@ -45,13 +71,19 @@ def first_order_block(M1k):
     return d
 
 
+def second_order_part(M2, eta):
+    """``sum_kl eta_k eta_l M2[k, l]``: (6, 6) or (6 + n, 6 + n) as ``M2``'s blocks."""
+    return np.einsum("k,l,klij->ij", eta, eta, M2)
+
+
 def mass_matrix_at(M0, M1, M2, eta):
     """M(eta) (6 + n, 6 + n) of the quadratic form (reference evaluation in NumPy)."""
     eta = np.asarray(eta, dtype=float)
     M = np.array(M0, dtype=float)
     for k in range(eta.size):
         M += eta[k] * first_order_block(M1[k])
-    M[:6, :6] += np.einsum("k,l,klij->ij", eta, eta, M2)
+    s = M2.shape[2]
+    M[:s, :s] += second_order_part(M2, eta)
     return M
 
 
@@ -67,16 +99,18 @@ def default_integrals(S):
 
 
 def check_integrals(where, M1, M2, n, S):
-    """(M1, M2) as float arrays of shapes (n, 6, 6 + n), (n, n, 6, 6), finite, with the
-    symmetries of the quadratic form and ``M1[k]``'s first moment equal to ``[S_k]x``;
-    ValueError naming ``where`` (e.g. "modal body 'beam'") otherwise."""
-    out = []
-    for name, a, shape in (("M1", M1, (n, 6, 6 + n)), ("M2", M2, (n, n, 6, 6))):
-        a = np.array(a, dtype=float)
-        if a.shape != shape or not np.all(np.isfinite(a)):
-            raise ValueError(f"{where}: {name} must be a finite array of shape {shape}, got {a.shape}")
-        out.append(a)
-    M1, M2 = out
+    """(M1, M2) as float arrays of shapes (n, 6, 6 + n) and (n, n, 6, 6) or (n, n, 6 + n,
+    6 + n), finite, with the symmetries of the quadratic form, ``M1[k]``'s first moment
+    equal to ``[S_k]x`` and a zero linear/modal block of ``M2[k, l]``; ValueError naming
+    ``where`` (e.g. "modal body 'beam'") otherwise. A (6 + n) ``M2`` whose modal rows are
+    zero is returned as its rigid (6, 6) block, which the kernels evaluate at less cost."""
+    M1 = np.array(M1, dtype=float)
+    if M1.shape != (n, 6, 6 + n) or not np.all(np.isfinite(M1)):
+        raise ValueError(f"{where}: M1 must be a finite array of shape {(n, 6, 6 + n)}, got {M1.shape}")
+    M2 = np.array(M2, dtype=float)
+    if M2.shape not in ((n, n, 6, 6), (n, n, 6 + n, 6 + n)) or not np.all(np.isfinite(M2)):
+        raise ValueError(f"{where}: M2 must be a finite array of shape {(n, n, 6, 6)} or "
+                         f"{(n, n, 6 + n, 6 + n)}, got {M2.shape}")
     scale = max(1.0, float(np.abs(M1).max()), float(np.abs(M2).max()))
     tol = 1e-9 * scale
     if np.abs(M1[:, :, :6] - M1[:, :, :6].transpose(0, 2, 1)).max() > tol:
@@ -84,6 +118,12 @@ def check_integrals(where, M1, M2, n, S):
     if (np.abs(M2 - M2.transpose(1, 0, 2, 3)).max() > tol
             or np.abs(M2 - M2.transpose(0, 1, 3, 2)).max() > tol):
         raise ValueError(f"{where}: M2[k, l] must be symmetric and M2[k, l] = M2[l, k]")
+    if M2.shape[2] > 6:
+        if np.abs(M2[:, :, 3:6, 6:]).max() > tol:
+            raise ValueError(f"{where}: M2[k, l][3:6, 6:] (linear/modal) must be zero: that block is the "
+                             f"derivative of the first moment, whose second-order part M2[k, l][:3, 3:6] holds")
+        if not np.any(M2[:, :, 6:]):
+            M2 = np.ascontiguousarray(M2[:, :, :6, :6])
     want = default_integrals(S)[0][:, :3, 3:6]
     if np.abs(M1[:, :3, 3:6] - want).max() > tol:
         raise ValueError(f"{where}: M1[k][:3, 3:6] must be the cross-product matrix of S[:, k] "
@@ -139,20 +179,46 @@ def nodal_integrals(positions, trans_shapes, masses=None, mass_matrix=None, rota
             Lr[:, 6:] = R[i]
             M0 += Lr.T @ J[i] @ Lr
     if shortening is not None:
-        if mass_matrix is not None:
-            raise ValueError("shortening: geometric stiffening needs lumped masses, not a mass_matrix")
-        a = np.asarray(axis, dtype=float)
-        m = np.asarray(masses, dtype=float)
-        G = np.asarray(shortening, dtype=float)
-        H = np.einsum("i,ijl->jl", m, G)  # sum_i m_i G_i
-        sym = np.array([skew(xi) @ skew(a) + skew(a) @ skew(xi) for xi in x])  # (k, 3, 3)
-        xa = np.cross(x, a)  # [x_i]x a
-        M2[:, :, :3, :3] += 0.5 * np.einsum("i,ijl,iab->jlab", m, G, sym)
-        M2[:, :, :3, 3:6] += skew(-0.5 * a)[None, None] * H[:, :, None, None]
-        M2[:, :, 3:6, :3] += skew(-0.5 * a).T[None, None] * H[:, :, None, None]
-        M1[:, 3:6, 6:] -= np.einsum("a,jl->jal", a, H)
-        M1[:, :3, 6:] -= np.einsum("i,ijl,ia->jal", m, G, xa)
+        M2 = _add_foreshortening(x, P, masses, mass_matrix, shortening, axis, M1, M2)
     return M0, M1, M2
+
+
+def _add_foreshortening(x, P, masses, mass_matrix, shortening, axis, M1, M2):
+    """Add the foreshortening's terms (module docstring, block by block) to ``M1`` in place
+    and return ``M2`` grown to (n, n, 6 + n, 6 + n) with them."""
+    if mass_matrix is not None:
+        raise ValueError("shortening: geometric stiffening needs lumped masses, not a mass_matrix")
+    a = np.asarray(axis, dtype=float)
+    m = np.asarray(masses, dtype=float)
+    G = np.asarray(shortening, dtype=float)
+    k, n = x.shape[0], P.shape[2]
+    if np.abs(np.einsum("a,iaj->ij", a, P)).max() > 1e-12 * max(1.0, float(np.abs(P).max())):
+        raise ValueError("shortening: the translational mode shapes must be transverse to axis "
+                         "(the foreshortening is the only motion along it)")
+    H = np.einsum("i,ijl->jl", m, G)  # sum_i m_i G_i
+    full = np.zeros((n, n, 6 + n, 6 + n))
+    full[:, :, :6, :6] = M2
+    M2 = full
+    # angular/angular, angular/linear: -delta_i ([x_i]x [a]x + [a]x [x_i]x), delta_i [a]x
+    sym = np.array([skew(xi) @ skew(a) + skew(a) @ skew(xi) for xi in x])  # (k, 3, 3)
+    M2[:, :, :3, :3] += 0.5 * np.einsum("i,ijl,iab->jlab", m, G, sym)
+    M2[:, :, :3, 3:6] += skew(-0.5 * a)[None, None] * H[:, :, None, None]
+    M2[:, :, 3:6, :3] += skew(-0.5 * a).T[None, None] * H[:, :, None, None]
+    # first order: linear/modal -a g_i^T, angular/modal -([x_i]x a) g_i^T
+    M1[:, 3:6, 6:] -= np.einsum("a,jl->jal", a, H)
+    M1[:, :3, 6:] -= np.einsum("i,ijl,ia->jal", m, G, np.cross(x, a))
+    # angular/modal, second order: delta_i [a]x Phi_i + ([a]x Phi_i eta) g_i^T
+    aP = np.einsum("ab,ibj->iaj", skew(a), P)  # [a]x Phi_i (k, 3, n)
+    W = -0.5 * np.einsum("i,ikl,iaq->klaq", m, G, aP)
+    X = np.einsum("i,iak,ilq->klaq", m, aP, G)
+    W += 0.5 * (X + X.transpose(1, 0, 2, 3))
+    M2[:, :, :3, 6:] += W
+    M2[:, :, 6:, :3] += W.transpose(0, 1, 3, 2)
+    # modal/modal, second order: g_i g_i^T = sum_kl eta_k eta_l G_i[:, k] G_i[l, :]
+    Gm = G.reshape(k, n * n)
+    Y = (Gm.T @ (m[:, None] * Gm)).reshape(n, n, n, n).transpose(0, 2, 1, 3)  # [k, l, p, q]
+    M2[:, :, 6:, 6:] += 0.5 * (Y + Y.transpose(1, 0, 2, 3))
+    return M2
 
 
 def modal_data_from_nodes(positions, mode_shapes, stiffness, masses=None, mass_matrix=None, damping=None,

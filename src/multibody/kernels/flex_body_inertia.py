@@ -9,8 +9,13 @@ Lagrange, d/dt (dT/deta') - dT/deta = Q; with d/dt (M v) = M v' + Mdot v the bod
 force (everything but M v') is
 
     b = [V x* h; 0] + Mdot v - [0; dT/deta],   h = (M v)[:6],
-    Mdot v = [W1 v + W2 V; W1[:, 6:]^T V],  W1 = sum_j eta'_j M1[j],  W2 = 2 sum_jl eta'_j eta_l M2[j, l],
-    dT/deta_j = V^T M1[j][:, 6:] eta' + 1/2 V^T M1[j][:, :6] V + sum_l eta_l V^T M2[j, l] V.
+    Mdot v = [W1 v; W1[:, 6:]^T V] + W2 v,  W1 = sum_j eta'_j M1[j],  W2 = 2 sum_jl eta'_j eta_l M2[j, l],
+    dT/deta_j = V^T M1[j][:, 6:] eta' + 1/2 V^T M1[j][:, :6] V + sum_l eta_l v^T M2[j, l] v.
+
+M2[j, l] is the rigid (6 x 6) block or, with geometric stiffening, the whole (nb x nb)
+matrix (flag M2FULL), stored for the pairs j <= l only, by whole rows (kernels/flex_layout.py)
+so that M(eta)'s sum is one contiguous run per pair; M2[j, l] v goes through nb numbers of
+scratch in the work M array (at M2Y).
 
 Its power v^T b = 1/2 v^T Mdot v = dT/dt - v^T M v', so energy is conserved exactly (the
 power-balance test checks these lines). A rigid link (no modes) has b = [V x* M V].
@@ -41,18 +46,23 @@ def body_masses(fi, fmass, fm1, fm2, q, Mq):
                     if c >= 6:
                         Mq[ma + c * nb + r] += x
         if a2 >= 0:
+            size = (nb if fi[k, FL.M2FULL] else 6) * nb  # M2[j, m]'s rows stored, whole
+            o = a2
             for j in range(nm):
-                for m in range(nm):
-                    e = q[qm + j] * q[qm + m]
-                    o = a2 + (j * nm + m) * 36
-                    for r in range(6):
-                        for c in range(6):
-                            Mq[ma + r * nb + c] += e * fm2[o + r * 6 + c]
+                for m in range(j, nm):
+                    w = q[qm + j] * q[qm + m]
+                    if m != j:
+                        w *= 2.0  # M2[j, m] and M2[m, j]
+                    o0, m0 = max(o, 0), max(ma, 0)  # known >= 0: LLVM vectorizes (3x)
+                    for i in range(size):
+                        Mq[m0 + i] += w * fm2[o0 + i]
+                    o += size
 
 
 @njit(**_INL)
 def bias_force(fi, Mq, fm1, fm2, k, q, V, out, oo):
-    """out[oo:oo + nb] = b, the bias force of link k's body (see the module docstring)."""
+    """out[oo:oo + nb] = b, the bias force of link k's body (see the module docstring); uses
+    the link's scratch at M2Y in the work array Mq."""
     nb, nm, ma, vo = fi[k, FL.NB], fi[k, FL.NM], fi[k, FL.MADR], fi[k, FL.VOFF]
     h0 = h1 = h2 = h3 = h4 = h5 = 0.0
     for c in range(nb):
@@ -95,17 +105,31 @@ def bias_force(fi, Mq, fm1, fm2, k, q, V, out, oo):
                 s += fm1[o + r * nb + 6 + c] * V[vo + r]
             out[oo + 6 + c] += ed * s
         out[oo + 6 + j] -= t_all - 0.5 * t_rr
-    if a2 >= 0:  # the second-order integrals: W2 V and their part of dT/deta_j
+    if a2 >= 0:  # the second-order integrals: W2 v and their part of dT/deta
+        y = fi[k, FL.M2Y]
+        rows = nb if fi[k, FL.M2FULL] else 6
+        o = a2
         for j in range(nm):
-            ed = V[vo + 6 + j]
-            for m in range(nm):
-                e = q[qm + m]
-                o = a2 + (j * nm + m) * 36
-                vmv = 0.0
-                for r in range(6):
-                    s = 0.0
-                    for c in range(6):
-                        s += fm2[o + r * 6 + c] * V[vo + c]
-                    out[oo + r] += 2.0 * ed * e * s
-                    vmv += V[vo + r] * s
-                out[oo + 6 + j] -= e * vmv
+            for m in range(j, nm):
+                for c in range(nb):
+                    Mq[y + c] = 0.0
+                y0 = max(y, 0)  # known >= 0: LLVM vectorizes
+                for r in range(rows):  # y = M2[j, m] v by its columns (= its rows)
+                    vr = V[vo + r]
+                    o0 = max(o, 0)
+                    for c in range(nb):
+                        Mq[y0 + c] += vr * fm2[o0 + c]
+                    o += nb
+                if m == j:
+                    w2 = 2.0 * V[vo + 6 + j] * q[qm + j]
+                else:  # M2[j, m] = M2[m, j]: both terms of W2
+                    w2 = 2.0 * (V[vo + 6 + j] * q[qm + m] + V[vo + 6 + m] * q[qm + j])
+                o1 = max(oo, 0)
+                for c in range(nb):
+                    out[o1 + c] += w2 * Mq[y0 + c]
+                vmv = 0.0  # v^T M2[j, m] v
+                for c in range(nb):
+                    vmv += V[vo + c] * Mq[y0 + c]
+                out[oo + 6 + j] -= q[qm + m] * vmv
+                if m != j:
+                    out[oo + 6 + m] -= q[qm + j] * vmv

@@ -23,9 +23,15 @@ GADR = 10   # address of G = P H^T D^-1 (nb x NUALL)
 DADR = 11   # address of D^-1 (NUALL x NUALL)
 EADR = 12   # address of the residual eps (NUALL)
 M1ADR = 13  # fm1 address of the first-order integrals (NM x 6 x nb): dM/deta_i's rigid rows (shared)
-M2ADR = 14  # fm2 address of the second-order integrals (NM x NM x 6 x 6), -1: zero (shared)
+M2ADR = 14  # fm2 address of the second-order integrals (below), -1: zero (shared)
 CADR = 15   # fmass address of the undeformed mass block M0 (nb x nb), link frame, row-major (shared)
-FI_COLS = 16
+M2FULL = 16  # 1: M2 has modal rows (geometric stiffening), 0: its rigid block only
+M2Y = 17    # work M address of nb numbers of scratch (M2[j, m] v) for a link with M2, -1: none
+FI_COLS = 18
+# M2 at M2ADR (model/flex_compile.second_order_rows): the pairs j <= m (j outer, M2[m, j] =
+# M2[j, m]), each M2[j, m] (nb x nb) row-major, or with M2FULL 0 its rows 0-5 only (6 x nb,
+# zero past column 6). Whole rows make M(eta)'s sum one contiguous (vectorized) run per pair,
+# 3x faster than the 106 numbers of its symmetric half in short row segments.
 # an fnode record: R0 (9, the node's undeformed rotation in the link frame), p0 (3), then
 # Pi (6 x NM of its body, row-major): [rotation; translation] per unit eta, link axes
 N_R0 = 0

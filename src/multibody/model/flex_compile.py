@@ -18,7 +18,7 @@ class FlexModel:
     rigid), ``stiffness`` and ``damping`` (nu,) per speed (zero but on modal rates), and the
     work sizes. fmass, fm1, fm2 and fnode are read-only constants holding each distinct block
     once (links may share a block); the per-state M_k(eta) is per link, in the work array
-    ``M`` at MADR."""
+    ``M`` at MADR (followed by nb numbers of scratch at M2Y for a link with M2)."""
 
     def __init__(self, fi, fmass, fm1, fm2, fnode, frame_node, stiffness, damping, sizes):
         self.fi, self.fmass, self.fnode, self.frame_node = fi, fmass, fnode, frame_node
@@ -56,7 +56,7 @@ def compile_flex(mb, c):
             body_of_link[link] = b
     fi = np.zeros((n, FL.FI_COLS), dtype=np.int64)
     mass, first, second, nodes = ConstantPool(), ConstantPool(), ConstantPool(), ConstantPool()
-    integrals = {}  # (id of the body's M1, M2, T_link_body) -> (M1ADR, M2ADR): transformed once
+    integrals = {}  # (id of the body's M1, M2, T_link_body) -> (M1ADR, M2ADR, M2FULL): transformed once
     madr = voff = padr = phiadr = gadr = dadr = eadr = 0
     node_index = {}  # node name -> fnode address
     T_lb = {}
@@ -79,7 +79,7 @@ def compile_flex(mb, c):
         nbp = fi[p, FL.NB] if p >= 0 else 6
         M = np.zeros((nb, nb))
         M[:6, :6] = mf[j, L.INERTIA:L.INERTIA + 36].reshape(6, 6)
-        m1adr, m2adr = 0, -1
+        m1adr, m2adr, m2full = 0, -1, 0
         if b is not None:
             X_BL = motion_transform(transform_inverse(T_lb[b.name]))  # V_B = X_BL V_L
             Mfr = np.vstack([b.S_rot, b.S]).T @ X_BL
@@ -89,7 +89,7 @@ def compile_flex(mb, c):
             key = (id(b.M1), id(b.M2), T_lb[b.name].tobytes())
             if key not in integrals:
                 integrals[key] = _add_integrals(first, second, b, X_BL)
-            m1adr, m2adr = integrals[key]
+            m1adr, m2adr, m2full = integrals[key]
             um = mi[j, L.UOFF] + mi[j, L.NU]
             stiffness[um:um + nm] = b.stiffness
             damping[um:um + nm] = b.damping
@@ -104,9 +104,10 @@ def compile_flex(mb, c):
         fi[j, FL.UM] = mi[j, L.UOFF] + mi[j, L.NU]
         fi[j, FL.VOFF], fi[j, FL.MADR], fi[j, FL.PADR], fi[j, FL.PHI] = voff, madr, padr, phiadr
         fi[j, FL.GADR], fi[j, FL.DADR], fi[j, FL.EADR] = gadr, dadr, eadr
-        fi[j, FL.CADR], fi[j, FL.M1ADR], fi[j, FL.M2ADR] = mass.add(M), m1adr, m2adr
+        fi[j, FL.CADR], fi[j, FL.M1ADR], fi[j, FL.M2ADR], fi[j, FL.M2FULL] = mass.add(M), m1adr, m2adr, m2full
+        fi[j, FL.M2Y] = madr + nb * nb if m2adr >= 0 else -1
         voff += nb
-        madr += nb * nb
+        madr += nb * nb + (nb if m2adr >= 0 else 0)
         padr += nb * nb
         phiadr += 6 * nbp
         gadr += nb * nuall
@@ -122,12 +123,29 @@ def compile_flex(mb, c):
 
 
 def _add_integrals(first, second, b, X_BL):
-    """(M1ADR, M2ADR) of modal body ``b``'s integrals in link axes (``X_BL``: V_B = X_BL V_L),
-    added to the pools ``first`` and ``second`` (M2ADR -1 when M2 is zero)."""
+    """(M1ADR, M2ADR, M2FULL) of modal body ``b``'s integrals in link axes (``X_BL``: V_B =
+    X_BL V_L), added to the pools ``first`` and ``second`` (M2ADR -1 when M2 is zero)."""
     m1 = np.einsum("ab,kbc->kac", X_BL.T, np.concatenate([b.M1[:, :, :6] @ X_BL, b.M1[:, :, 6:]], axis=2))
     if not np.any(b.M2):
-        return first.add(m1), -1
-    return first.add(m1), second.add(np.einsum("ab,klbc,cd->klad", X_BL.T, b.M2, X_BL))
+        return first.add(m1), -1, 0
+    rows, full = second_order_rows(b.M2, X_BL)
+    return first.add(m1), second.add(rows), full
+
+
+def second_order_rows(M2, X_BL):
+    """(rows, full): ``M2`` (n, n, s, s), s = 6 or 6 + n, in link axes (its rigid rows and
+    columns by ``X_BL``) laid out as the kernels read it (``kernels/flex_layout.py``: pairs
+    j <= m, each (6 + n) x (6 + n), or its first 6 rows without modal rows), and 1 when it
+    has modal rows."""
+    n, s = M2.shape[0], M2.shape[2]
+    A = np.zeros((n, n, 6 + n, 6 + n))
+    A[:, :, :s, :s] = M2
+    X = np.eye(6 + n)
+    X[:6, :6] = X_BL
+    A = np.einsum("ab,klbc,cd->klad", X.T, A, X)
+    full = int(s > 6 and np.any(A[:, :, 6:]))
+    j, m = np.triu_indices(n)
+    return np.ascontiguousarray(A[j, m, :6 + n if full else 6]).ravel(), full
 
 
 def _check_welded_at_deforming_nodes(mb, c):

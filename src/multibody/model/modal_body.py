@@ -21,7 +21,7 @@ loads at the body's nodes, as in seed 002's body without modal integrals.
 """
 import numpy as np
 
-from ..flex.modal_integrals import check_integrals, default_integrals, first_order_block
+from ..flex.modal_integrals import check_integrals, default_integrals, mass_matrix_at
 from .body import RigidBody
 from .shared_arrays import IdentityCache, frozen, read_only
 
@@ -78,9 +78,9 @@ class ModalBody(RigidBody):
     ``modal_mass`` (n, n) symmetric positive definite (identity by default);
     ``stiffness``, ``damping`` (n,) >= 0 (modal k_i and c_i); ``S`` and ``S_rot`` (3, n):
     the first moment of the modes and the angular-momentum coupling about B's origin (see
-    ``multibody.flex.ModalData``), zero by default; ``M1`` (n, 6, 6 + n) and ``M2`` (n, n, 6, 6)
-    the configuration-dependent integrals (``multibody.flex.modal_integrals``), by default
-    those of a centre of mass moving as S eta.
+    ``multibody.flex.ModalData``), zero by default; ``M1`` (n, 6, 6 + n) and ``M2``
+    (n, n, 6, 6) or (n, n, 6 + n, 6 + n) the configuration-dependent integrals
+    (``multibody.flex.modal_integrals``), by default those of a centre of mass moving as S eta.
     """
 
     def __init__(self, name, n_modes, mass=0.0, com=(0.0, 0.0, 0.0), inertia=None, modal_mass=None,
@@ -158,9 +158,7 @@ class ModalBody(RigidBody):
         M[6:, 6:] = self.modal_mass
         if eta is not None:
             eta = _vector(self.name, "eta", eta, n, nonnegative=False)
-            for k in range(n):
-                M += eta[k] * first_order_block(self.M1[k])
-            M[:6, :6] += np.einsum("k,l,klij->ij", eta, eta, self.M2)
+            M = mass_matrix_at(M, self.M1, self.M2, eta)
         return M
 
     def check_mode_shapes(self, node, Pi):
