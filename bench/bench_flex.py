@@ -58,14 +58,12 @@ def chain(n, data):
 
 
 def state(m, seed=0):
-    """Hinge angles ~ 0.3 rad, modal coordinates 1e-6 (micrometre tip deflections: with 10
-    modes and geometric stiffening the quadratic M(eta) of a pinned beam is positive
-    definite only for tiny eta), random u and tau. The kernels' work does not depend on
-    the values."""
+    """Hinge angles ~ 0.3 rad, modal coordinates 1e-3 (millimetre tip deflections, every mode
+    alike), random u and tau. The kernels' work does not depend on the values."""
     rng = np.random.default_rng(seed)
     q = 0.3 * rng.normal(size=m.nq)
     for b in m.modal_bodies:
-        q[m.modal_slice(b)] = 1e-6 * rng.normal(size=b.n_modes)
+        q[m.modal_slice(b)] = 1e-3 * rng.normal(size=b.n_modes)
     return q, 0.1 * rng.normal(size=m.nu), rng.normal(size=m.nu)
 
 
