@@ -58,12 +58,13 @@ def chain(n, data):
 
 
 def state(m, seed=0):
-    """Hinge angles ~ 0.3 rad, modal coordinates 1e-3 (millimetre tip deflections, every mode
-    alike), random u and tau. The kernels' work does not depend on the values."""
+    """Hinge angles ~ 0.3 rad, modal coordinates ~ 1e-2 / k^2 for mode k (centimetre tip
+    deflections, higher modes smaller as in a real motion), random u and tau. The kernels'
+    work does not depend on the values."""
     rng = np.random.default_rng(seed)
     q = 0.3 * rng.normal(size=m.nq)
     for b in m.modal_bodies:
-        q[m.modal_slice(b)] = 1e-3 * rng.normal(size=b.n_modes)
+        q[m.modal_slice(b)] = 1e-2 * rng.normal(size=b.n_modes) / np.arange(1, b.n_modes + 1) ** 2
     return q, 0.1 * rng.normal(size=m.nu), rng.normal(size=m.nu)
 
 

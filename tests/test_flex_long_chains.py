@@ -26,8 +26,8 @@ def _chain_state(beam, n, seed=0):
     m.add_serial_chain("b", n, modal_data=beam)
     rng = np.random.default_rng(seed)
     q = 0.3 * rng.normal(size=m.nq)
-    for b in m.modal_bodies:  # ~2 mm at each tip (every mode alike: the stiffened M(eta) stays definite to ~8 mm)
-        q[m.modal_slice(b)] = 1e-3 * rng.normal(size=b.n_modes)
+    for b in m.modal_bodies:  # ~2 cm at each tip, mode k ~ 1/k^2 (as in bench_flex)
+        q[m.modal_slice(b)] = 1e-2 * rng.normal(size=b.n_modes) / np.arange(1, b.n_modes + 1) ** 2
     return m, q, 0.1 * rng.normal(size=m.nu), rng.normal(size=m.nu)
 
 
