@@ -81,7 +81,7 @@ def bench_scaling(data):
         except ValueError as e:
             print(f"  N = {n:5d} bodies  nu = {m.nu:6d}  forward_dynamics FAILED: {e}", flush=True)
     times = {n: np.inf for n in cases}
-    for _ in range(1 if QUICK else 3):  # the sizes interleaved, to share the machine's noise
+    for _ in range(1 if QUICK else 6):  # the sizes interleaved, to share the machine's noise; best of 18
         for n, (m, q, u, tau, out) in cases.items():
             calls = max((2000 if QUICK else 20000) // n, 3)
             times[n] = min(times[n], best_time(lambda: m.forward_dynamics(q, u, tau, out=out), calls, 3))
