@@ -5,7 +5,6 @@ kernels/flex_kinematics.py, flex_dynamics.py, flex_articulated.py.
 import numpy as np
 
 from ..kernels import flex_layout as FL
-from ..kernels import layout as L
 from ..kernels.flex_articulated import flex_forward_dynamics, flex_mass_matrix
 from ..kernels.flex_body_inertia import body_masses
 from ..kernels.flex_dynamics import flex_inverse_dynamics
@@ -109,17 +108,11 @@ def mass_and_com(m, q, data=None):
     return out
 
 
-def potential_energy(m, q, data=None):
-    """Gravity's potential energy -m g . c [J] with the deformed centres of mass
-    (``mass_and_com``); the elastic energy is ``strain_energy``."""
-    mc = mass_and_com(m, q, data)
-    g = m.compiled.mf[m.compiled.n_links, L.GRAVITY:L.GRAVITY + 3]
-    return -mc[0] * float(g @ mc[1:])
-
-
 def total_energy(m, q, u, data=None):
-    """Kinetic + gravity + strain energy [J] (conserved without damping and forces)."""
-    return kinetic_energy(m, q, u, data) + potential_energy(m, q, data) + strain_energy(m, q)
+    """Kinetic + gravity + strain energy [J] (conserved without damping and forces); the
+    facade's ``potential_energy`` holds the last two (gravity through ``mass_and_com``)."""
+    from .energy import potential_energy  # (energy imports this module)
+    return kinetic_energy(m, q, u, data) + potential_energy(m, q, data)
 
 
 def strain_energy(m, q):
