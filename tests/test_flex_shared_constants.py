@@ -61,8 +61,9 @@ def test_constants_do_not_grow_with_the_chain(beam):
     for name in CONSTANTS:
         assert getattr(long, name).size == getattr(short, name).size > 0, name
     nb = 6 + beam.n_modes
-    per_link = nb * nb + (nb if long.fi[0, FL.M2Y] >= 0 else 0)  # M_k(eta) and the bias force's scratch
-    assert long.work()["M"].size == 6 * per_link  # the per-state blocks stay per link
+    shared = FL.SCR_BLOCKS * nb * nb  # the scratch all links share, behind their blocks
+    assert long.work()["M"].size == 6 * nb * nb + shared  # the per-state blocks M_k(eta) stay per link
+    assert np.all(long.fi[:, FL.SCR] == 6 * nb * nb)
     assert len(set(long.fi[:, FL.CADR])) == len(set(short.fi[:, FL.CADR])) <= 2  # the links read shared M0 ...
     assert len(set(long.fi[:, FL.MADR])) == 6  # ... and write their own M_k(eta)
 

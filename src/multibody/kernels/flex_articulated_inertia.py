@@ -44,12 +44,11 @@ def inertia_times_ht(mf, k, nu, nk, P, pa, nb, out):
 
 
 @njit(cache=True)
-def articulated_step(mf, fi, k, nu, P, G, Dinv, scratch):
-    """Link k's step: U = P H^T (left in ``scratch``, nb x NUALL), D^-1 at fi[k, DADR],
-    G = U D^-1 at fi[k, GADR], and P (at fi[k, PADR]) replaced by P+ = P - G U^T.
+def articulated_step(mf, fi, k, nu, P, pa, G, ga, Dinv, da, scratch):
+    """Link k's step: U = P H^T (left in ``scratch``, nb x NUALL), D^-1 at Dinv[da:],
+    G = U D^-1 at G[ga:], and P (nb x nb at P[pa:]) replaced by P+ = P - G U^T.
     False when D is not positive definite."""
     nb, nk = fi[k, FL.NB], fi[k, FL.NUALL]
-    pa, ga, da = fi[k, FL.PADR], fi[k, FL.GADR], fi[k, FL.DADR]
     inertia_times_ht(mf, k, nu, nk, P, pa, nb, scratch)  # U
     for r in range(nk):  # D = H U (+ armature): S^T U[:6] on the hinge rows, U[6 + i] on the modes
         for c in range(r, nk):
@@ -86,16 +85,21 @@ def articulated_step(mf, fi, k, nu, P, G, Dinv, scratch):
 
 @njit(cache=True)
 def inertia_to_parent(fi, phi, P, k, p, scratch):
-    """P_p += Phi_k P+_k[:6, :6] Phi_k^T (Phi_k^T the 6 x nb_p block at phi[fi[k, PHI]:]),
-    on and above the diagonal and mirrored; ``scratch`` holds 6 x nb_p."""
+    """P_p += Phi_k P+_k[:6, :6] Phi_k^T, both blocks at their PADR."""
+    child_inertia_to_parent(fi, phi, P, fi[k, FL.PADR], fi[k, FL.NB], k, P, fi[p, FL.PADR], fi[p, FL.NB], scratch)
+
+
+@njit(cache=True)
+def child_inertia_to_parent(fi, phi, X, xa, xs, k, P, pp, nbp, scratch):
+    """P[pp:] (nb_p x nb_p) += Phi_k X Phi_k^T, X = P+_k[:6, :6] at X[xa:] with row stride xs
+    (Phi_k^T the 6 x nb_p block at phi[fi[k, PHI]:]), on and above the diagonal and
+    mirrored; ``scratch`` holds 6 x nb_p."""
     o = fi[k, FL.PHI]
-    nb, pa = fi[k, FL.NB], fi[k, FL.PADR]
-    nbp, pp = fi[p, FL.NB], fi[p, FL.PADR]
     for r in range(6):  # T = P+[:6, :6] Phi^T (6 x nbp)
         for b in range(nbp):
             s = 0.0
             for c in range(6):
-                s += P[pa + r * nb + c] * phi[o + c * nbp + b]
+                s += X[xa + r * xs + c] * phi[o + c * nbp + b]
             scratch[r * nbp + b] = s
     for a in range(nbp):
         for b in range(a, nbp):
@@ -119,7 +123,8 @@ def flex_articulated_inertia_pass(mi, mf, fi, Mb, phi, P, G, Dinv, scratch):
             P[pa + i] = Mb[ma + i]
     ok = True
     for k in range(n - 1, -1, -1):
-        if not articulated_step(mf, fi, k, mi[k, NU], P, G, Dinv, scratch):
+        if not articulated_step(mf, fi, k, mi[k, NU], P, fi[k, FL.PADR], G, fi[k, FL.GADR], Dinv, fi[k, FL.DADR],
+                                scratch):
             ok = False
         p = mi[k, PARENT]
         if p >= 0:

@@ -87,7 +87,7 @@ def flex_inverse_dynamics(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, K, C, q, u
         um = fi[k, FL.UM]
         for i in range(fi[k, FL.NM]):
             w_A[vo + 6 + i] = udot[um + i]
-        bias_force(fi, Mq, fm1, fm2, k, q, w_V, w_F, vo)  # F = b + M A
+        bias_force(fi, Mq, fi[k, FL.MADR], fm1, fm2, k, q, w_V, w_F, vo)  # F = b + M A
         inertia_times(Mq, fi[k, FL.MADR], fi[k, FL.NB], w_A, vo, w_F, vo)
     for k in range(n - 1, -1, -1):
         vo = fi[k, FL.VOFF]

@@ -17,21 +17,32 @@ QM = 4      # q address of the body's eta
 UM = 5      # u address of the body's eta'
 VOFF = 6    # address of the link's nb-vectors (V, A, F, abias)
 MADR = 7    # work M address of the link's (nb x nb) mass matrix M(eta), link frame, row-major
-PADR = 8    # address of the (nb x nb) articulated / composite inertia P
+PADR = 8    # address of the (nb x nb) articulated / composite inertia P (the forward dynamics: P+[:6, :6])
 PHI = 9     # address of Phi^T (6 x nb_parent): parent [V; eta'] -> this link's rigid V
-GADR = 10   # address of G = P H^T D^-1 (nb x NUALL)
+GADR = 10   # address of G = P H^T D^-1 (nb x NUALL; the forward dynamics: its rows 0-5)
 DADR = 11   # address of D^-1 (NUALL x NUALL)
-EADR = 12   # address of the residual eps (NUALL)
+EADR = 12   # address of NUALL numbers: the forward dynamics' nu = D^-1 eps
 M1ADR = 13  # fm1 address of the first-order integrals (NM x 6 x nb): dM/deta_i's rigid rows (shared)
 M2ADR = 14  # fm2 address of the second-order integrals (below), -1: zero (shared)
 CADR = 15   # fmass address of the undeformed mass block M0 (nb x nb), link frame, row-major (shared)
 M2FULL = 16  # 1: M2 has modal rows (geometric stiffening), 0: its rigid block only
-M2Y = 17    # work M address of nb numbers of scratch (M2[j, m] v) for a link with M2, -1: none
+SCR = 17    # work M address of the scratch all links share, after the mass blocks (below)
 FI_COLS = 18
 # M2 at M2ADR (model/flex_compile.second_order_rows): the pairs j <= m (j outer, M2[m, j] =
 # M2[j, m]), each M2[j, m] (nb x nb) row-major, or with M2FULL 0 its rows 0-5 only (6 x nb,
 # zero past column 6). Whole rows make M(eta)'s sum one contiguous (vectorized) run per pair,
 # 3x faster than the 106 numbers of its symmetric half in short row segments.
+# the shared scratch at SCR, in blocks of the link's nb^2 numbers (SCR_BLOCKS of the largest
+# nb are allocated): the forward dynamics' M_k(eta), P_k, D^-1 and G, and bias_force's
+# weighted M2 sum W and outer product v v^T. Kept in cache from link to link, so that only
+# what the next pass reads is written per link.
+SCR_M = 0
+SCR_P = 1
+SCR_D = 2
+SCR_G = 3
+SCR_W = 4
+SCR_O = 5
+SCR_BLOCKS = 6
 # an fnode record: R0 (9, the node's undeformed rotation in the link frame), p0 (3), then
 # Pi (6 x NM of its body, row-major): [rotation; translation] per unit eta, link axes
 N_R0 = 0

@@ -18,7 +18,8 @@ class FlexModel:
     rigid), ``stiffness`` and ``damping`` (nu,) per speed (zero but on modal rates), and the
     work sizes. fmass, fm1, fm2 and fnode are read-only constants holding each distinct block
     once (links may share a block); the per-state M_k(eta) is per link, in the work array
-    ``M`` at MADR (followed by nb numbers of scratch at M2Y for a link with M2)."""
+    ``M`` at MADR; after the last link's block, the scratch that every link shares (at SCR,
+    ``kernels/flex_layout.py``)."""
 
     def __init__(self, fi, fmass, fm1, fm2, fnode, frame_node, stiffness, damping, sizes):
         self.fi, self.fmass, self.fnode, self.frame_node = fi, fmass, fnode, frame_node
@@ -115,14 +116,15 @@ def compile_flex(mb, c):
         fi[j, FL.VOFF], fi[j, FL.MADR], fi[j, FL.PADR], fi[j, FL.PHI] = voff, madr, padr, phiadr
         fi[j, FL.GADR], fi[j, FL.DADR], fi[j, FL.EADR] = gadr, dadr, eadr
         fi[j, FL.CADR], fi[j, FL.M1ADR], fi[j, FL.M2ADR], fi[j, FL.M2FULL] = mass.add(M), m1adr, m2adr, m2full
-        fi[j, FL.M2Y] = madr + nb * nb if m2adr >= 0 else -1
         voff += nb
-        madr += nb * nb + (nb if m2adr >= 0 else 0)
+        madr += nb * nb
         padr += nb * nb
         phiadr += 6 * nbp
         gadr += nb * nuall
         dadr += nuall * nuall
         eadr += nuall
+    fi[:, FL.SCR] = madr  # the shared scratch, behind the mass blocks
+    madr += FL.SCR_BLOCKS * int(fi[:, FL.NB].max(initial=6)) ** 2
     _check_welded_at_deforming_nodes(mb, c)
     frame_node = np.full(c.fr.shape[0], -1, dtype=np.int64)
     for name, f in c.frame_rows.items():
