@@ -119,3 +119,21 @@ def test_bad_modal_input_names_the_body_or_node():
         m.add_node("n2", rigid, np.eye(4), mode_shapes=np.zeros((6, 2)))
     with pytest.raises(ValueError, match="stiffness must be >= 0"):
         beam.stiffness = [-1.0, 0.0]
+
+
+def test_non_finite_modal_coordinate_names_its_body_and_mode():
+    """A NaN in a modal coordinate or rate is named by its body and mode (the rigid check
+    runs first and used to answer 'index out of range' for these entries)."""
+    m = mb.Multibody()
+    m.add_serial_chain("b", 2, modal_data=mb.flex.beam_modes(1.0, EI=50.0, rhoA=1.0, n_elements=6, n_modes=3))
+    q, u = np.zeros(m.nq), np.zeros(m.nu)
+    bad_u = u.copy()
+    bad_u[m.modal_u_slice("b0").start + 2] = np.nan
+    with pytest.raises(ValueError, match=r"u\[3\] is not finite \(nan\); it is mode 2 of modal body 'b0'"):
+        m.forward_dynamics(q, bad_u, u)
+    bad_q = q.copy()
+    bad_q[m.modal_slice("b1").start + 1] = np.inf
+    with pytest.raises(ValueError, match=r"q\[6\] is not finite \(inf\); it is mode 1 of modal body 'b1'"):
+        m.inverse_dynamics(bad_q, u, u)
+    with pytest.raises(ValueError, match=r"tau\[0\] is not finite .*hinge 'b0_hinge'"):
+        m.forward_dynamics(q, u, np.where(np.arange(m.nu) == 0, np.nan, 0.0))

@@ -33,6 +33,10 @@ def coordinate_owner(c, name, idx):
     for h, s in slices.items():
         if s.start <= idx < s.stop:
             return f"it belongs to hinge {h!r}"
+    for b, (sq, su) in getattr(c, "modal_slices", {}).items():
+        s = sq if name == "q" else su
+        if s.start <= idx < s.stop:
+            return f"it is mode {idx - s.start} of modal body {b!r}"
     return "index out of range"
 
 

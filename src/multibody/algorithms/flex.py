@@ -22,11 +22,7 @@ def _state(c, data, q, u=None, third=None, names=("q", "u", "tau")):
     out = [check_vector(q, c.nq, names[0])]
     for x, name in ((u, names[1]), (third, names[2])):
         if x is not None:
-            out.append(check_vector(x, c.nu, name))
-    for x, name in zip(out, names):
-        bad = np.flatnonzero(~np.isfinite(x))
-        if bad.size:
-            raise ValueError(f"{name}[{int(bad[0])}] is not finite ({x[bad[0]]})")
+            out.append(check_vector(x, c.nu, name))  # shape, dtype and finiteness, naming the argument
     return d, w, out
 
 
