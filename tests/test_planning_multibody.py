@@ -88,6 +88,31 @@ def test_configuration_space_follows_recentred_charts():
     np.testing.assert_allclose(space.integrate(q, u), m.integrate(q, u), atol=1e-12)
 
 
+
+def test_configuration_space_with_modal_bodies():
+    """A modal body's eta is an R^n after its hinge's factors (a universal hinge on a
+    free-floating beam, and a welded beam whose LOCKED hinge has no factor), sampled
+    undeformed; the space moves like the multibody, the deformed tip pose included."""
+    from multibody.flex import beam_modes
+    data = beam_modes(1.0, EI=50.0, rhoA=1.0, n_elements=6, n_modes=3)
+    m = mb.Multibody()
+    m.add_serial_chain("b", 2, kind="universal", modal_data=data)
+    w = m.add_modal_body("w", modal_data=data)
+    m.add_hinge("b1", w, "locked")
+    space = m.configuration_space()
+    assert (space.nq, space.nv) == (m.nq, m.nu)
+    assert space.names == ("b0_hinge", "b0.modes", "b1_hinge", "b1.modes", "w.modes")
+    assert repr(space) == "LiegroupSpace(R^2 x R^3 x R^2 x R^3 x R^3)"
+    rng = np.random.default_rng(2)
+    q = space.random(rng)
+    for b in m.modal_bodies:
+        assert np.all(q[m.modal_slice(b)] == 0.0)
+    q = m.random_q(rng, modal_scale=1e-3)
+    u = rng.normal(size=m.nu)
+    np.testing.assert_allclose(space.integrate(q, u), m.integrate(q, u), atol=1e-12)
+    np.testing.assert_allclose(m.frame_pose(space.integrate(q, u), "b1_tip"),
+                               m.frame_pose(m.integrate(q, u), "b1_tip"), atol=1e-12)
+
 # ----------------------------------------------------------- locked hinges: panda
 @pytest.fixture(scope="module")
 def panda():

@@ -1,10 +1,10 @@
 """The configuration space of a ``Multibody`` as a :class:`LiegroupSpace`.
 
 Uses only the multibody's public API: ``hinges`` (in coordinate order, each with
-``name`` and ``subhinges`` having ``kind_info`` (their row of the kind table) and, for
-rotation-vector subhinges,
-``chart_offset``) and ``q_limits()``, ``q_slice`` / ``u_slice``, ``nq`` / ``nu`` and
-``chart_offsets()``.
+``name``, ``child`` and ``subhinges`` having ``kind_info`` (their row of the kind table)
+and, for rotation-vector subhinges, ``chart_offset``) and ``q_limits()``, ``q_slice`` /
+``u_slice``, ``nq`` / ``nu``, ``chart_offsets()`` and, for modal bodies, ``modal_bodies``
+and ``modal_slice`` / ``modal_u_slice``.
 """
 
 from __future__ import annotations
@@ -43,7 +43,11 @@ def configuration_space(multibody) -> LiegroupSpace:
     ``spherical`` is ``SO(3)`` in the rotation-vector chart (with the subhinge's
     current chart offset), ``spherical_quat`` ``SO(3)`` with a quaternion,
     ``free`` / ``free_quat`` ``SE(3)`` (exact: ``T' = T exp([omega; v])``, ``u`` in the
-    child frame); locked subhinges have no factor. Then ``space.nq == m.nq``,
+    child frame); locked subhinges have no factor. A modal body's coordinates eta follow its
+    hinge's as one ``R^n`` named ``"body.modes"``, with sampling bounds [0, 0] (``random``
+    draws them undeformed, as ``random_q`` does; pass other ``lower`` / ``upper`` to
+    ``LiegroupSpace(space.factors, space.names, ...)`` to sample deflections: how large an
+    eta is depends on how the modes are normalised). Then ``space.nq == m.nq``,
     ``space.nv == m.nu`` and ``space.integrate(q, u)`` moves like ``m.integrate(q, u)``.
 
     The hinges' position limits (``Hinge.lower`` / ``upper``) become the space's sampling
@@ -52,6 +56,7 @@ def configuration_space(multibody) -> LiegroupSpace:
     moved a chart or a limit changed.
     """
     offsets = multibody.chart_offsets() if hasattr(multibody, "chart_offsets") else {}
+    modal = {b.name for b in getattr(multibody, "modal_bodies", ())}
     factors: list[Factor] = []
     names: list[str] = []
     q_at = 0
@@ -91,6 +96,17 @@ def configuration_space(multibody) -> LiegroupSpace:
         lower.append(lo)
         upper.append(hi)
         q_at, v_at = qs.stop, us.stop
+        if hinge.child.name in modal:  # the body's modal coordinates follow its hinge's
+            mq, mu = multibody.modal_slice(hinge.child), multibody.modal_u_slice(hinge.child)
+            if mq.start != q_at or mu.start != v_at:
+                raise ValueError(f"modal body {hinge.child.name!r}: its modal coordinates do not follow "
+                                 f"hinge {hinge.name!r} (q starts at {mq.start}, expected {q_at})")
+            n = mq.stop - mq.start
+            factors.append(VectorSpace(n))
+            names.append(f"{hinge.child.name}.modes")
+            lower.append(np.zeros(n))  # sampled undeformed, as random_q's default
+            upper.append(np.zeros(n))
+            q_at, v_at = mq.stop, mu.stop
     if q_at != multibody.nq or v_at != multibody.nu:
         raise ValueError(f"hinges cover nq={q_at}, nu={v_at} of the multibody's nq="
                          f"{multibody.nq}, nu={multibody.nu}")
