@@ -12,6 +12,10 @@ loop goes on with its flexible forward dynamics and its joint force models.
   frame_jacobian``) and w in those axes (a world-axes wrench is rotated into them).
 * A spring-damper between frames a and b: F = -(k (l - l0) + c l_dot) e on b and -F on a,
   e the unit vector from a's origin to b's, applied as wrenches at both.
+
+The wrench's time law and the spring's tension are the compiled loop's own
+(``force_kernels.wrench_phase``, ``wrench_component``, ``spring_tension``), evaluated on the
+force models' packed rows.
 * Constraints: the multipliers of the tree-augmented constrained dynamics
   (``flex_constrained_dynamics``, with the run's Baumgarte gains) for the stage's full joint
   forces, which include the joint force models the loop adds after the pause (evaluated
@@ -26,7 +30,7 @@ import numpy as np
 
 from ..algorithms import flex_constrained_dynamics, flex_operators
 from ..algorithms.checks import frame_row
-from .force_kernels import apply_forces
+from .force_kernels import apply_forces, spring_tension, wrench_component, wrench_phase
 from .forces import ExternalForce, LinearSpringDamper
 
 __all__ = ["FlexStageForces", "needs_stage_forces"]
@@ -47,16 +51,16 @@ class FlexStageForces:
     def __init__(self, m, forces, gains, fmi, fmf, control=None):
         self.model = m
         c = m.compiled
-        self._wrenches = []  # (row, link, ExternalForce)
-        self._springs = []   # (row_a, link_a, T_a, row_b, link_b, T_b, LinearSpringDamper)
+        self._wrenches = []  # (row, link, ExternalForce, its packed row (1, N_FMF))
+        self._springs = []   # (row_a, link_a, T_a, row_b, link_b, T_b, packed row (1, N_FMF))
         for f in forces or ():
-            if isinstance(f, ExternalForce):
+            if isinstance(f, ExternalForce):  # its packed row: the compiled loop's formula
                 row = frame_row(c, f.frame)
-                self._wrenches.append((row, c.frame_in_link(row)[0], f))
+                self._wrenches.append((row, c.frame_in_link(row)[0], f, f._sinusoid()[None]))
             elif isinstance(f, LinearSpringDamper):
                 ra, rb = frame_row(c, f.frame_a), frame_row(c, f.frame_b)
                 (la, Ta), (lb, Tb) = c.frame_in_link(ra), c.frame_in_link(rb)
-                self._springs.append((ra, la, Ta, rb, lb, Tb, f))
+                self._springs.append((ra, la, Ta, rb, lb, Tb, f._entries(m)[0][1][None]))
         self._gains = gains
         self._fmi, self._fmf = fmi, fmf
         self.control = control
@@ -91,14 +95,15 @@ class FlexStageForces:
         """tau (nu,) of the wrenches and spring-dampers at (t, q, u)."""
         tau = np.zeros(self.model.compiled.nu)
         cache = {}
-        for row, link, f in self._wrenches:
+        for row, link, f, packed in self._wrenches:
             J, T, _ = self._frame(row, link, q, u, cache)
-            w = f.wrench + f.amplitude * np.sin(2.0 * np.pi * f.frequency * t + f.phase)
+            s = wrench_phase(packed, 0, t)
+            w = np.array([wrench_component(packed, 0, k, s) for k in range(6)])
             if f.axes == "world":
                 R = T[:3, :3]
                 w = np.concatenate([R.T @ w[:3], R.T @ w[3:]])
             tau += J.T @ w
-        for ra, la, _, rb, lb, _, f in self._springs:
+        for ra, la, _, rb, lb, _, packed in self._springs:
             Ja, Ta, Va = self._frame(ra, la, q, u, cache)
             Jb, Tb, Vb = self._frame(rb, lb, q, u, cache)
             d = Tb[:3, 3] - Ta[:3, 3]
@@ -107,7 +112,7 @@ class FlexStageForces:
                 continue  # no direction: no force (as the compiled loop's springs)
             e = d / length
             rate = e @ (Tb[:3, :3] @ Vb[3:] - Ta[:3, :3] @ Va[3:])
-            F = -(f.stiffness * (length - f.rest_length) + f.damping * rate) * e  # on b, world axes
+            F = spring_tension(packed, 0, length, rate) * e  # on b, world axes
             tau += Jb[3:].T @ (Tb[:3, :3].T @ F) - Ja[3:].T @ (Ta[:3, :3].T @ F)
         return tau
 

@@ -48,14 +48,31 @@ N_FMF = 17
 
 
 @njit(cache=True, inline="always")
+def wrench_phase(fmf, e, t):
+    """sin(omega t + phase) of the wrench entry e at time t."""
+    return math.sin(fmf[e, FM_OMEGA] * t + fmf[e, FM_PHASE])
+
+
+@njit(cache=True, inline="always")
+def wrench_component(fmf, e, k, s):
+    """Component k of the wrench entry e, w0 + w1 s (s: its ``wrench_phase``)."""
+    return fmf[e, FM_W0 + k] + fmf[e, FM_W1 + k] * s
+
+
+@njit(cache=True, inline="always")
+def spring_tension(fmf, e, length, rate):
+    """-(k (l - l0) + c l_dot) of the FM_LINEAR entry e: the force on point b along the unit
+    vector from a to b (a pull toward a when stretched)."""
+    return -(fmf[e, FM_K] * (length - fmf[e, FM_LENGTH]) + fmf[e, FM_C] * rate)
+
+
+@njit(cache=True, inline="always")
 def _world_wrench_to_link(ws, j, fmf, e, s):
     """Add the FM_WORLD entry e (at sin value s) to ws[j, W_FEXT:+6]: world axes -> link
     axes (R_world_link^T), moment moved from the point to the link origin."""
     R = load9(ws, j, W_RW)
-    n = mul33T_vec(R, fmf[e, FM_W0] + fmf[e, FM_W1] * s, fmf[e, FM_W0 + 1] + fmf[e, FM_W1 + 1] * s,
-                   fmf[e, FM_W0 + 2] + fmf[e, FM_W1 + 2] * s)
-    f = mul33T_vec(R, fmf[e, FM_W0 + 3] + fmf[e, FM_W1 + 3] * s, fmf[e, FM_W0 + 4] + fmf[e, FM_W1 + 4] * s,
-                   fmf[e, FM_W0 + 5] + fmf[e, FM_W1 + 5] * s)
+    n = mul33T_vec(R, wrench_component(fmf, e, 0, s), wrench_component(fmf, e, 1, s), wrench_component(fmf, e, 2, s))
+    f = mul33T_vec(R, wrench_component(fmf, e, 3, s), wrench_component(fmf, e, 4, s), wrench_component(fmf, e, 5, s))
     px = fmf[e, FM_POINT]
     py = fmf[e, FM_POINT + 1]
     pz = fmf[e, FM_POINT + 2]
@@ -107,7 +124,7 @@ def linear_spring(ws, fmi, fmf, e):
         return  # no direction: the spring pushes nowhere
     n = (d[0] / length, d[1] / length, d[2] / length)
     rate = n[0] * (vb[0] - va[0]) + n[1] * (vb[1] - va[1]) + n[2] * (vb[2] - va[2])
-    mag = -(fmf[e, FM_K] * (length - fmf[e, FM_LENGTH]) + fmf[e, FM_C] * rate)
+    mag = spring_tension(fmf, e, length, rate)
     _push_at_point(ws, jb, fmf, e, FM_POINT, mag * n[0], mag * n[1], mag * n[2])
     _push_at_point(ws, ja, fmf, e, FM_POINT_A, -mag * n[0], -mag * n[1], -mag * n[2])
 
@@ -153,10 +170,10 @@ def apply_forces(mi, mf, ws, fmi, fmf, q, u, t, tau0, tau, links):
                 linear_spring(ws, fmi, fmf, e)
                 continue
             j = fmi[e, FMI_LINK]
-            s = math.sin(fmf[e, FM_OMEGA] * t + fmf[e, FM_PHASE])
+            s = wrench_phase(fmf, e, t)
             if typ == FM_WRENCH:
                 for k in range(6):
-                    ws[j, W_FEXT + k] += fmf[e, FM_W0 + k] + fmf[e, FM_W1 + k] * s
+                    ws[j, W_FEXT + k] += wrench_component(fmf, e, k, s)
             else:
                 _world_wrench_to_link(ws, j, fmf, e, s)
     return use

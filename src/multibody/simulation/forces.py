@@ -77,14 +77,22 @@ class ExternalForce:
         self.phase = float(phase)
         self.axes = axes
 
+    def _sinusoid(self):
+        """The packed row (N_FMF,) of the wrench as given (its own axes): w0, w1, omega,
+        phase; ``force_kernels.wrench_phase`` / ``wrench_component`` evaluate it."""
+        ff = np.zeros(F.N_FMF)
+        ff[F.FM_W0:F.FM_W0 + 6] = self.wrench
+        ff[F.FM_W1:F.FM_W1 + 6] = self.amplitude
+        ff[F.FM_OMEGA] = 2.0 * np.pi * self.frequency
+        ff[F.FM_PHASE] = self.phase
+        return ff
+
     def _entries(self, m):
         link, T = m.compiled.frame_in_link(frame_row(m.compiled, self.frame))
         if link < 0:
             return []
         R, p = T[:3, :3], T[:3, 3]
-        ff = np.zeros(F.N_FMF)
-        ff[F.FM_OMEGA] = 2.0 * np.pi * self.frequency
-        ff[F.FM_PHASE] = self.phase
+        ff = self._sinusoid()
         if self.axes == "body":
             # link axes, about the link origin
             for off, w in ((F.FM_W0, self.wrench), (F.FM_W1, self.amplitude)):
@@ -93,8 +101,6 @@ class ExternalForce:
                 ff[off + 3:off + 6] = f
             typ = F.FM_WRENCH
         else:
-            ff[F.FM_W0:F.FM_W0 + 6] = self.wrench
-            ff[F.FM_W1:F.FM_W1 + 6] = self.amplitude
             ff[F.FM_POINT:F.FM_POINT + 3] = p
             typ = F.FM_WORLD
         fi = np.zeros(F.N_FMI, dtype=np.int64)
