@@ -145,3 +145,50 @@ def test_constraint_kinematics_with_modal_coordinates_free_or_frozen():
     # the pin loop at the deforming tip_mount node: with eta free, the closure uses it
     qf = S.solve_q(q)
     assert np.abs(qf[m.modal_slice("beam")] - q[m.modal_slice("beam")]).max() > 1e-6
+
+
+def _world_loop(seed=9):
+    """A deforming beam node held by a spherical loop to a point of the world (a frame that
+    does not move: no Jacobian, no compliance block) and a pin loop between two nodes of
+    the beam's body and a child (one frame in two rows' pairs)."""
+    rng = np.random.default_rng(seed)
+    m = flexible_tree(rng, gravity=(0, 0, -9.81))
+    m.add_node("bx", "beam", _random_T(rng), mode_shapes=0.3 * rng.normal(size=(6, 3)))
+    m.add_node("anchor", None, _random_T(rng))
+    m.add_loop_constraint("to_world", "anchor", "bx", "spherical")
+    m.add_node("lb", "c2", _random_T(rng))
+    m.add_loop_constraint("pin", "bx", "lb", "pin", axis=rng.normal(size=3))
+    q, u = flex_state(m, rng)
+    return m, q, u, rng.normal(size=m.nu), rng
+
+
+def test_rows_with_a_world_frame_against_finite_differences():
+    m, q, u, _, rng = _world_loop()
+    G = m.constraint_jacobian(q)
+    eps = 1e-6
+    du = rng.normal(size=m.nu)
+    fd = (m.pose_error(m.integrate(q, du, eps), "residual")
+          - m.pose_error(m.integrate(q, du, -eps), "residual")) / (2 * eps)
+    np.testing.assert_allclose(fd, G @ du, rtol=0, atol=1e-8 * max(1, np.abs(fd).max()))
+    fd_bias = (m.constraint_jacobian(m.integrate(q, u, eps)) @ u
+               - m.constraint_jacobian(m.integrate(q, u, -eps)) @ u) / (2 * eps)
+    np.testing.assert_allclose(m.constraint_bias(q, u), fd_bias, rtol=0, atol=1e-7 * max(1, np.abs(fd_bias).max()))
+    # the anchor's rows: b's origin in the world point's axes, from frame_pose
+    Ta, Tb = m.frame_pose(q, "anchor"), m.frame_pose(q, "bx")
+    np.testing.assert_allclose(m.pose_error(q)[3:6], Ta[:3, :3].T @ (Tb[:3, 3] - Ta[:3, 3]), atol=1e-13)
+
+
+def test_rows_name_bad_input_and_keep_their_tables_per_data():
+    m, q, u, *_ = _world_loop()
+    bad = q.copy()
+    bad[1] = np.inf
+    with pytest.raises(ValueError, match=r"q\[1\] is not finite"):
+        m.pose_error(bad)
+    with pytest.raises(ValueError, match=r"u must have shape"):
+        m.velocity_error(q, u[:-1])
+    d = m.create_data()
+    G = m.constraint_jacobian(q, data=d)
+    work = d.flex_constraint_work  # the model's frames and rows, made once per Data
+    np.testing.assert_array_equal(m.constraint_jacobian(q, data=d), G)
+    assert d.flex_constraint_work is work
+    np.testing.assert_array_equal(m.constraint_jacobian(q), G)  # another Data: the same numbers

@@ -4,66 +4,41 @@ deforming nodes included (the rows: algorithms/flex_constraints.py).
 ``constrained_dynamics``: udot = udot_f + M^-1 Gc^T lambda with Gamma = Gc M^-1 Gc^T from the
 flex operational-space compliance at the constraint nodes (Gamma = Q Upsilon Q^T, O(N + k^2
 d)); a coordinate row's column of Gamma is Gc M^-1 g^T from one flex forward dynamics at
-u = 0 (the difference with the bias). The multipliers solve Gamma lambda = -(Gc udot_f +
-kappa) - kd r_dot - kp r with the rigid TA's LDL^T and its rule for redundant rows
-(kernels/constrained_dynamics.factor_gamma: lambda = 0); the correction is one more flex
-forward dynamics with tau + Gc^T lambda, then one step of iterative refinement as in TA.
+u = 0. The multipliers solve Gamma lambda = -(Gc udot_f + kappa) - kd r_dot - kp r with the
+rigid TA's LDL^T and its rule for redundant rows (lambda = 0); the correction is one more
+flex forward dynamics with tau + Gc^T lambda, then one step of iterative refinement as in
+TA. All of it is one compiled call (kernels/flex_constrained.py), which ``solve`` makes for
+this facade and for the simulation's stages (simulation/flex_stage_forces.py).
 """
 from types import SimpleNamespace
 
 import numpy as np
 
-from ..kernels.constrained_dynamics import REFINE_TOL, factor_gamma, ldl_solve
-from ..kernels.constraint_rows import COORD
-from ..kernels.constraint_work import WC_ROW, row_offset
-from ..kernels.layout import CR_FA, CR_FB, CR_TYPE, FR_LINK
-from . import flex, flex_operators
-from .checks import check_vector, data_object
-from .constraints import constraint_work
-from .flex_constraints import rows
-
-_row_offset = row_offset.py_func
+from ..kernels.flex_constrained import flex_constrained_dynamics
+from . import flex_operators
+from .checks import check_vector, data_object, raise_status, run_kernel
+from .flex_constraints import work
 
 
-def _gamma(m, q, G, C, d):
-    """Gamma = Gc M^-1 Gc^T (rows, rows): the node rows' block Q Upsilon Q^T from the flex
-    operational-space compliance at the constraint nodes (rotated to world axes), a
-    coordinate row's column Gc M^-1 g^T from the flex forward dynamics at u = 0 under
-    tau = g^T less its bias. C: the rows' coefficients (``rows``' C block at (q, u))."""
-    c = m.compiled
-    cr = c.cr
-    coord = [i for i in range(c.nc) if int(cr[i, CR_TYPE]) == COORD]
-    node_rows = [i for i in range(c.nc) if int(cr[i, CR_TYPE]) != COORD]
-    Gam = np.zeros((c.nc, c.nc))
-    if node_rows:
-        nodes = []
-        for i in node_rows:
-            for col in (CR_FA, CR_FB):
-                f = int(cr[i, col])
-                if f not in nodes and int(c.fr[f, FR_LINK]) >= 0:  # a world frame does not move
-                    nodes.append(f)
-        frame_name = {row: name for name, row in c.frame_rows.items()}
-        names = [frame_name[f] for f in nodes]
-        Ups = flex_operators.operational_space_compliance(m, q, names, d)
-        Rb = np.zeros((6 * len(nodes), 6 * len(nodes)))
-        for k, name in enumerate(names):
-            R = flex.frame_pose(m, q, name, d)[:3, :3]
-            Rb[6 * k:6 * k + 3, 6 * k:6 * k + 3] = Rb[6 * k + 3:6 * k + 6, 6 * k + 3:6 * k + 6] = R
-        Q = np.zeros((len(node_rows), 6 * len(nodes)))
-        for r, i in enumerate(node_rows):
-            for col, k in ((CR_FA, 1), (CR_FB, 7)):
-                f = int(cr[i, col])
-                if f in nodes:
-                    Q[r, 6 * nodes.index(f):6 * nodes.index(f) + 6] += C[i, k:k + 6]
-        QR = Q @ Rb
-        Gam[np.ix_(node_rows, node_rows)] = QR @ Ups @ QR.T
-    if coord:
-        zero = np.zeros(c.nu)
-        bias = flex.forward_dynamics(m, q, zero, zero, None, d)
-        for i in coord:
-            Gam[:, i] = G @ (flex.forward_dynamics(m, q, zero, G[i], None, d) - bias)
-            Gam[i, :] = Gam[:, i]
-    return Gam
+def solve(c, d, q, u, tau, gains):
+    """The compiled constrained dynamics at float64 C-contiguous q (nq,), u, tau (nu,) and
+    Baumgarte gains (rows, 2) [kp, kd], in Data d: ``flex_constraints.work``'s namespace,
+    whose views ``udot``, ``lam``, ``force`` (Gc^T lambda) and ``G`` hold the answer until
+    the Data's next call. Non-finite entries and a singular inertia raise ValueError
+    naming the argument."""
+    w = work(c, d)
+    st = run_kernel(c, q, flex_constrained_dynamics, *w.model, q, u, tau, gains, *w.flex)
+    if st:
+        raise_status(c, st, ("q", "u", "tau"), (q, u, tau))
+    return w
+
+
+def _vector(x, n, name):
+    """x when it is a float64 C-contiguous (n,) array (its finiteness is the kernel's check),
+    else ``check_vector``'s coercion and errors."""
+    if isinstance(x, np.ndarray) and x.dtype == np.float64 and x.shape == (n,) and x.flags.c_contiguous:
+        return x
+    return check_vector(x, n, name)
 
 
 def constrained_dynamics(m, q, u, tau, gains, f_ext=None, data=None):
@@ -73,34 +48,13 @@ def constrained_dynamics(m, q, u, tau, gains, f_ext=None, data=None):
     (constraints.baumgarte_gains); f_ext as in ``forward_dynamics``."""
     c = m.compiled
     d = data_object(c, data)
-    q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
-    tau = check_vector(tau, c.nu, "tau").copy()
+    q, u, tau = _vector(q, c.nq, "q"), _vector(u, c.nu, "u"), _vector(tau, c.nu, "tau")
+    gains = np.ascontiguousarray(gains, dtype=np.float64)
+    if gains.shape != (c.nc, 2):
+        raise ValueError(f"gains must have shape ({c.nc}, 2) [kp, kd] per constraint row, got {gains.shape}")
     if f_ext is not None:
-        tau += flex_operators.external_generalized_forces(m, q, f_ext, d)
-    W = rows(m, q, u, constraint_work(c, d), d)
-    G = W[:, :c.nu].copy()
-    Cf = W[:, _row_offset(c.nu, c.nc) + WC_ROW:][:, :16]
-    r, rdot, kappa = Cf[:, 0].copy(), Cf[:, 13].copy(), Cf[:, 14].copy()
-    udot_f = flex.forward_dynamics(m, q, u, tau, None, d)
-    target = -gains[:, 1] * rdot - gains[:, 0] * r  # the rows' wanted acceleration Gc udot + kappa
-    rhs = target - (G @ udot_f + kappa)
-    A = np.zeros((c.nc, c.nc + 1))
-    A[:, :c.nc] = _gamma(m, q, G, Cf, d)
-    factor_gamma(A, 0, c.nc)  # Gamma's LDL^T in place, redundant rows dropped (lambda = 0)
-    A[:, c.nc] = rhs
-    ldl_solve(A, 0, c.nc, c.nc)
-    lam = A[:, c.nc].copy()
-    udot = flex.forward_dynamics(m, q, u, tau + G.T @ lam, None, d)
-    # one step of iterative refinement (kernels/constrained_dynamics.py, step 6): what the
-    # corrected motion misses of each kept row's wanted acceleration, solved with the factors
-    miss = target - (G @ udot + kappa)
-    kept = np.diagonal(A[:, :c.nc]) != 0.0
-    miss[~kept] = 0.0
-    size = np.abs(target) + np.abs(G) @ np.abs(udot) + np.abs(kappa)
-    if np.any(np.abs(miss) > REFINE_TOL * np.maximum(size, 1e-300)):
-        A[:, c.nc] = miss
-        ldl_solve(A, 0, c.nc, c.nc)
-        lam += A[:, c.nc]
-        udot = flex.forward_dynamics(m, q, u, tau + G.T @ lam, None, d)
+        tau = tau + flex_operators.external_generalized_forces(m, q, f_ext, d)
+    w = solve(c, d, q, u, tau, gains)
+    G, lam = w.G, w.lam.copy()
     forces = {con.name: G[s].T @ lam[s] for con, s in c.constraint_rows.items()}
-    return SimpleNamespace(udot=udot, multipliers=lam, forces=forces, constraint_force=G.T @ lam)
+    return SimpleNamespace(udot=w.udot.copy(), multipliers=lam, forces=forces, constraint_force=w.force.copy())

@@ -5,15 +5,14 @@ constraint_rows.py) is then a function of the *deformed* node poses, and its rat
 velocity-product term come from the flex frame Jacobians (which carry the body's modal
 columns) and the flex frame accelerations at udot = 0 (kernels/flex_jacobian.py). The rows'
 formulas are the rigid ones (``constraint_rows.row_coefficients``), evaluated on each
-frame's world kinematics K (constraint_rows' K_* layout). The vectors of a row are stored
-in the axes of the link its frame is fixed on, rotated by the node's undeformed rotation
-R0 (model/compile.constraint_table); so K's rotation is R_world_node(eta) R0^T, which turns
-them with the node's deformation.
+frame's world kinematics K (constraint_rows' K_* layout), all in one compiled call
+(kernels/flex_constrained.py, passes 1-2, which the constrained dynamics shares).
 
 ``rows`` fills the constraint work array of a Data as the rigid rows kernel does (Gc in
 W[:, :nu], the coefficients at WC_ROW), so every error/Jacobian function of
-algorithms/constraints.py serves flex models unchanged.
-(Constrained dynamics: algorithms/flex_constrained_dynamics.py.)
+algorithms/constraints.py serves flex models unchanged. ``work`` lends the kernels their
+tables and work (made once per Data: the model's distinct constraint frames, which rows
+use which, its coordinate rows). (Constrained dynamics: algorithms/flex_constrained_dynamics.py.)
 
 The constraint kinematics solver (constraint_kinematics.py) runs on these rows unchanged. Its
 choice for modal coordinates: they are free like any coordinate (a loop closed at a
@@ -21,41 +20,50 @@ deforming node may need the deformation, and Newton's minimum-norm steps weigh e
 every other speed, not by stiffness); to close a loop with the hinges alone, hold them by
 passing their u indices (``m.modal_u_slice(body)``) in ``frozen``.
 """
+from types import SimpleNamespace
+
 import numpy as np
 
-from ..kernels.constraint_rows import (
-    COORD, K_AD, K_P, K_R, K_V, K_W, K_WD, row_coefficients,
+from ..kernels.constraint_work import WC_ROW, row_offset
+from ..kernels.flex_constrained import (
+    F_C, F_G, F_RV, F_VEC, N_RV, N_VEC, R_LAMBDA, V_FORCE, V_UDOT, flex_constraint_rows, tables,
 )
-from ..kernels.constraint_work import K_COLS, WC_ROW, row_offset
-from ..kernels.layout import CR_FA, CR_FB, CR_SCALAR, CR_TYPE, CR_UA, CR_UB, FR_R
-from . import flex_operators
-from .checks import check_vector, data_object
+from .checks import check_vector, data_object, raise_status, run_kernel
 
 _row_offset = row_offset.py_func
 
 
-def frame_kinematics(m, q, u, f, data=None):
-    """(K (24,), Jw (6, nu)) of frame row f at (q, u): K in constraint_rows' layout (rotation
-    R_world_node(eta) R0^T, origin, w, v, w_dot and the origin's classical acceleration at
-    udot = 0, all world axes, gravity not included); Jw maps u to [w; v of the origin] in
-    world axes (a deforming node's includes its body's modal columns)."""
-    J, T = flex_operators.frame_jacobian(m, q, f, data)
-    va = flex_operators.frame_velocity_acceleration(m, q, u, None, f, data)
-    c = m.compiled
-    R = T[:3, :3]
-    R0 = c.fr[f, FR_R:FR_R + 9].reshape(3, 3)
-    w, v, wd, vd = va[0:3], va[3:6], va[6:9], va[9:12]
-    K = np.empty(K_COLS)
-    K[K_R:K_R + 9] = (R @ R0.T).ravel()
-    K[K_P:K_P + 3] = T[:3, 3]
-    K[K_W:K_W + 3] = R @ w
-    K[K_V:K_V + 3] = R @ v
-    K[K_WD:K_WD + 3] = R @ wd
-    # va's linear part is the rate of the origin velocity's components in the rotating
-    # frame axes: the classical acceleration is R (v' + w x v)
-    K[K_AD:K_AD + 3] = R @ (vd + np.cross(w, v))
-    Jw = np.vstack([R @ J[:3], R @ J[3:]])
-    return K, Jw
+def work(c, d):
+    """The flex constraint kernels' tables and work arrays of Data d, made on first use (the
+    tables depend on the compiled model alone, which a Data belongs to): a namespace with
+    the kernels' leading and trailing arguments (``model``, ``flex`` for the constrained
+    dynamics; ``rows_model``, ``rows_flex`` for the rows) and views of its work array: ``C``
+    (rows, 16) the rows' coefficients, ``G`` = Gc (rows, nu), ``udot``, ``force`` = Gc^T
+    lambda (nu,) and ``lam`` (rows,), valid until the Data's next constraint call."""
+    w = getattr(d, "flex_constraint_work", None)
+    if w is not None:
+        return w
+    f = c.flex
+    fwk = getattr(d, "flex_work", None)
+    if fwk is None:
+        fwk = d.flex_work = f.work()
+    ti, fw = tables(c.fr, c.cr, f.fi, c.n_links, c.nu, fwk["P"].size)
+
+    def piece(col, rows, cols):
+        o = int(ti[col])
+        return fw[o:o + rows * cols].reshape(rows, cols)
+
+    vec, rv = piece(F_VEC, N_VEC, c.nu), piece(F_RV, N_RV, c.nc)
+    flex = (fwk["phi"], fwk["V"], fwk["A"], fwk["F"], fwk["abias"], fwk["pose"], fwk["VN"], fwk["P"], fwk["G"],
+            fwk["Dinv"], fwk["eps"], fwk["scratch"], ti, fw)
+    w = d.flex_constraint_work = SimpleNamespace(
+        model=(c.mi, c.mf, d.ws, f.fi, f.fmass, f.fm1, f.fm2, fwk["M"], f.fnode, f.frame_node, c.fr, c.cr,
+               f.stiffness, f.damping),
+        flex=flex,
+        rows_model=(c.mi, c.mf, d.ws, f.fi, f.fnode, f.frame_node, c.fr, c.cr),
+        rows_flex=(fwk["phi"], fwk["V"], fwk["A"], fwk["abias"], fwk["pose"], fwk["VN"], ti, fw),
+        C=piece(F_C, c.nc, 16), G=piece(F_G, c.nc, c.nu), udot=vec[V_UDOT], force=vec[V_FORCE], lam=rv[R_LAMBDA])
+    return w
 
 
 def rows(m, q, u, W, data=None):
@@ -66,28 +74,11 @@ def rows(m, q, u, W, data=None):
     d = data_object(c, data)
     q = check_vector(q, c.nq, "q")
     u = np.zeros(c.nu) if u is None else check_vector(u, c.nu, "u")
-    cr = c.cr
-    C = np.zeros((c.nc, 16))
-    G = np.zeros((c.nc, c.nu))
-    frames = {}
-    K = np.empty(2 * K_COLS)
-    for i in range(c.nc):
-        if int(cr[i, CR_TYPE]) == COORD:
-            row_coefficients(cr, i, K, q, u, C)
-            G[i, int(cr[i, CR_UA])] += 1.0
-            G[i, int(cr[i, CR_UB])] -= cr[i, CR_SCALAR]
-            continue
-        J = []
-        for side, col in enumerate((CR_FA, CR_FB)):
-            f = int(cr[i, col])
-            if f not in frames:
-                frames[f] = frame_kinematics(m, q, u, f, d)
-            K[side * K_COLS:(side + 1) * K_COLS] = frames[f][0]
-            J.append(frames[f][1])
-        row_coefficients(cr, i, K, q, u, C)
-        G[i] = C[i, 1:4] @ J[0][:3] + C[i, 4:7] @ J[0][3:] + C[i, 7:10] @ J[1][:3] + C[i, 10:13] @ J[1][3:]
+    w = work(c, d)
+    st = run_kernel(c, q, flex_constraint_rows, *w.rows_model, q, u, *w.rows_flex)
+    if st:
+        raise_status(c, st, ("q", "u"), (q, u))
     c0 = _row_offset(c.nu, c.nc)
-    W[:, :c.nu] = G
-    W[:, c0 + WC_ROW:c0 + WC_ROW + 16] = C
+    W[:, :c.nu] = w.G
+    W[:, c0 + WC_ROW:c0 + WC_ROW + 16] = w.C
     return W
-
