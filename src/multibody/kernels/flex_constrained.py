@@ -233,8 +233,6 @@ def flex_constraint_rows(mi, mf, ws, fi, fnode, frame_node, fr, cr, q, u, phi, V
     return OK
 
 
-
-
 @njit(cache=True)
 def _gamma(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, frame_node, fr, stiff, damp, q, phi, V, A, F, abias, pose,
            VN, P, Gw, Dinv, eps, scratch, nc, ti, fw):
