@@ -46,6 +46,7 @@ import warnings
 import numpy as np
 
 import multibody as mb
+from multibody.plotting import figure
 from multibody.simulation.forces import JointLimitWarning, JointSpringDamper
 
 SIDES = ("left", "right")
@@ -190,11 +191,9 @@ def main(argv=None):
           f"slider loops (their nearly singular rows dropped) {s['closure_max_slider']:.1e}")
     print(f"pose at the end: motors within {s['motor_deviation_end']:.1e} rad of the target, feet within "
           f"{1e3 * s['feet_deviation_end']:.2f} mm; largest speed {s['speed_end']:.1e}")
-    if args.plot:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, (a, b) = plt.subplots(2, 1, figsize=(7, 5), sharex=True)
+    made = figure(2, 1, figsize=(7, 5), sharex=True) if args.plot else None
+    if made:
+        fig, (a, b) = made
         a.plot(res.t, s["motors"])
         a.set_ylabel("motor output - target [rad]")
         b.semilogy(res.t, np.maximum(s["closure"], 1e-16))

@@ -21,6 +21,7 @@ import numpy as np
 import multibody as mb
 from multibody.algorithms import flex
 from multibody.flex import beam_modes
+from multibody.plotting import figure
 
 Y = (0.0, 1.0, 0.0)
 
@@ -78,15 +79,9 @@ def main(argv=None):
     print(f"crank {np.degrees(res.q[:, 0].min()):.1f} .. {np.degrees(res.q[:, 0].max()):.1f} deg; "
           f"coupler midspan deflection {1e3 * w.min():.2f} .. {1e3 * w.max():.2f} mm")
     print(f"closure error at most {closure.max():.2e} m; energy {E[0]:.6f} J, drift {np.abs(E - E[0]).max():.2e} J")
-    if args.plot:
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            print("matplotlib is not installed: no plot")
-            return res
-        fig, ax = plt.subplots(3, 1, sharex=True, figsize=(7, 6))
+    made = figure(3, 1, sharex=True, figsize=(7, 6)) if args.plot else None
+    if made:
+        fig, ax = made
         ax[0].plot(res.t, np.degrees(res.q[:, 0]), label="crank")
         ax[0].plot(res.t, np.degrees(res.q[:, -1]), label="rocker")
         ax[0].set_ylabel("angle [deg]")
@@ -99,7 +94,6 @@ def main(argv=None):
         ax[0].set_title("four-bar linkage with a flexible coupler, released under gravity")
         fig.tight_layout()
         fig.savefig(args.plot, dpi=110)
-        plt.close(fig)
         print(f"plot: {args.plot}")
     return res
 

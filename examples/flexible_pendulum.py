@@ -20,6 +20,7 @@ import numpy as np
 import multibody as mb
 from multibody.algorithms import flex
 from multibody.flex import beam_modes
+from multibody.plotting import figure
 
 
 def flexible_pendulum(EI=20.0, rhoA=0.5, length=1.0, n_modes=3, damping_ratio=0.0):
@@ -62,15 +63,9 @@ def main(argv=None):
     print(f"tip deflection: {1e3 * w.min():.2f} .. {1e3 * w.max():.2f} mm; strain energy up to {strain.max():.4f} J")
     print(f"total energy {E[0]:.6f} J, drift {np.abs(E - E[0]).max():.2e} J "
           f"({'damped: ' + format(E[-1] - E[0], '.3e') + ' J lost' if args.damping else 'no damping'})")
-    if args.plot:
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            print("matplotlib is not installed: no plot")
-            return res
-        fig, ax = plt.subplots(2, 1, sharex=True, figsize=(7, 5))
+    made = figure(2, 1, sharex=True, figsize=(7, 5)) if args.plot else None
+    if made:
+        fig, ax = made
         ax[0].plot(res.t, np.degrees(res.q[:, 0]))
         ax[0].set_ylabel("pin angle [deg]")
         ax[1].plot(res.t, 1e3 * w)
@@ -79,7 +74,6 @@ def main(argv=None):
         ax[0].set_title("flexible pendulum: beam_modes beam on a pin, released horizontal")
         fig.tight_layout()
         fig.savefig(args.plot, dpi=110)
-        plt.close(fig)
         print(f"plot: {args.plot}")
     return res
 

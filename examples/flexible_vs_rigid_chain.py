@@ -55,6 +55,7 @@ import numpy as np
 
 import multibody as mb
 from multibody.flex import beam_modes
+from multibody.plotting import figure
 from multibody.simulation.forces import JointSpringDamper
 
 LENGTH, RHOA, EI = 1.0, 1.0, 2000.0  # [m], [kg/m], [N m^2]
@@ -153,16 +154,10 @@ def main(argv=None):
           f"N = {ns[-1]} chain {max_distance(linear, finest):.2e} m "
           f"(vs {out['error'][ns[-1]]:.2e} m with the integrals)")
     print(f"wall time {time.perf_counter() - wall:.0f} s (first run includes compiling)")
-    if args.plot:
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            print("matplotlib is not installed: no plot")
-            return out
+    made = figure(1, 2, figsize=(11, 4.2)) if args.plot else None
+    if made:
+        fig, ax = made
         t = np.linspace(0.0, args.t_final, len(out["modal"]))
-        fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))
         for n in ns:
             ax[0].semilogy(t[1:], np.linalg.norm(out["chains"][n] - out["modal"], axis=1)[1:], label=f"N = {n}")
         ax[0].set_xlabel("t [s]")
@@ -184,7 +179,6 @@ def main(argv=None):
         ax[1].set_title(f"convergence (max tip deflection {d * 1e3:.3f} mm)")
         fig.tight_layout()
         fig.savefig(args.plot, dpi=110)
-        plt.close(fig)
         print(f"plot: {args.plot}")
     return out
 

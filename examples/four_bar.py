@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 import multibody as mb
+from multibody.plotting import figure
 
 
 def four_bar():
@@ -60,11 +61,9 @@ def main(argv=None):
     sep = separation(pulled)
     print(f"opened by {sep[0]:.3g} m, default Baumgarte: {sep[pulled.t >= 1.0][0]:.2e} m after 1 s, "
           f"{sep[-1]:.2e} m at {pulled.t[-1]:g} s")
-    if args.plot:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, (a, b) = plt.subplots(2, 1, figsize=(7, 5), sharex=True)
+    made = figure(2, 1, figsize=(7, 5), sharex=True) if args.plot else None
+    if made:
+        fig, (a, b) = made
         a.plot(free.t, free.q[:, 0], label="crank, closed start")
         a.plot(pulled.t, pulled.q[:, 0], label="crank, opened start")
         a.set_ylabel("crank angle [rad]")

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 import multibody as mb
+from multibody.plotting import figure
 
 URDF = str(resources.files("multibody") / "data" / "double_pendulum.urdf")
 Q_REF = np.array([np.pi / 2, 0.0])  # [rad]
@@ -78,14 +79,10 @@ def main(grid=8, processes=None, client=None, out_dir="."):
 
 
 def _plot(kp, kd, table, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no plot")
+    made = figure(1, 2, figsize=(10, 4))
+    if not made:
         return
-    fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+    fig, ax = made
     for a, key, label in ((ax[0], "settling_time", "2 % settling time [s]"),
                           (ax[1], "final_error", "final error [rad]")):
         im = a.imshow(np.where(np.isfinite(table[key]), table[key], np.nan), origin="lower", aspect="auto")
@@ -95,7 +92,6 @@ def _plot(kp, kd, table, path):
         fig.colorbar(im, ax=a)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     print(f"plot saved to {path}")
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 import multibody as mb
+from multibody.plotting import figure
 
 URDF = str(resources.files("multibody") / "data" / "double_pendulum.urdf")
 _MODEL = []  # the model, loaded once per process
@@ -86,14 +87,10 @@ def main(n=10000, t_final=5.0, dt=0.01, block=1250, processes=None, client=None,
 
 
 def _plot(res, t_final, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no plot")
+    made = figure(1, 2, figsize=(10, 4))
+    if not made:
         return
-    fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+    fig, ax = made
     ft = res["flip_time"]
     ax[0].hist(ft[np.isfinite(ft)], bins=50, range=(0, t_final))
     ax[0].set(xlabel="time of the first flip of the lower link [s]", ylabel="initial states",
@@ -102,7 +99,6 @@ def _plot(res, t_final, path):
     ax[1].set(xlabel="log10 relative energy drift", ylabel="initial states", title="RK4 energy drift")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     print(f"histogram saved to {path}")
 
 

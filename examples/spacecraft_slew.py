@@ -26,6 +26,7 @@ import numpy as np
 
 import multibody as mb
 from multibody.flex import beam_modes
+from multibody.plotting import figure
 
 SLEW = np.radians(30.0)  # rest-to-rest angle of the rigid spacecraft [rad]
 
@@ -102,15 +103,9 @@ def main(argv=None):
         print(f"           after it: tips ring at {1e3 * f['tip_residual']:.2f} mm, the hub by "
               f"{1e3 * np.degrees(f['angle_pp']):.2f} mdeg peak to peak and {1e3 * np.degrees(f['rate_amp']):.3f} "
               f"mdeg/s; angular momentum {f['momentum']:.1e} N m s")
-    if args.plot:
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            print("matplotlib is not installed: no plot")
-            return runs
-        fig, ax = plt.subplots(3, 1, sharex=True, figsize=(8, 7))
+    made = figure(3, 1, sharex=True, figsize=(8, 7)) if args.plot else None
+    if made:
+        fig, ax = made
         for profile, (res, tips, _) in runs.items():
             ax[0].plot(res.t, np.degrees(res.q[:, 2]), label=profile)
             ax[1].plot(res.t, np.degrees(res.u[:, 2]), label=profile)
@@ -125,7 +120,6 @@ def main(argv=None):
         ax[0].set_title("30 deg slew of a hub with two flexible panels")
         fig.tight_layout()
         fig.savefig(args.plot, dpi=110)
-        plt.close(fig)
         print(f"plot: {args.plot}")
     return runs
 

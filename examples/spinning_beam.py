@@ -26,6 +26,7 @@ import numpy as np
 import multibody as mb
 from multibody.algorithms import flex
 from multibody.flex import beam_modes
+from multibody.plotting import figure
 
 L, EI, RHO_A = 10.0, 1.4e4, 1.2
 SPIN, T_UP = 6.0, 15.0
@@ -107,11 +108,9 @@ def main(argv=None):
         end = f"stopped at t = {stopped:.2f} s" if stopped is not None else f"ran to {args.t_final:g} s"
         print(f"{name:32s}: max |tip deflection| {big:.4g} m, {end}; at 5/10/15 s: "
               + ", ".join(f"{np.interp(x, t, d):+.4f}" for x in (5.0, 10.0, 15.0) if t.size and x <= t[-1]))
-    if args.plot:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(7, 4))
+    made = figure(figsize=(7, 4)) if args.plot else None
+    if made:
+        fig, ax = made
         for stiffening, style in ((True, "-"), (False, "--")):
             t, d = results[stiffening]
             ax.plot(t, d, style, label="geometric stiffening" if stiffening else "linear model")

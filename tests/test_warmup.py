@@ -129,6 +129,30 @@ def test_plot_worker_draws_what_draw_draws(tmp_path):
     PlotWorker().close()  # started, never asked: ended
 
 
+
+def test_figure_for_scripts_and_without_matplotlib(tmp_path, monkeypatch, capsys):
+    """``plotting.figure`` (the examples' figures): plt.subplots' (fig, axes) without pyplot,
+    written by savefig; None and a line saying so when matplotlib cannot be imported."""
+    pytest.importorskip("matplotlib")
+    import builtins
+    from multibody.plotting import figure
+    fig, ax = figure(2, 1, sharex=True, figsize=(4, 3))
+    assert ax.shape == (2,) and ax[0].get_shared_x_axes().joined(ax[0], ax[1])
+    assert tuple(fig.get_size_inches()) == (4.0, 3.0)
+    fig.savefig(tmp_path / "f.png")
+    assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    _, single = figure()
+    assert single.__class__.__name__ == "Axes"
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kw):
+        if name.startswith("matplotlib"):
+            raise ImportError(name)
+        return real_import(name, *args, **kw)
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    assert figure(1, 2) is None
+    assert "matplotlib is not installed: no plot" in capsys.readouterr().out
+
 def test_console_entry_exits_fast_with_the_right_status(tmp_path):
     """``multibody`` / ``python -m multibody`` (``cli.run``) skip the interpreter's teardown
     but keep the exit status and the messages."""

@@ -10,7 +10,7 @@ import pickle
 import subprocess
 import sys
 
-__all__ = ["draw", "PlotWorker"]
+__all__ = ["draw", "figure", "PlotWorker"]
 
 
 def draw(t, q, u, q_legend, u_legend, energies=None, title="", path=None):
@@ -45,6 +45,21 @@ def draw(t, q, u, q_legend, u_legend, energies=None, title="", path=None):
     if path is not None:
         fig.savefig(path, dpi=100)
     return fig
+
+
+def figure(rows=1, cols=1, figsize=None, **subplots):
+    """A new matplotlib Figure and its axes, ``(fig, axes)`` as ``plt.subplots`` gives them,
+    for a script's own figures (the examples'); None, after a line saying so, when
+    matplotlib is not installed. No pyplot: no window opens and no backend is chosen, so it
+    works headless; ``fig.savefig(path)`` writes the file. ``figsize``: (width, height)
+    [inches]; ``subplots``: ``Figure.subplots``' keywords (sharex, ...)."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        print("matplotlib is not installed: no plot")
+        return None
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots(rows, cols, **subplots)
 
 
 # run by path, so the package's folder stays off sys.path (its io/ would shadow io)
