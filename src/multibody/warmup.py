@@ -7,7 +7,7 @@ targets into that cache:
 * ``warm_up(names, jobs)`` (``multibody warmup [--jobs N] [--all]``): every facade kernel
   (and the PIN-only variants of those that have one), the stepping loop's common variants
   for models of any kind, of PIN links only and with constraints (``--all``: the batched
-  and rollout kernels too), split over ``jobs`` processes (the cache is shared, so a
+  and rollout kernels too, and those of modal bodies), split over ``jobs`` processes (the cache is shared, so a
   kernel one of them has written the others load).
 * ``prefetch(names)``: one background process compiling ``run_side(m)``, the kernels a
   simulation of ``m`` needs besides the stepping loop's critical chain (placements, ABA,
@@ -102,6 +102,30 @@ def _batched():
     rollout(m, Q, U, 2e-3, limits=False, progress=False)
 
 
+def _flex(constrained=False):
+    """A target compiling what models with modal (flexible) bodies use: a pinned two-mode
+    beam's forward and inverse dynamics, mass matrix and its inverse and ``simulate`` (RK4,
+    dopri5); ``constrained``: the beam's tip held on a world node by a spherical loop, its
+    constrained dynamics and ``simulate`` (the flex constraint kernel through the stages)."""
+    def compile_flex():
+        from .flex import beam_modes
+        from .model import Multibody
+        from .simulation import simulate
+        m = Multibody()
+        m.add_serial_chain("b", 1, modal_data=beam_modes(1.0, EI=10.0, rhoA=1.0, n_elements=4, n_modes=2))
+        q, u = m.neutral_q(), np.zeros(m.nu)
+        if constrained:
+            m.add_node("anchor", None, m.frame_pose(q, "b0_tip"))
+            m.add_loop_constraint("hold", "b0_tip", "anchor", "spherical")
+            m.constrained_dynamics(q, u, u)
+            simulate(m, q, u, 2e-3, dt=1e-3, limits=False, integrator="dopri5")
+            return
+        m.forward_dynamics(q, u, u), m.inverse_dynamics(q, u, u), m.mass_matrix(q), m.inverse_mass_matrix(q)
+        for integrator in ("rk4", "dopri5"):
+            simulate(m, q, u, 2e-3, dt=1e-3, limits=False, integrator=integrator)
+    return compile_flex
+
+
 #: the stepping loop's callees (as the loop calls them) and the energies of a result:
 #: what ``prefetch`` compiles beside a first simulation (``run_side``)
 RUN_SIDE = ("general_inertia_step", "qdot_from_u", "sanitize_charts", "first_bad",
@@ -142,7 +166,7 @@ TARGETS.update({
     "loop:constrained:control": _loop("constrained", control=lambda t, q, u, tau: None),
 })
 #: compiled by ``warm_up(everything=True)`` (``multibody warmup --all``) only
-EXTRA = {"batch_and_rollout": _batched}
+EXTRA = {"batch_and_rollout": _batched, "flex": _flex(), "flex:constrained": _flex(constrained=True)}
 
 
 def compile_targets(names, quiet=True):
