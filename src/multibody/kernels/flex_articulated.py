@@ -103,7 +103,7 @@ def flex_forward_dynamics(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, K, C, q, u
     the outward pass. Writing whole blocks per link cost a chain of 1000 ten-mode bodies
     9-12 % more per link than one of 100 (the blocks fall out of the L2 cache between the
     passes and each write fetches its line again); now 3-6 % (bench_flex's ratio 1000/100
-    9.6-10.9 in seven runs, 10.3-12.1 before), and 8 % faster at 100 bodies."""
+    9.6-11.3 in fourteen runs, median 10.4; 10.3-12.1 before), and 8 % faster at 100 bodies."""
     n = mi.shape[0]
     flex_kinematics(mi, mf, ws, fi, fnode, q, u, w_phi, w_V, w_ab, w_pose, w_VN)
     ok = True
