@@ -9,12 +9,11 @@ flex_operational_space.py, flex_jacobian.py, flex_external_forces.py (all O(N), 
 """
 import numpy as np
 
-from ..kernels import flex_layout as FL
 from ..kernels.flex_body_inertia import body_masses
 from ..kernels.flex_external_forces import flex_external_generalized_forces
 from ..kernels.flex_inverse_mass import flex_inverse_mass_matrix
 from ..kernels.flex_jacobian import flex_frame_jacobian, flex_frame_velocity_acceleration
-from ..kernels.flex_operational_space import flex_operational_space_compliance
+from ..kernels.flex_operational_space import flex_operational_space_compliance, scratch_size
 from . import flex
 from .checks import check_out, check_vector, data_object, frame_row, frame_rows
 
@@ -32,9 +31,8 @@ def _work(c, d):
     w = getattr(d, "flex_work", None)
     if w is None:
         w = d.flex_work = c.flex.work()
-    fi = c.flex.fi
-    nbm, nkm = int(fi[:, FL.NB].max()), int(fi[:, FL.NUALL].max())
-    scratch = d.dense_scratch(("flex_operators", "scratch"), (64 + 12 * nbm + nbm * max(nkm, 6),))
+    nbm, size = scratch_size(c.flex.fi)
+    scratch = d.dense_scratch(("flex_operators", "scratch"), (size,))
     return w, nbm, scratch
 
 

@@ -34,14 +34,13 @@ ti's header, so the kernels allocate nothing.
 import numpy as np
 from numba import njit
 
-from . import flex_layout as FL
 from .constrained_dynamics import REFINE_TOL, factor_gamma, ldl_solve
 from .constraint_rows import COORD, K_AD, K_P, K_R, K_V, K_W, K_WD, row_coefficients
 from .constraint_work import K_COLS
 from .flex_articulated import flex_forward_dynamics
 from .flex_body_inertia import body_masses
 from .flex_jacobian import flex_frame_jacobian, flex_frame_velocity_acceleration
-from .flex_operational_space import flex_operational_space_compliance
+from .flex_operational_space import flex_operational_space_compliance, scratch_size
 from .layout import CR_FA, CR_FB, CR_SCALAR, CR_TYPE, CR_UA, CR_UB, FR_LINK, FR_R
 from .status import NONFINITE_ARG0, NONFINITE_ARG1, NONFINITE_ARG2, OK, SINGULAR
 
@@ -86,10 +85,7 @@ def tables(fr, cr, fi, n_links, nu, om_size):
                 rows[i, 2 + s] = moving.index(f) if f in moving else -1
     coord = [i for i in range(nc) if int(cr[i, CR_TYPE]) == COORD]
     nfr, nk = len(frames), len(moving)
-    nbm = int(fi[:, FL.NB].max())
-    nkm = int(fi[:, FL.NUALL].max())
-    # flex_operational_space's scratch: max(nb NUALL, 12 nb + 36 + nb NUALL, 36 + 6 NUALL), largest link
-    oss = 64 + 12 * nbm + nbm * max(nkm, 6)
+    nbm, oss = scratch_size(fi)
     head = np.zeros(T_HEADER, dtype=np.int64)
     head[[T_NFR, T_NK, T_NCO, T_NBM, T_OM, T_OSS]] = nfr, nk, len(coord), nbm, om_size, oss
     ints = [(T_FRAMES, frames), (T_MOVING, moving), (T_ROWS, rows.ravel()), (T_COORD, coord),

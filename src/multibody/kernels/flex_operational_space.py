@@ -24,6 +24,14 @@ from .flex_kinematics import flex_kinematics
 from .layout import DEPTH, FR_LINK, NU, PARENT, S_COLS
 
 
+def scratch_size(fi):
+    """(largest nb, numbers of scratch) of the flex operator kernels (this compliance, the
+    inverse mass matrix, frame Jacobians) for the link table fi: max(nb NUALL, 12 nb + 36 +
+    nb NUALL, 36 + 6 NUALL) of the largest link, rounded up."""
+    nbm, nkm = int(fi[:, FL.NB].max()), int(fi[:, FL.NUALL].max())
+    return nbm, 64 + 12 * nbm + nbm * max(nkm, 6)
+
+
 @njit(cache=True)
 def _q_column_block(mf, fi, G, k, nu, nk, nb, Q, qo):
     """Q (nb x 6, row-major at Q[qo:]) = Psi_k[:, :6] = I[:, :6] - H_k^T G_k[:6, :]^T."""
