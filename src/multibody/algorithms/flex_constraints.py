@@ -26,11 +26,12 @@ import numpy as np
 
 from ..kernels.constraint_work import WC_ROW, row_offset
 from ..kernels.flex_constrained import (
-    F_C, F_G, F_RV, F_VEC, N_RV, N_VEC, R_LAMBDA, V_FORCE, V_UDOT, flex_constraint_rows, tables,
+    F_C, F_G, F_RV, F_VEC, N_RV, N_VEC, R_LAMBDA, V_FORCE, V_UDOT, _piece, flex_constraint_rows, tables,
 )
 from .checks import check_vector, data_object, raise_status, run_kernel
 
 _row_offset = row_offset.py_func
+_piece_view = _piece.py_func  # the kernels' own view of a piece of fw, from Python
 
 
 def work(c, d):
@@ -50,8 +51,7 @@ def work(c, d):
     ti, fw = tables(c.fr, c.cr, f.fi, c.n_links, c.nu, fwk["P"].size)
 
     def piece(col, rows, cols):
-        o = int(ti[col])
-        return fw[o:o + rows * cols].reshape(rows, cols)
+        return _piece_view(fw, ti, col, rows, cols)
 
     vec, rv = piece(F_VEC, N_VEC, c.nu), piece(F_RV, N_RV, c.nc)
     flex = (fwk["phi"], fwk["V"], fwk["A"], fwk["F"], fwk["abias"], fwk["pose"], fwk["VN"], fwk["P"], fwk["G"],
