@@ -2,6 +2,7 @@
 one call (``trajectory_energies``)."""
 from numba import njit
 
+from .variants import variant
 from .common import check_state, data_start, joint_motion_add, link_rows, model_arrays
 from .joint_transform import forward_kinematics_pass, forward_kinematics_pin_pass
 from .layout import ARMATURE, INERTIA, NU, PARENT, RB_H, RB_MASS, UOFF, W_C, W_PW, W_RW, W_V
@@ -36,7 +37,7 @@ def _make_kinetic_energy(general):
     """``kinetic_energy`` (``general``: links of any kind) or its PIN-only variant (a constant of the
     closure: the branches on it are pruned before typing)."""
 
-    @njit(cache=True)
+    @variant("kinetic_energy" if general else "kinetic_energy_pins")
     def kinetic_energy(dbuf, q, u, out):
         """Checked entry point: out[0] = ``kinetic_energy_core``; a ``check_state`` status."""
         mi, mf = model_arrays(dbuf)
@@ -61,7 +62,7 @@ def _make_kinetic_energy_core(general):
     """``kinetic_energy_core`` (``general``: links of any kind) or its PIN-only variant (a constant of the
     closure: the branches on it are pruned before typing)."""
 
-    @njit(cache=True)
+    @variant("kinetic_energy_core" if general else "kinetic_energy_pin_core")
     def kinetic_energy_core(mi, mf, ws, q, u):
         """1/2 sum_j (v_j^T I_j v_j + u_j^T A_j u_j), A_j the armature [J]."""
         velocity_pass(mi, mf, ws, q, u, general)
@@ -86,7 +87,7 @@ def _make_mass_and_com(general):
     """``mass_and_com`` (``general``: links of any kind) or its PIN-only variant (a constant of the
     closure: the branches on it are pruned before typing)."""
 
-    @njit(cache=True)
+    @variant("mass_and_com" if general else "mass_and_com_pins")
     def mass_and_com(dbuf, q, out):
         """Checked entry point of ``mass_and_com_core``: a ``check_state`` status for q."""
         mi, mf = model_arrays(dbuf)
@@ -111,7 +112,7 @@ def _make_mass_and_com_core(general):
     """``mass_and_com_core`` (``general``: links of any kind) or its PIN-only variant (a constant of the
     closure: the branches on it are pruned before typing)."""
 
-    @njit(cache=True)
+    @variant("mass_and_com_core" if general else "mass_and_com_pin_core")
     def mass_and_com_core(mi, mf, ws, q, out):
         """out = [total mass, centre of mass in the world (3)], after a kinematics pass."""
         if general:  # (a constant of the variant)
@@ -157,7 +158,7 @@ def _make_trajectory_energies(general):
     """``trajectory_energies`` (``general``: links of any kind) or its PIN-only variant (a constant of the
     closure: the branches on it are pruned before typing)."""
 
-    @njit(cache=True)
+    @variant("trajectory_energies" if general else "trajectory_energies_pins")
     def trajectory_energies(dbuf, Q, U, out):
         """Checked entry point: out[k] = (kinetic energy [J], total mass, centre of mass (3)) at
         (Q[k], U[k]) for the samples of a trajectory (Q (N, nq), U (N, nu), out (N, 5)), one

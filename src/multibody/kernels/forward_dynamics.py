@@ -20,6 +20,7 @@ numbers either way.
 """
 from numba import njit
 
+from .variants import variant
 from .articulated_inertia import general_inertia_step, init_articulated_inertia, pin_inertia_step
 from .common import check_state, data_start, joint_motion, link_rows, model_arrays, ragged, world_acceleration_in_link
 from .joint_transform import place_links, place_pin_links
@@ -35,7 +36,7 @@ def _make_aba_core(general):
     """``aba_core`` (``general``: links of any kind) or its PIN-only variant; ``general`` is a
     constant of the closure, so the branches on it are pruned before typing."""
 
-    @njit(cache=True)
+    @variant("aba_core" if general else "aba_pin_core")
     def aba_core(mi, mf, ws, z, q, u, tau, use_fext, udot):
         """udot = M^-1 (tau - b + J^T f_ext), with f_ext in ws[:, W_FEXT] (link frames) when
         use_fext is true. Returns False when some D_j is singular."""
@@ -143,7 +144,7 @@ aba_pin_core = _make_aba_core(False)  # PIN links only (joint_transform.pin_vari
 
 
 def _make_forward_dynamics(general):
-    @njit(cache=True)
+    @variant("forward_dynamics" if general else "forward_dynamics_pins")
     def forward_dynamics(dbuf, q, u, tau, udot):
         """Checked entry point: a status (kernels/status.py) for (q, u, tau), or SINGULAR."""
         mi, mf = model_arrays(dbuf)

@@ -7,6 +7,7 @@ Inward pass: tau_j = S_j^T f_j + A_j udot_j (A_j: the armature) and f_p += X_j^T
 """
 from numba import njit
 
+from .variants import variant
 from .common import check_state, data_start, link_rows, model_arrays, joint_force, joint_motion, joint_motion_add, world_acceleration_in_link
 from .joint_transform import place_links, place_pin_links
 from .layout import ARMATURE, D_USE_FEXT, INERTIA, NU, PARENT, UOFF, W_A, W_C, W_F, W_FEXT, W_V
@@ -17,7 +18,7 @@ def _make_rnea_core(general):
     """``rnea_core`` (``general``: links of any kind) or its PIN-only variant (a constant of the
     closure: the branches on it are pruned before typing)."""
 
-    @njit(cache=True)
+    @variant("rnea_core" if general else "rnea_pin_core")
     def rnea_core(mi, mf, ws, q, u, udot, use_fext, tau):
         """tau = M(q) udot + b(q, u) - J^T f_ext, with f_ext in ws[:, W_FEXT] (link frames)
         when use_fext is non-zero."""
@@ -67,7 +68,7 @@ rnea_pin_core = _make_rnea_core(False)  # PIN links only (joint_transform.pin_va
 def _make_inverse_dynamics(general):
     """The checked entry point of ``rnea_core`` or of its PIN-only variant."""
 
-    @njit(cache=True)
+    @variant("inverse_dynamics" if general else "inverse_dynamics_pins")
     def inverse_dynamics(dbuf, q, u, udot, tau):
         """Checked entry point: a status (kernels/status.py) for (q, u, udot)."""
         mi, mf = model_arrays(dbuf)

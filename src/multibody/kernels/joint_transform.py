@@ -9,6 +9,7 @@ import math
 
 from numba import njit
 
+from .variants import variant
 from .layout import (
     AXIS, BODY_NU, FREE, FREE_QUAT, KIND, LOCKED, P_TREE, PARENT, PIN, PITCH, QOFF, R_TREE, SCREW,
     SLIDER, SPHERICAL, SPHERICAL_QUAT, W_CHART, W_P, W_PW, W_R, W_RW,
@@ -93,7 +94,7 @@ def _make_place_links(general):
     only (the general placement code is pruned before typing, so it is not compiled into
     the kernels of such models: see ``pin_variant``)."""
 
-    @njit(cache=True)
+    @variant("place_links" if general else "place_pin_links")
     def place_links(mi, mf, ws, q):
         """Write R_parent_link (W_R) and p_parent_link (W_P) of every link into ws.
 
@@ -147,7 +148,7 @@ def world_placement(mi, ws, j):
 
 
 def _make_forward_kinematics_pass(general):
-    @njit(cache=True)
+    @variant("forward_kinematics_pass" if general else "forward_kinematics_pin_pass")
     def forward_kinematics_pass(mi, mf, ws, q):
         """Placements of every link in its parent (W_R, W_P) and in the world (W_RW, W_PW)."""
         if general:  # (a constant of the variant)

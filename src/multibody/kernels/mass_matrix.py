@@ -13,6 +13,7 @@ body-frame version.
 """
 from numba import njit
 
+from .variants import variant
 from .common import check_state, data_start, link_rows, model_arrays
 from .joint_transform import place_links, place_pin_links, world_placement
 from .layout import ARMATURE, DENSE_M, NU, PARENT, RB_H, RB_I, RB_MASS, S_COLS, UOFF, W_PW, W_RW, W_SW, W_Y
@@ -103,7 +104,7 @@ def _make_crba_core(general):
     """``crba_core`` (``general``: links of any kind) or its PIN-only variant (a constant of the
     closure: the branches on it are pruned before typing)."""
 
-    @njit(cache=True)
+    @variant("crba_core" if general else "crba_pin_core")
     def crba_core(mi, mf, ws, q, M):
         """Fill the full symmetric mass matrix M (nu, nu); entries of unrelated branches are 0."""
         n = mi.shape[0]
@@ -175,7 +176,7 @@ crba_pin_core = _make_crba_core(False)  # PIN links only (joint_transform.pin_va
 def _make_mass_matrix(general):
     """The checked entry point of ``crba_core`` or of its PIN-only variant."""
 
-    @njit(cache=True)
+    @variant("mass_matrix" if general else "mass_matrix_pins")
     def mass_matrix(dbuf, q, M):
         """Checked entry point: a status (kernels/status.py) for q."""
         mi, mf = model_arrays(dbuf)

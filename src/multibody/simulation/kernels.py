@@ -25,6 +25,7 @@ from ..kernels.common import data_start, first_nonfinite, frame_table, link_rows
 from ..kernels.status import (
     BUFFER_FULL, CONTROL_NONFINITE, FINISHED, MIN_STEP, NEED_CONTROL, NONFINITE_STATE, RUNNING, SINGULAR,
 )
+from ..kernels.variants import variant
 from .flex_stepping import flex_stage_rates
 from .lie import to_start_charts
 from .stages import after_step, combine, control_inputs, error_norm, first_bad, stage_rates, stage_state
@@ -167,11 +168,11 @@ def _make_loop(lie, ta, links, adaptive, controlled, flex=0, pins=0):
     forces: no Munthe-Kaas maps, no TA, no error control, no kinematics pass, no linear
     spring; lie as a constant measured ~14 % faster on UR5 than read from iopt), and the
     loop is compiled as this one function: inlined into entry points, its whole IR was
-    copied first (3 s of a cold start). Numba caches each variant under its own key (the
-    values of the constants). Trees leave Wc out.
+    copied first (3 s of a cold start). Each variant is compiled and cached under its own
+    name (``loop_name``, see ``kernels/variants.py``). Trees leave Wc out.
     """
 
-    @njit(cache=True)
+    @variant(loop_name(lie, ta, links, adaptive, controlled, flex, pins))
     def run(mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0,
             q, u, clk, ctr, work, ctl, T, Q, U, Wc=None, Fx=None):
         n = mi.shape[0]
@@ -278,6 +279,13 @@ def _make_loop(lie, ta, links, adaptive, controlled, flex=0, pins=0):
                 ctr[C_WRITTEN] = w + 1
 
     return run
+
+
+def loop_name(lie, ta, links, adaptive, controlled, flex, pins):
+    """The name of a variant of the stepping loop: ``run`` and its constants, e.g.
+    ``run_lie0_ta0_links1_adaptive1_controlled1_flex0_pins0``."""
+    flags = dict(lie=lie, ta=ta, links=links, adaptive=adaptive, controlled=controlled, flex=flex, pins=pins)
+    return "run_" + "_".join(f"{k}{int(bool(v))}" for k, v in flags.items())
 
 
 _LOOPS = {}
