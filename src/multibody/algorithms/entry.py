@@ -20,6 +20,7 @@ import numpy as np
 from numba import types as nt
 
 from ..progress import compiling_notice
+from . import kernel_check
 
 from ..kernels.joint_transform import pin_variant
 from ..kernels import (
@@ -71,8 +72,9 @@ _PIN_VARIANTS = {
 
 class _Kernels:
     """``KERNELS.<name>`` is the dispatcher of a facade kernel, compiled for its one
-    signature with further compilation disabled (see the module docstring). The first
-    access compiles under a lock, so threads that start together do not race.
+    signature with further compilation disabled (see the module docstring), and checked
+    once on a small model (``kernel_check.verify``). The first access compiles under a
+    lock, so threads that start together do not race.
     ``pins``: the namespace of models with PIN links only (``PIN_KERNELS``)."""
 
     _lock = threading.Lock()
@@ -98,6 +100,7 @@ class _Kernels:
                 with compiling_notice("kernels"):
                     dispatcher.compile(sig)
                 dispatcher.disable_compile()
+                kernel_check.verify(name, dispatcher, sig, self._pins)
                 setattr(self, name, dispatcher)
         return dispatcher
 

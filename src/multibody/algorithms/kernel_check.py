@@ -1,0 +1,176 @@
+"""A check of every kernel variant a process loads, before its first use (issue 18).
+
+Defence in depth behind ``kernels/variants.py``: a cached kernel that computes wrong
+numbers (machine code linked to another function's, a stale entry, a miscompile) must not
+be used silently. When the facade first takes a kernel variant in a process
+(``entry._Kernels``), it runs it once on a small model made for that variant (PIN links
+only, or one link of every kind under a quaternion free base) and compares the result
+with values stored in ``data/kernel_check.npz``, which ``tests/test_kernel_check.py``
+checks against Pinocchio (values computed outside this library). On a mismatch the
+kernel and every package kernel it calls are compiled afresh in this process (their
+cache entries removed, so the next process compiles them too), with a RuntimeWarning
+saying so; if the fresh kernel is wrong as well, RuntimeError. A check costs one kernel
+call (microseconds) plus, once per process and variant, building the small model
+(milliseconds): see the README's start-up figures.
+"""
+import itertools
+import random
+import threading
+import warnings
+from importlib import resources
+
+import numpy as np
+from numba.core.caching import NullCache
+from numba.core.registry import CPUDispatcher
+
+#: relative tolerance (to max(1, |reference|)) of a check: far above rounding on any
+#: machine, far below what a wrong kernel gives (1e-2 .. 1e4 measured)
+TOLERANCE = 1e-9
+_lock = threading.RLock()
+_models = {}
+
+
+def check_model(pins):
+    """The check model of the PIN-only variants (``pins``) or of the general ones."""
+    from ..model.multibody import Multibody
+    m = Multibody()
+    rot = np.array([[0.0, -0.6, 0.8], [1.0, 0.0, 0.0], [0.0, 0.8, 0.6]])
+
+    def body(name, parent, kind, offset, **hinge):
+        b = m.add_body(name, mass=0.8 + 0.1 * len(m.body_names), com=(0.05, -0.03, 0.12),
+                       inertia=(0.02, 0.001, -0.002, 0.03, 0.0015, 0.025))
+        T = np.eye(4)
+        T[:3, :3], T[:3, 3] = rot, offset
+        m.add_hinge(parent, b, kind, T_parent_joint=T, **hinge)
+
+    if pins:
+        body("a", None, "pin", (0.0, 0.0, 0.1), axis=(0, 1, 0), armature=0.05)
+        body("b", "a", "pin", (0.0, 0.1, -0.3), axis=(1, 0, 0))
+        body("c", "b", "pin", (0.2, 0.0, -0.2), axis=(0.6, 0.0, 0.8))
+        body("d", "a", "pin", (-0.1, 0.05, -0.25), axis=(0, 0, 1))
+    else:
+        body("base", None, "free_quat", (0.3, -0.2, 1.0))
+        body("a", "base", "pin", (0.0, 0.1, -0.3), axis=(0, 1, 0), armature=0.05)
+        body("b", "a", "spherical", (0.2, 0.0, -0.2))
+        body("c", "base", "slider", (0.1, 0.2, 0.0), axis=(1, 0, 0))
+        body("d", "c", "screw", (0.0, 0.1, 0.1), axis=(0, 0, 1), pitch=0.02)
+        body("e", "base", "spherical_quat", (-0.2, 0.0, 0.1))
+        body("f", "e", "free", (0.0, 0.0, -0.2))
+    return m
+
+
+def check_state(m, seed):
+    """(q, u, udot, tau) of a check: a random configuration and speeds of order one."""
+    rng = np.random.default_rng(seed)
+    return m.random_q(rng, scale=1.0), *rng.normal(size=(3, m.nu))
+
+
+def _reference():
+    with resources.files("multibody").joinpath("data/kernel_check.npz").open("rb") as f:
+        with np.load(f) as z:
+            return {k: z[k] for k in z.files}
+
+
+def _setup(pins):
+    """(model, Data, state, reference values) of one variant, made once per process."""
+    with _lock:
+        if pins not in _models:
+            m = check_model(pins)
+            key = "pins" if pins else "general"
+            ref = {k.split(".", 1)[1]: v for k, v in _reference().items() if k.startswith(key + ".")}
+            _models[pins] = (m, m.create_data(), tuple(ref.pop(s) for s in ("q", "u", "udot", "tau")), ref)
+        return _models[pins]
+
+
+def evaluate(name, kernel, m, data, state):
+    """What the facade kernel ``name`` (a dispatcher ``kernel``, called directly) gives on
+    model ``m`` at ``state``; None for a kernel without a check."""
+    q, u, udot, tau = state
+    buf, nu = data.buf, m.nu
+    if name in ("forward_dynamics", "inverse_dynamics"):
+        out = np.empty(nu)
+        kernel(buf, q, u, tau if name == "forward_dynamics" else udot, out)
+    elif name == "mass_matrix":
+        out = np.empty((nu, nu))
+        kernel(buf, q, out)
+    elif name == "kinetic_energy":
+        out = np.empty(1)
+        kernel(buf, q, u, out)
+    elif name == "mass_and_com":
+        out = np.empty(4)
+        kernel(buf, q, out)
+    elif name == "trajectory_energies":
+        out = np.empty((2, 5))
+        kernel(buf, np.stack([q, q]), np.stack([u, -u]), out)
+    else:
+        return None
+    return out
+
+
+def relative_error(value, reference):
+    return float(np.abs(value - reference).max() / max(1.0, np.abs(reference).max()))
+
+
+def verify(name, kernel, sig, pins):
+    """Check the facade kernel ``name`` (its dispatcher ``kernel``, compiled for ``sig``;
+    ``pins``: the PIN-only variant) against its stored values; on a mismatch compile it
+    and its callees afresh (RuntimeWarning), then RuntimeError if it is still wrong."""
+    m, data, state, ref = _setup(pins)
+    if name not in ref:
+        return
+    err = relative_error(evaluate(name, kernel, m, data, state), ref[name])
+    if err <= TOLERANCE:
+        return
+    where = "PIN-only" if pins else "general"
+    warnings.warn(f"multibody: the {where} kernel {name!r} gave wrong numbers on its check model "
+                  f"(relative error {err:.1e}; Numba's cache may hold a bad entry): it and the kernels it "
+                  "calls are compiled afresh now, and their cache entries replaced", RuntimeWarning, stacklevel=4)
+    recompile(kernel, sig)
+    err = relative_error(evaluate(name, kernel, m, data, state), ref[name])
+    if err > TOLERANCE:
+        raise RuntimeError(f"multibody: the {where} kernel {name!r} is wrong on its check model even when compiled "
+                           f"afresh (relative error {err:.1e}): please report this with your Numba and LLVM versions")
+
+
+def package_callees(dispatcher, seen=None):
+    """The package's non-inlined Numba dispatchers that ``dispatcher``'s code can call,
+    callees before their callers, ``dispatcher`` last (its globals and closure cells,
+    followed transitively)."""
+    seen = set() if seen is None else seen
+    seen.add(id(dispatcher))
+    order = []
+    f = dispatcher.py_func
+    cells = [c.cell_contents for c in f.__closure__ or ()]
+    for obj in [f.__globals__.get(n) for n in f.__code__.co_names] + cells:
+        if (isinstance(obj, CPUDispatcher) and id(obj) not in seen
+                and obj.py_func.__module__.startswith("multibody.")):
+            order += package_callees(obj, seen)
+    if dispatcher.targetoptions.get("inline", "never") != "always":
+        order.append(dispatcher)
+    return order
+
+
+def recompile(kernel, sig):
+    """Compile ``kernel`` for ``sig`` and its package callees afresh, not from the cache:
+    their cache entries are removed and Numba's function counter is moved to unused
+    values, so no new symbol can equal one already loaded; ``kernel``'s new code is
+    cached for the next process."""
+    from numba.core import bytecode
+    with _lock:
+        chain = package_callees(kernel)
+        ids = getattr(bytecode.FunctionIdentity, "_unique_ids", None)
+        if isinstance(ids, itertools.count):
+            bytecode.FunctionIdentity._unique_ids = itertools.count(random.getrandbits(48) + 10 ** 9)
+        caches = {}
+        for d in chain:
+            d._cache.flush()
+            d._reset_overloads()
+            if d is not kernel:
+                caches[d], d._cache = d._cache, NullCache()
+        kernel._can_compile = True
+        try:
+            kernel.compile(sig)
+        finally:
+            for d, cache in caches.items():
+                d._cache = cache
+            kernel.disable_compile()

@@ -1,0 +1,105 @@
+"""The check of each kernel variant a process loads (``algorithms/kernel_check.py``).
+
+Its stored values are checked here against Pinocchio (computed outside this library); a
+poisoned cache (the general mass matrix's cache entry holding the PIN-only variant's code)
+is caught on load, repaired with a warning in that process, and gone in the next one.
+"""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from multibody.algorithms import entry, kernel_check
+
+from pin_convert import q_to_pin, to_pinocchio, u_perm
+
+
+def reference(pins):
+    m, _, state, ref = kernel_check._setup(pins)
+    return m, state, ref
+
+
+@pytest.mark.parametrize("pins", [True, False], ids=["pins", "general"])
+def test_stored_values_match_pinocchio(pins):
+    m, (q, u, udot, tau), ref = reference(pins)
+    pm = to_pinocchio(m)
+    pd = pm.createData()
+    qp, P = q_to_pin(m, q), u_perm(m)
+
+    def close(ours, theirs, what):
+        assert kernel_check.relative_error(ours, theirs) < 1e-12, what
+
+    M = pin.crba(pm, pd, qp)
+    close(ref["mass_matrix"][np.ix_(P, P)], np.triu(M) + np.triu(M, 1).T, "mass matrix")
+    close(ref["inverse_dynamics"][P], pin.rnea(pm, pd, qp, u[P], udot[P]), "inverse dynamics")
+    close(ref["forward_dynamics"][P], pin.aba(pm, pd, qp, u[P], tau[P]), "forward dynamics")
+    ke = pin.computeKineticEnergy(pm, pd, qp, u[P]) + 0.5 * pm.armature @ u[P] ** 2  # rotors' energy: ours is 1/2 u^T M u
+    com = pin.centerOfMass(pm, pd, qp)
+    close(ref["kinetic_energy"], [ke], "kinetic energy")
+    close(ref["mass_and_com"], np.r_[pd.mass[0], com], "mass and centre of mass")
+    close(ref["trajectory_energies"], np.tile(np.r_[ke, pd.mass[0], com], (2, 1)), "trajectory energies")
+    assert set(ref) == set(entry.kernel_names(pins=True))  # every kernel with a PIN-only variant is checked
+
+
+@pytest.mark.parametrize("pins", [True, False], ids=["pins", "general"])
+def test_the_loaded_kernels_pass_their_check(pins):
+    m, state, ref = reference(pins)
+    for name in ref:
+        kernel = getattr(entry.PIN_KERNELS if pins else entry.KERNELS, name)
+        assert kernel is entry.kernel_dispatcher(name, pins=pins)
+        assert kernel_check.relative_error(kernel_check.evaluate(name, kernel, m, m.create_data(), state),
+                                           ref[name]) < 1e-13
+
+
+def test_the_callees_of_a_kernel_are_found():
+    chain = kernel_check.package_callees(entry.kernel_dispatcher("mass_matrix"))
+    names = [d.py_func.__name__ for d in chain]
+    assert names[-1] == "mass_matrix" and {"crba_core", "place_links", "_general_link_placement"} <= set(names)
+    assert names.index("place_links") < names.index("crba_core")  # callees before their callers
+    assert all(d.targetoptions.get("inline") != "always" for d in chain)  # inlined helpers have no code of their own
+
+
+_PRIME = """
+from multibody.algorithms import entry
+for pins in (False, True):
+    entry.kernel_dispatcher("mass_matrix", pins=pins).compile(entry._SIGNATURES["mass_matrix"][1])
+"""
+
+_USE = """
+import warnings
+import numpy as np
+from multibody.algorithms import kernel_check
+m = kernel_check.check_model(False)   # a free base, a spherical, a screw ...: the general variant
+rng = np.random.default_rng(3)
+q, u, tau = m.random_q(rng), rng.normal(size=m.nu), rng.normal(size=m.nu)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    M = m.mass_matrix(q)
+b = m.inverse_dynamics(q, u, np.zeros(m.nu))
+err = np.abs(M @ m.forward_dynamics(q, u, tau) + b - tau).max()
+print("WARNINGS", len([w for w in caught if "compiled afresh" in str(w.message)]), "ERROR", err)
+"""
+
+
+def test_a_poisoned_cache_entry_is_caught_and_replaced(tmp_path):
+    cache = tmp_path / "cache"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), MULTIBODY_NO_PREFETCH="1")
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__), env.get("PYTHONPATH", "")])
+    run = [sys.executable, "-c"]
+    subprocess.run(run + [textwrap.dedent(_PRIME)], env=env, check=True, timeout=600)
+    general = list(cache.rglob("mass_matrix.mass_matrix-*.nbc"))
+    pins = list(cache.rglob("mass_matrix.mass_matrix_pins-*.nbc"))
+    assert len(general) == len(pins) == 1
+    general[0].write_bytes(pins[0].read_bytes())  # the general entry now holds PIN-only code
+    seen = []
+    for _ in range(2):
+        out = subprocess.run(run + [textwrap.dedent(_USE)], env=env, capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, out.stderr
+        warned, err = out.stdout.split("WARNINGS")[-1].split("ERROR")
+        seen.append((int(warned), float(err)))
+    assert seen[0][0] == 1 and seen[0][1] < 1e-9, seen  # caught, recompiled, right
+    assert seen[1][0] == 0 and seen[1][1] < 1e-9, seen  # the replaced entry serves the next process
