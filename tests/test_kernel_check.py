@@ -1,8 +1,10 @@
 """The check of each kernel variant a process loads (``algorithms/kernel_check.py``).
 
-Its stored values are checked here against Pinocchio (computed outside this library); a
-poisoned cache (the general mass matrix's cache entry holding the PIN-only variant's code)
-is caught on load, repaired with a warning in that process, and gone in the next one.
+Its stored values are checked here against Pinocchio (computed outside this library), and
+its stored data buffers against the check models' as built today (a changed buffer layout
+fails here: then run ``python tests/test_kernel_check.py`` to write them anew); a poisoned
+cache (the general mass matrix's cache entry holding the PIN-only variant's code) is caught
+on load, repaired with a warning in that process, and gone in the next one.
 """
 import os
 import subprocess
@@ -13,14 +15,72 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
+import multibody as mb
 from multibody.algorithms import entry, kernel_check
 
 from pin_convert import q_to_pin, to_pinocchio, u_perm
 
+STORED = os.path.join(os.path.dirname(mb.__file__), "data", "kernel_check.npz")
+
+
+def check_model(pins):
+    """The check model of the PIN-only variants (``pins``: a branched tree of PIN links, one
+    with armature) or of the general ones (a quaternion free base carrying a pin, a
+    rotation-vector spherical, a slider, a screw, a quaternion spherical and a
+    rotation-vector free joint)."""
+    m = mb.Multibody()
+    rot = np.array([[0.0, -0.6, 0.8], [1.0, 0.0, 0.0], [0.0, 0.8, 0.6]])
+
+    def body(name, parent, kind, offset, **hinge):
+        b = m.add_body(name, mass=0.8 + 0.1 * len(m.body_names), com=(0.05, -0.03, 0.12),
+                       inertia=(0.02, 0.001, -0.002, 0.03, 0.0015, 0.025))
+        T = np.eye(4)
+        T[:3, :3], T[:3, 3] = rot, offset
+        m.add_hinge(parent, b, kind, T_parent_joint=T, **hinge)
+
+    if pins:
+        body("a", None, "pin", (0.0, 0.0, 0.1), axis=(0, 1, 0), armature=0.05)
+        body("b", "a", "pin", (0.0, 0.1, -0.3), axis=(1, 0, 0))
+        body("c", "b", "pin", (0.2, 0.0, -0.2), axis=(0.6, 0.0, 0.8))
+        body("d", "a", "pin", (-0.1, 0.05, -0.25), axis=(0, 0, 1))
+    else:
+        body("base", None, "free_quat", (0.3, -0.2, 1.0))
+        body("a", "base", "pin", (0.0, 0.1, -0.3), axis=(0, 1, 0), armature=0.05)
+        body("b", "a", "spherical", (0.2, 0.0, -0.2))
+        body("c", "base", "slider", (0.1, 0.2, 0.0), axis=(1, 0, 0))
+        body("d", "c", "screw", (0.0, 0.1, 0.1), axis=(0, 0, 1), pitch=0.02)
+        body("e", "base", "spherical_quat", (-0.2, 0.0, 0.1))
+        body("f", "e", "free", (0.0, 0.0, -0.2))
+    return m
+
+
+def write_stored_values(path=STORED):
+    """Write the check's data buffers, states and values, computed by today's kernels (run
+    this file as a script; then the tests here check them against Pinocchio)."""
+    values = {}
+    for pins, key in ((True, "pins"), (False, "general")):
+        m = check_model(pins)
+        rng = np.random.default_rng(1 if pins else 2)
+        state = (m.random_q(rng, scale=1.0), *rng.normal(size=(3, m.nu)))
+        values[f"{key}.data_buffer"] = m.create_data().buf.copy()
+        values.update({f"{key}.{n}": v for n, v in zip(("q", "u", "udot", "tau"), state)})
+        for name in entry.kernel_names(pins=True):
+            kernel = entry.kernel_dispatcher(name, pins=pins)  # unchecked: compiled by this call
+            values[f"{key}.{name}"] = kernel_check.evaluate(name, kernel, m.create_data().buf, state)
+    np.savez_compressed(path, **values)
+
 
 def reference(pins):
-    m, _, state, ref = kernel_check._setup(pins)
-    return m, state, ref
+    buf, state, ref = kernel_check.reference(pins)
+    return check_model(pins), state, ref
+
+
+@pytest.mark.parametrize("pins", [True, False], ids=["pins", "general"])
+def test_stored_data_buffers_are_the_check_models(pins):
+    buf = kernel_check.reference(pins)[0]
+    fresh = check_model(pins).create_data().buf
+    assert buf.shape == fresh.shape and np.array_equal(buf, fresh, equal_nan=True), \
+        "the buffer layout changed: write the stored values anew (python tests/test_kernel_check.py)"
 
 
 @pytest.mark.parametrize("pins", [True, False], ids=["pins", "general"])
@@ -51,7 +111,7 @@ def test_the_loaded_kernels_pass_their_check(pins):
     for name in ref:
         kernel = getattr(entry.PIN_KERNELS if pins else entry.KERNELS, name)
         assert kernel is entry.kernel_dispatcher(name, pins=pins)
-        assert kernel_check.relative_error(kernel_check.evaluate(name, kernel, m, m.create_data(), state),
+        assert kernel_check.relative_error(kernel_check.evaluate(name, kernel, m.create_data().buf, state),
                                            ref[name]) < 1e-13
 
 
@@ -72,8 +132,8 @@ for pins in (False, True):
 _USE = """
 import warnings
 import numpy as np
-from multibody.algorithms import kernel_check
-m = kernel_check.check_model(False)   # a free base, a spherical, a screw ...: the general variant
+from test_kernel_check import check_model
+m = check_model(False)   # a free base, a spherical, a screw ...: the general variant
 rng = np.random.default_rng(3)
 q, u, tau = m.random_q(rng), rng.normal(size=m.nu), rng.normal(size=m.nu)
 with warnings.catch_warnings(record=True) as caught:
@@ -103,3 +163,8 @@ def test_a_poisoned_cache_entry_is_caught_and_replaced(tmp_path):
         seen.append((int(warned), float(err)))
     assert seen[0][0] == 1 and seen[0][1] < 1e-9, seen  # caught, recompiled, right
     assert seen[1][0] == 0 and seen[1][1] < 1e-9, seen  # the replaced entry serves the next process
+
+
+if __name__ == "__main__":
+    write_stored_values()
+    print(f"wrote {STORED}")

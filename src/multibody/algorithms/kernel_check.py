@@ -4,15 +4,18 @@ Defence in depth behind ``kernels/variants.py``: a cached kernel that computes w
 numbers (machine code linked to another function's, a stale entry, a miscompile) must not
 be used silently. When the facade first takes a kernel variant in a process
 (``entry._Kernels``), it runs it once on a small model made for that variant (PIN links
-only, or one link of every kind under a quaternion free base) and compares the result
-with values stored in ``data/kernel_check.npz``, which ``tests/test_kernel_check.py``
-checks against Pinocchio (values computed outside this library). On a mismatch the
-kernel and every package kernel it calls are compiled afresh in this process (their
-cache entries removed, so the next process compiles them too), with a RuntimeWarning
-saying so; if the fresh kernel is wrong as well, RuntimeError. A check costs one kernel
-call (microseconds) plus, once per process and variant, building the small model
-(milliseconds): see the README's start-up figures.
+only, or one link of every kind under a quaternion free base; its data buffer is stored)
+and compares the result with values stored in ``data/kernel_check.npz``, which
+``tests/test_kernel_check.py`` checks against Pinocchio (values computed outside this
+library) and writes anew (``python tests/test_kernel_check.py``) when the buffer layout
+changes. On a mismatch the kernel and every package kernel it calls are compiled afresh
+in this process (their cache entries removed, so the next process compiles them too),
+with a RuntimeWarning saying so; if the fresh kernel is wrong as well, RuntimeError. A
+check costs one kernel call (about 8 us) plus, once per process, reading the stored
+values (3 ms): see the README's start-up figures. The stepping loop's variants are not
+checked here (their names keep them apart, ``kernels/variants.py``).
 """
+import functools
 import itertools
 import random
 import threading
@@ -30,63 +33,33 @@ _lock = threading.RLock()
 _models = {}
 
 
-def check_model(pins):
-    """The check model of the PIN-only variants (``pins``) or of the general ones."""
-    from ..model.multibody import Multibody
-    m = Multibody()
-    rot = np.array([[0.0, -0.6, 0.8], [1.0, 0.0, 0.0], [0.0, 0.8, 0.6]])
-
-    def body(name, parent, kind, offset, **hinge):
-        b = m.add_body(name, mass=0.8 + 0.1 * len(m.body_names), com=(0.05, -0.03, 0.12),
-                       inertia=(0.02, 0.001, -0.002, 0.03, 0.0015, 0.025))
-        T = np.eye(4)
-        T[:3, :3], T[:3, 3] = rot, offset
-        m.add_hinge(parent, b, kind, T_parent_joint=T, **hinge)
-
-    if pins:
-        body("a", None, "pin", (0.0, 0.0, 0.1), axis=(0, 1, 0), armature=0.05)
-        body("b", "a", "pin", (0.0, 0.1, -0.3), axis=(1, 0, 0))
-        body("c", "b", "pin", (0.2, 0.0, -0.2), axis=(0.6, 0.0, 0.8))
-        body("d", "a", "pin", (-0.1, 0.05, -0.25), axis=(0, 0, 1))
-    else:
-        body("base", None, "free_quat", (0.3, -0.2, 1.0))
-        body("a", "base", "pin", (0.0, 0.1, -0.3), axis=(0, 1, 0), armature=0.05)
-        body("b", "a", "spherical", (0.2, 0.0, -0.2))
-        body("c", "base", "slider", (0.1, 0.2, 0.0), axis=(1, 0, 0))
-        body("d", "c", "screw", (0.0, 0.1, 0.1), axis=(0, 0, 1), pitch=0.02)
-        body("e", "base", "spherical_quat", (-0.2, 0.0, 0.1))
-        body("f", "e", "free", (0.0, 0.0, -0.2))
-    return m
-
-
-def check_state(m, seed):
-    """(q, u, udot, tau) of a check: a random configuration and speeds of order one."""
-    rng = np.random.default_rng(seed)
-    return m.random_q(rng, scale=1.0), *rng.normal(size=(3, m.nu))
-
-
+@functools.lru_cache(maxsize=None)
 def _reference():
     with resources.files("multibody").joinpath("data/kernel_check.npz").open("rb") as f:
         with np.load(f) as z:
             return {k: z[k] for k in z.files}
 
 
-def _setup(pins):
-    """(model, Data, state, reference values) of one variant, made once per process."""
+def reference(pins):
+    """(data buffer, (q, u, udot, tau), {kernel name: value}) of the check of the PIN-only
+    variants (``pins``) or of the general ones, read once per process. The data buffer is
+    a Data's of the check model (``tests/test_kernel_check.check_model``), stored as it is
+    made, so that no model needs to be built here."""
     with _lock:
         if pins not in _models:
-            m = check_model(pins)
             key = "pins" if pins else "general"
-            ref = {k.split(".", 1)[1]: v for k, v in _reference().items() if k.startswith(key + ".")}
-            _models[pins] = (m, m.create_data(), tuple(ref.pop(s) for s in ("q", "u", "udot", "tau")), ref)
+            ref = {k.split(".", 1)[1]: v.copy() for k, v in _reference().items() if k.startswith(key + ".")}
+            buf = np.ascontiguousarray(ref.pop("data_buffer"))
+            _models[pins] = (buf, tuple(ref.pop(s) for s in ("q", "u", "udot", "tau")), ref)
         return _models[pins]
 
 
-def evaluate(name, kernel, m, data, state):
-    """What the facade kernel ``name`` (a dispatcher ``kernel``, called directly) gives on
-    model ``m`` at ``state``; None for a kernel without a check."""
+def evaluate(name, kernel, buf, state):
+    """What the facade kernel ``name`` (a dispatcher ``kernel``, called directly) gives with
+    the data buffer ``buf`` at ``state`` = (q, u, udot, tau); None for a kernel without a
+    check."""
     q, u, udot, tau = state
-    buf, nu = data.buf, m.nu
+    nu = u.shape[0]
     if name in ("forward_dynamics", "inverse_dynamics"):
         out = np.empty(nu)
         kernel(buf, q, u, tau if name == "forward_dynamics" else udot, out)
@@ -115,10 +88,10 @@ def verify(name, kernel, sig, pins):
     """Check the facade kernel ``name`` (its dispatcher ``kernel``, compiled for ``sig``;
     ``pins``: the PIN-only variant) against its stored values; on a mismatch compile it
     and its callees afresh (RuntimeWarning), then RuntimeError if it is still wrong."""
-    m, data, state, ref = _setup(pins)
+    buf, state, ref = reference(pins)
     if name not in ref:
         return
-    err = relative_error(evaluate(name, kernel, m, data, state), ref[name])
+    err = relative_error(evaluate(name, kernel, buf, state), ref[name])
     if err <= TOLERANCE:
         return
     where = "PIN-only" if pins else "general"
@@ -126,7 +99,7 @@ def verify(name, kernel, sig, pins):
                   f"(relative error {err:.1e}; Numba's cache may hold a bad entry): it and the kernels it "
                   "calls are compiled afresh now, and their cache entries replaced", RuntimeWarning, stacklevel=4)
     recompile(kernel, sig)
-    err = relative_error(evaluate(name, kernel, m, data, state), ref[name])
+    err = relative_error(evaluate(name, kernel, buf, state), ref[name])
     if err > TOLERANCE:
         raise RuntimeError(f"multibody: the {where} kernel {name!r} is wrong on its check model even when compiled "
                            f"afresh (relative error {err:.1e}): please report this with your Numba and LLVM versions")
