@@ -12,8 +12,8 @@ changes. On a mismatch the kernel and every package kernel it calls are compiled
 in this process (their cache entries removed, so the next process compiles them too),
 with a RuntimeWarning saying so; if the fresh kernel is wrong as well, RuntimeError. A
 check costs one kernel call (about 8 us) plus, once per process, reading the stored
-values (3 ms): see the README's start-up figures. The stepping loop's variants are not
-checked here (their names keep them apart, ``kernels/variants.py``).
+values (3 ms): see the README's start-up figures. The stepping loop's variants have their
+own check (``simulation/loop_check.py``).
 """
 import functools
 import itertools
@@ -34,10 +34,12 @@ _models = {}
 
 
 @functools.lru_cache(maxsize=None)
-def _reference():
-    with resources.files("multibody").joinpath("data/kernel_check.npz").open("rb") as f:
+def stored_values(name, prefix=""):
+    """{key: array} of the package's ``data/<name>.npz``, the keys that begin with ``prefix``
+    only, read once per process."""
+    with resources.files("multibody").joinpath(f"data/{name}.npz").open("rb") as f:
         with np.load(f) as z:
-            return {k: z[k] for k in z.files}
+            return {k: z[k] for k in z.files if k.startswith(prefix)}
 
 
 def reference(pins):
@@ -48,7 +50,7 @@ def reference(pins):
     with _lock:
         if pins not in _models:
             key = "pins" if pins else "general"
-            ref = {k.split(".", 1)[1]: v.copy() for k, v in _reference().items() if k.startswith(key + ".")}
+            ref = {k.split(".", 1)[1]: v.copy() for k, v in stored_values("kernel_check", key + ".").items()}
             buf = np.ascontiguousarray(ref.pop("data_buffer"))
             _models[pins] = (buf, tuple(ref.pop(s) for s in ("q", "u", "udot", "tau")), ref)
         return _models[pins]
@@ -127,14 +129,14 @@ def recompile(kernel, sig):
     """Compile ``kernel`` for ``sig`` and its package callees afresh, not from the cache:
     their cache entries are removed and Numba's function counter is moved to unused
     values, so no new symbol can equal one already loaded; ``kernel``'s new code is
-    cached for the next process."""
+    cached for the next process (whether it may compile further stays as it was)."""
     from numba.core import bytecode
     with _lock:
         chain = package_callees(kernel)
         ids = getattr(bytecode.FunctionIdentity, "_unique_ids", None)
         if isinstance(ids, itertools.count):
             bytecode.FunctionIdentity._unique_ids = itertools.count(random.getrandbits(48) + 10 ** 9)
-        caches = {}
+        caches, could_compile = {}, kernel._can_compile
         for d in chain:
             d._cache.flush()
             d._reset_overloads()
@@ -146,4 +148,4 @@ def recompile(kernel, sig):
         finally:
             for d, cache in caches.items():
                 d._cache = cache
-            kernel.disable_compile()
+            kernel._can_compile = could_compile

@@ -21,7 +21,7 @@ from ..kernels import layout as L
 from ..kernels.kinds import KINDS
 from ..kernels.status import NEED_CONTROL, Status
 from ..progress import compiling_notice
-from . import flex_stepping
+from . import flex_stepping, loop_check
 from .flex_stage_forces import FlexStageForces, needs_stage_forces
 from . import kernels as K
 from .failures import SimulationError, failure
@@ -237,9 +237,9 @@ class RungeKuttaIntegrator:
         n_out = n if self.adaptive else n // self.iopt[K.O_STRIDE] + (1 if n % self.iopt[K.O_STRIDE] else 0)
         return n_out
 
-    def _advance(self, T, Q, U):
-        """Run until the buffers (T, Q, U) are full or the end; return (Status, rows)."""
-        self.ctr[K.C_WRITTEN] = 0
+    def loop_call(self, T, Q, U):
+        """(the stepping loop's variant for this run, its arguments) to run into the output
+        buffers (T, Q, U)."""
         c = self._c
         args = (c.mi, c.mf, self.data.buf, self.tab, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
                 self.smap, self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr,
@@ -250,11 +250,16 @@ class RungeKuttaIntegrator:
         else:  # modal bodies: the loop's flex variant (no TA, joint force models only)
             args += (None, self.flex_tables)
             run = K.entry_point(self.lie_group, False, False, self.adaptive, self.control is not None, flex=True)
-        if run.signatures:
-            st = run(*args)
-        else:  # the first run compiles the loop (or loads it from Numba's cache)
+        return run, args
+
+    def _advance(self, T, Q, U):
+        """Run until the buffers (T, Q, U) are full or the end; return (Status, rows)."""
+        self.ctr[K.C_WRITTEN] = 0
+        run, args = self.loop_call(T, Q, U)
+        if not run.signatures:  # the first run compiles the loop (or loads it from Numba's cache), checked
             with compiling_notice("the simulation loop"):
-                st = run(*args)
+                loop_check.verify(run)
+        st = run(*args)
         if st == NEED_CONTROL:
             control, clk = self.control, self.clk
             tau_out, q, u = self._ctl

@@ -1,0 +1,105 @@
+"""A check of each stepping-loop variant a process loads, before its first run (issue 18).
+
+The loop's counterpart of ``algorithms/kernel_check.py``: when a run first takes a variant
+of the compiled loop (``kernels.entry_point``) in a process, the variant runs once on a
+recorded short run of a small model of its family (PIN links only, any kinds, a closed
+four-bar for the tree-augmented variants, a flexible tree for the modal ones; classic or
+Munthe-Kaas, fixed or adaptive steps) and its samples and final state are compared with
+the recorded ones in ``data/loop_check.npz`` (recorded by ``tests/test_loop_check.py``,
+whose tests check those runs against the facade's dynamics). The recorded run has no
+control and no link-level force models, so a variant built for them runs it unchanged.
+On a mismatch: a RuntimeWarning, the variant and its package callees compiled afresh
+(``kernel_check.recompile``), and RuntimeError if it is still wrong. Cost: a few hundred
+microseconds per variant and, once per process, reading the recordings.
+"""
+import warnings
+
+import numpy as np
+
+from ..algorithms.kernel_check import TOLERANCE, recompile, relative_error, stored_values
+from .kernels import C_WRITTEN
+
+OUTPUTS = ("q", "u", "T", "Q", "U")
+
+
+def family(run):
+    """The recording that serves the loop variant ``run``: e.g. ``"pins_lie0_adaptive1"``."""
+    flags = {part[:-1]: int(part[-1]) for part in run.py_func.__name__.split("_")[1:]}  # kernels.loop_name
+    kind = "flex" if flags["flex"] else "ta" if flags["ta"] else "pins" if flags["pins"] else "general"
+    return f"{kind}_lie{flags['lie']}_adaptive{flags['adaptive']}"
+
+
+def _arrays(args):
+    """The arrays of the loop arguments ``args`` in order (tuples flattened, None left
+    out) and their spec: per argument -1 (None), 0 (an array) or k (a tuple of k)."""
+    arrays, spec = [], []
+    for a in args:
+        spec.append(-1 if a is None else len(a) if isinstance(a, tuple) else 0)
+        arrays += [] if a is None else list(a) if isinstance(a, tuple) else [a]
+    return arrays, np.array(spec, dtype=np.int64)
+
+
+def pack(name, args, out):
+    """A recorded run, the loop arguments ``args`` and its outputs ``out`` (``outputs``), as
+    three arrays for ``np.savez`` under ``name``: the spec of the arguments, and every array
+    in one float64 blob (int64 ones by their bits) with an index of (int, offset, rows,
+    columns, ndim) rows: one entry per family, which reads in a fraction of a millisecond."""
+    arrays, spec = _arrays(args)
+    arrays += [out[k] for k in OUTPUTS + ("status",)]
+    index, parts, offset = [], [], 0
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        shape = a.shape + (1,) * (2 - a.ndim)
+        index.append((a.dtype == np.int64, offset, shape[0], shape[1], a.ndim))
+        parts.append(a.reshape(-1).view(np.float64))
+        offset += a.size
+    return {f"{name}.spec": spec, f"{name}.index": np.array(index, dtype=np.int64),
+            f"{name}.blob": np.concatenate(parts)}
+
+
+def unpack(name, values):
+    """(fresh copies of the recorded loop arguments, {output: recorded value}) of ``pack``."""
+    blob, arrays = values[f"{name}.blob"], []
+    for is_int, offset, rows, cols, ndim in values[f"{name}.index"]:
+        a = blob[offset:offset + rows * cols].copy()
+        a = a.view(np.int64) if is_int else a
+        arrays.append(a.reshape((rows, cols)[:ndim]) if ndim else a.reshape(()))
+    args, k = [], 0
+    for n in values[f"{name}.spec"]:
+        args.append(None if n < 0 else arrays[k] if n == 0 else tuple(arrays[k:k + n]))
+        k += max(int(n), 0) + (n == 0)
+    return args, dict(zip(OUTPUTS + ("status",), arrays[k:]))
+
+
+def outputs(args, status):
+    """What a run wrote: its final q and u, and its samples T, Q, U (rows written), status."""
+    q, u, ctr, T, Q, U = args[12], args[13], args[15], args[18], args[19], args[20]
+    w = int(ctr[C_WRITTEN])
+    return dict(q=q, u=u, T=T[:w], Q=Q[:w], U=U[:w], status=np.array([status, w], dtype=np.int64))
+
+
+def _check(run, name, values):
+    args, recorded = unpack(name, values)
+    got = outputs(args, run(*args))
+    if not np.array_equal(got["status"], recorded["status"]):
+        return np.inf
+    return max(relative_error(got[k], recorded[k]) for k in OUTPUTS)
+
+
+def verify(run):
+    """Check the loop variant ``run`` (compiling or loading it) on its family's recorded
+    run; on a mismatch compile it afresh (RuntimeWarning), RuntimeError if still wrong."""
+    name = family(run)
+    values = stored_values("loop_check", name + ".")
+    err = _check(run, name, values)
+    if err <= TOLERANCE:
+        return
+    variant = run.py_func.__name__
+    warnings.warn(f"multibody: the stepping loop {variant} gave wrong numbers on its check run (relative error "
+                  f"{err:.1e}; Numba's cache may hold a bad entry): it and the kernels it calls are compiled "
+                  "afresh now, and their cache entries replaced", RuntimeWarning, stacklevel=4)
+    recompile(run, run.signatures[0])
+    err = _check(run, name, values)
+    if err > TOLERANCE:
+        raise RuntimeError(f"multibody: the stepping loop {variant} is wrong on its check run even when compiled "
+                           f"afresh (relative error {err:.1e}): please report this with your Numba and LLVM versions")

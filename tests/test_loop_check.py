@@ -1,0 +1,156 @@
+"""The check of each stepping-loop variant a process loads (``simulation/loop_check.py``).
+
+Its recorded runs (``data/loop_check.npz``; run this file as a script to record them anew
+after a change of the loop's arguments) are checked here: every variant of the loop runs
+its family's recording to the recorded numbers, the fixed-step runs of PIN links agree with
+classic RK4 on the facade's forward dynamics, every run keeps its energy; and a poisoned
+cache entry (the PIN-only loop's code in the general variant's entry) is caught, repaired
+with a warning, and gone in the next process.
+"""
+import copy
+import itertools
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import multibody as mb
+from multibody.algorithms.kernel_check import relative_error, stored_values
+from multibody.simulation import kernels as K
+from multibody.simulation import loop_check
+from multibody.simulation.integrators import RungeKuttaIntegrator
+
+from flex_models import flex_state, flexible_tree
+from test_kernel_check import check_model
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "examples"))
+from four_bar import four_bar  # noqa: E402
+
+STORED = Path(mb.__file__).parent / "data" / "loop_check.npz"
+STEPS, DT = 10, 2e-3
+
+
+def family_model(kind):
+    """(model, q0, u0) of a family's recorded run."""
+    rng = np.random.default_rng(4)
+    if kind in ("pins", "general"):
+        m = check_model(kind == "pins")
+        return m, m.random_q(rng, scale=1.0), rng.normal(size=m.nu)
+    if kind == "ta":
+        m = four_bar()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a planar loop: redundant rows
+            cks = m.constraint_kinematics()
+            q = cks.solve_q([1.67, -1.46, 1.54])
+            return m, q, cks.solve_u(q, [2.0, 0.0, 0.0], frozen=["crank_joint"])
+    m = flexible_tree(rng, gravity=(0.0, 0.0, -9.81))
+    return (m, *flex_state(m, rng))
+
+
+def recorded_run(kind, lie, adaptive):
+    """(model, family name, loop variant, recorded values) of a family's run from its start."""
+    m, q0, u0 = family_model(kind)
+    integ = RungeKuttaIntegrator(m, q0, u0, tableau="dopri5" if adaptive else "rk4", lie_group=bool(lie),
+                                 rtol=1e-7, atol=1e-9, stabilization_gains=(0.0, 0.0) if kind == "ta" else None)
+    n = integ.setup(STEPS * DT, DT)
+    integ.ctr[K.C_WRITTEN] = 0
+    run, args = integ.loop_call(np.zeros(n), np.zeros((n, m.nq)), np.zeros((n, m.nu)))
+    name = loop_check.family(run)
+    assert name == f"{kind}_lie{lie}_adaptive{adaptive}"
+    start = copy.deepcopy(args)
+    return m, name, run, loop_check.pack(name, start, loop_check.outputs(args, run(*args)))
+
+
+FAMILIES = list(itertools.product(("pins", "general", "ta", "flex"), (0, 1), (0, 1)))
+
+
+def write_recordings(path=STORED):
+    values = {}
+    for kind, lie, adaptive in FAMILIES:
+        values.update(recorded_run(kind, lie, adaptive)[3])
+    np.savez_compressed(path, **values)
+
+
+@pytest.mark.parametrize("kind,lie,adaptive", FAMILIES)
+def test_recorded_runs_are_todays_and_keep_energy(kind, lie, adaptive):
+    m, name, run, values = recorded_run(kind, lie, adaptive)
+    args, out = loop_check.unpack(name, values)
+    stored_args, stored = loop_check.unpack(name, stored_values("loop_check", name + "."))
+    assert np.array_equal(values[f"{name}.spec"], stored_values("loop_check", name + ".")[f"{name}.spec"])
+    for k in loop_check.OUTPUTS:
+        assert relative_error(out[k], stored[k]) < 1e-12, f"{name}: {k}"
+    assert out["status"][1] >= (STEPS if not adaptive else 1)
+    energy = [m.kinetic_energy(q, u) + m.potential_energy(q) for q, u in zip(out["Q"], out["U"])]
+    assert np.ptp(energy) < 1e-5 * max(1.0, np.abs(energy).max()), f"{name}: energy moves by {np.ptp(energy)}"
+
+
+def test_pin_runs_agree_with_classic_rk4_on_the_facade():
+    m, name, run, values = recorded_run("pins", 0, 0)
+    args, out = loop_check.unpack(name, values)
+    state = np.concatenate(args[12:14])  # q0, u0
+    nq = m.nq
+
+    def rate(x):
+        return np.concatenate([x[nq:], m.forward_dynamics(x[:nq], x[nq:], np.zeros(m.nu))])  # PIN links: q' = u
+
+    for k in range(STEPS):
+        k1 = rate(state)
+        k2 = rate(state + 0.5 * DT * k1)
+        k3 = rate(state + 0.5 * DT * k2)
+        k4 = rate(state + DT * k3)
+        state = state + DT / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        assert relative_error(np.concatenate([out["Q"][k], out["U"][k]]), state) < 1e-13
+
+
+_PRIME = """
+import numpy as np, multibody as mb
+from test_kernel_check import check_model
+for pins in (True, False):
+    m = check_model(pins)
+    mb.simulate(m, m.neutral_q(), np.zeros(m.nu), 0.01, dt=1e-3)
+"""
+
+_USE = """
+import warnings
+import numpy as np, multibody as mb
+from test_kernel_check import check_model
+m = check_model(False)
+q0 = m.random_q(np.random.default_rng(5), scale=1.0)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    res = mb.simulate(m, q0, np.zeros(m.nu), 0.05, dt=1e-3)
+print("WARNINGS", len([w for w in caught if "compiled afresh" in str(w.message)]), "FINAL", *res.q[-1], *res.u[-1])
+"""
+
+
+def test_a_poisoned_loop_entry_is_caught_and_replaced(tmp_path):
+    cache = tmp_path / "cache"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), MULTIBODY_NO_PREFETCH="1")
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__), env.get("PYTHONPATH", "")])
+    subprocess.run([sys.executable, "-c", textwrap.dedent(_PRIME)], env=env, check=True, timeout=600)
+    stem = "kernels.run_lie0_ta0_links0_adaptive0_controlled0_flex0_pins"
+    general, pins = (list(cache.rglob(f"{stem}{p}-*.nbc")) for p in "01")
+    assert len(general) == len(pins) == 1, sorted(p.name for p in cache.rglob("kernels.run_*"))
+    general[0].write_bytes(pins[0].read_bytes())  # the general loop's entry now holds PIN-only code
+    m = check_model(False)  # the same run in this process, on its own cache
+    res = mb.simulate(m, m.random_q(np.random.default_rng(5), scale=1.0), np.zeros(m.nu), 0.05, dt=1e-3)
+    expected = np.r_[res.q[-1], res.u[-1]]
+    seen = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", textwrap.dedent(_USE)], env=env, capture_output=True,
+                             text=True, timeout=600)
+        assert out.returncode == 0, out.stderr
+        warned, final = out.stdout.split("WARNINGS")[-1].split("FINAL")
+        seen.append((int(warned), relative_error(np.array(final.split(), dtype=float), expected)))
+    assert seen[0][0] == 1 and seen[0][1] < 1e-12, seen  # caught, recompiled, right
+    assert seen[1][0] == 0 and seen[1][1] < 1e-12, seen  # the replaced entry serves the next process
+
+
+if __name__ == "__main__":
+    write_recordings()
+    print(f"wrote {STORED}")
