@@ -57,7 +57,7 @@ def check_model(pins):
 def write_stored_values(path=STORED):
     """Write the check's data buffers, states and values, computed by today's kernels (run
     this file as a script; then the tests here check them against Pinocchio)."""
-    values = {}
+    values = {"layout": kernel_check.layout_signature()}
     for pins, key in ((True, "pins"), (False, "general")):
         m = check_model(pins)
         rng = np.random.default_rng(1 if pins else 2)
@@ -68,6 +68,18 @@ def write_stored_values(path=STORED):
             kernel = entry.kernel_dispatcher(name, pins=pins)  # unchecked: compiled by this call
             values[f"{key}.{name}"] = kernel_check.evaluate(name, kernel, m.create_data().buf, state)
     np.savez_compressed(path, **values)
+
+
+def test_the_stored_checks_are_of_todays_layout():
+    assert kernel_check.current_layout("kernel_check") and kernel_check.current_layout("loop_check")
+
+
+def test_checks_of_another_layout_are_skipped_with_a_warning(monkeypatch):
+    monkeypatch.setattr(kernel_check, "layout_signature", lambda: np.array([12345]))
+    monkeypatch.setattr(kernel_check, "_stale", set())
+    with pytest.warns(RuntimeWarning, match="another buffer layout"):
+        assert not kernel_check.current_layout("kernel_check")
+    kernel_check.verify("mass_matrix", None, None, False)  # skipped: no kernel is run
 
 
 def reference(pins):

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import multibody as mb
-from multibody.algorithms.kernel_check import relative_error, stored_values
+from multibody.algorithms.kernel_check import layout_signature, relative_error, stored_values
 from multibody.simulation import kernels as K
 from multibody.simulation import loop_check
 from multibody.simulation.integrators import RungeKuttaIntegrator
@@ -70,7 +70,7 @@ FAMILIES = list(itertools.product(("pins", "general", "ta", "flex"), (0, 1), (0,
 
 
 def write_recordings(path=STORED):
-    values = {}
+    values = {"layout": layout_signature()}
     for kind, lie, adaptive in FAMILIES:
         values.update(recorded_run(kind, lie, adaptive)[3])
     np.savez_compressed(path, **values)
