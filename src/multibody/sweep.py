@@ -60,8 +60,13 @@ A case that raises does not stop the sweep. When all cases have run, ``sweep``
 raises ``SweepError`` if any failed: ``failures`` maps each failed case index to its
 traceback text, ``results`` holds the stacked outputs of the other cases (case
 order) and ``completed`` their indices; ``output=`` is written before the error is
-raised (with ``case_index``). A case whose output has another structure or shape
-than the first successful case's counts as failed, with a message saying so.
+raised (with ``case_index``). Every case should return the same structure and
+shapes; the one most cases returned wins (a tie: the one of the lowest case index),
+and a case that returned another fails alone, with a message saying so: a wrong
+first case does not sink the others. Ctrl-C (``KeyboardInterrupt``) stops the sweep:
+``output=`` is written with the cases done and ``SweepError`` is raised with
+``interrupted=True``, those cases in ``results``/``completed``, the others in
+``not_run``.
 """
 import concurrent.futures as cf
 import math
@@ -69,131 +74,16 @@ import multiprocessing
 import pickle
 import traceback
 from collections.abc import Mapping
-from pathlib import Path
 
-import numpy as np
-
+from ._sweep_outputs import SweepError, assemble, check_output, run_case
 from .progress import ProgressBar
 
 __all__ = ["sweep", "SweepError"]
 
 
-class SweepError(RuntimeError):
-    """Some cases of a sweep raised; the others' outputs are kept.
-
-    Attributes
-    ----------
-    failures : {case index: traceback text} of the failed cases.
-    results : the stacked outputs of the other cases, in case order (an array, a dict
-        or a tuple of arrays, as ``sweep`` returns); None if every case failed.
-    completed : (n_ok,) int array, the case index of each row of ``results``.
-    """
-
-    def __init__(self, failures, results, completed, n_cases):
-        self.failures, self.results, self.completed = dict(failures), results, completed
-        idx = sorted(self.failures)
-        lines = [f"{len(idx)} of {n_cases} cases failed: indices {idx}"]
-        lines += [f"  case {i}: {_last_line(self.failures[i])}" for i in idx[:10]]
-        if len(idx) > 10:
-            lines.append(f"  ... and {len(idx) - 10} more (see SweepError.failures)")
-        super().__init__("\n".join(lines))
-
-
-def _last_line(text):
-    """The last non-empty line of a traceback text (``ExceptionType: message``)."""
-    rows = [r for r in str(text).strip().splitlines() if r.strip()]
-    return rows[-1].strip() if rows else ""
-
-
-def _canonical(value):
-    """(kind, payload) of one case's output: "array", "dict" or "tuple" of ndarrays."""
-    if isinstance(value, Mapping):
-        return "dict", {str(k): _as_array(v, f"[{k!r}]") for k, v in value.items()}
-    if isinstance(value, tuple):
-        return "tuple", tuple(_as_array(v, f"[{k}]") for k, v in enumerate(value))
-    return "array", _as_array(value, "")
-
-
-def _as_array(v, where):
-    a = np.asarray(v)
-    if a.dtype == object:
-        raise TypeError(f"run must return an array, a dict of arrays or a tuple of arrays; "
-                        f"its output{where} is a {type(v).__name__}")
-    return a
-
-
 def _run_chunk(run, chunk):
-    """[(index, True, (kind, payload)) or (index, False, traceback text)] of a chunk of (index, case)."""
-    out = []
-    for i, case in chunk:
-        try:
-            out.append((i, True, _canonical(run(case))))
-        except Exception:  # noqa: BLE001 (every failure is reported by index)
-            out.append((i, False, traceback.format_exc()))
-    return out
-
-
-def _signature(kind, payload):
-    """What must agree between cases: the kind, the keys and the shapes."""
-    if kind == "dict":
-        return kind, tuple((k, v.shape) for k, v in payload.items())
-    if kind == "tuple":
-        return kind, tuple(v.shape for v in payload)
-    return kind, payload.shape
-
-
-def _describe(sig):
-    kind, shapes = sig
-    if kind == "dict":
-        return "a dict " + ", ".join(f"{k!r}: {s}" for k, s in shapes)
-    return f"a tuple of shapes {list(shapes)}" if kind == "tuple" else f"an array of shape {shapes}"
-
-
-def _stack(outputs):
-    """Stack a list of (kind, payload) of one signature along a new first axis."""
-    kind = outputs[0][0]
-    if kind == "dict":
-        return {k: np.stack([p[k] for _, p in outputs]) for k in outputs[0][1]}
-    if kind == "tuple":
-        return tuple(np.stack([p[j] for _, p in outputs]) for j in range(len(outputs[0][1])))
-    return np.stack([p for _, p in outputs])
-
-
-def _check_output(output):
-    """The output path as a Path (".npz", or ".zarr" when zarr is installed), checked before the run."""
-    if output is None:
-        return None
-    p = Path(output)
-    suffix = p.suffix.lower()
-    if suffix not in (".npz", ".zarr"):
-        raise ValueError(f"output must end in .npz or .zarr, got {str(output)!r}")
-    if not p.parent.is_dir():
-        raise ValueError(f"output: folder {str(p.parent)!r} does not exist")
-    if suffix == ".zarr":
-        try:
-            import zarr  # noqa: F401
-        except ImportError:
-            raise ValueError("output='*.zarr' needs the zarr package (pip install zarr); "
-                             "use a .npz path otherwise") from None
-    return p
-
-
-def _write(path, results, completed):
-    """Write the stacked results and their case indices to a .npz file or a Zarr group."""
-    if isinstance(results, dict):
-        arrays = dict(results)
-    elif isinstance(results, tuple):
-        arrays = {f"result_{j}": a for j, a in enumerate(results)}
-    else:
-        arrays = {} if results is None else {"result": results}
-    arrays["case_index" if "case_index" not in arrays else "sweep_case_index"] = completed
-    if path.suffix.lower() == ".npz":
-        np.savez(path, **arrays)
-        return
-    import zarr
-    group = zarr.open_group(str(path), mode="w")
-    for k, a in arrays.items():
-        group[k] = a
+    """[(index, ok, (kind, payload) or traceback text)] of a chunk of (index, case)."""
+    return [(i, *run_case(run, case)) for i, case in chunk]
 
 
 def _chunks(items, size):
@@ -294,7 +184,7 @@ def sweep(run, cases, client=None, processes=None, progress=True, output=None, *
     others. Bad arguments raise ``TypeError``/``ValueError`` before any case runs.
     """
     items = _check_args(run, cases, client, processes, chunksize)
-    path = _check_output(output)
+    path = check_output(output)
     n = len(items)
     done, failures = {}, {}
     bar = ProgressBar(after=0.5) if progress else None
@@ -306,6 +196,7 @@ def sweep(run, cases, client=None, processes=None, progress=True, output=None, *
             finished, failed = len(done) + len(failures), len(failures)
             bar.update(finished / n, f"{finished}/{n} cases" + (f", {failed} failed" if failed else ""))
 
+    interrupted = None
     try:
         if client is None and processes is None:
             for item in items:
@@ -317,30 +208,12 @@ def sweep(run, cases, client=None, processes=None, progress=True, output=None, *
                 _in_pool(run, _chunks(items, size), processes, collect)
             else:
                 _on_dask(run, _chunks(items, size), client, collect)
+    except KeyboardInterrupt as e:  # keep what is done
+        interrupted = e
     finally:
         if bar is not None:
             bar.close()
-    return _assemble(done, failures, n, path)
-
-
-def _assemble(done, failures, n, path):
-    """Stack the outputs in case order, check their shapes agree, write ``path``, raise on failures."""
-    order = sorted(done)
-    if order:
-        ref = _signature(*done[order[0]])
-        for i in order[1:]:
-            sig = _signature(*done[i])
-            if sig != ref:
-                failures[i] = (f"ValueError: case {i} returned {_describe(sig)}, but case {order[0]} "
-                               f"returned {_describe(ref)}")
-        order = [i for i in order if i not in failures]
-    results = _stack([done[i] for i in order]) if order else None
-    completed = np.array(order, dtype=np.int64)
-    if path is not None:
-        _write(path, results, completed)
-    if failures:
-        raise SweepError(failures, results, completed, n)
-    return results
+    return assemble(done, failures, n, path, interrupted)
 
 
 #: ``mb.sweep.SweepError`` (``multibody.sweep`` names the function once imported from the package).
