@@ -94,6 +94,17 @@ def pool_signal():
                                       output=_dir() / "out.npz"))
 
 
+def dask_hang_and_die():
+    from dask.distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        report("dask hang", lambda: mb.sweep(hang_at_3, range(8), client=client, timeout=2, progress=False))
+        report("dask die", lambda: mb.sweep(die_at_3_and_once_at_5, range(8), client=client, chunksize=4,
+                                            progress=False))
+
+
 if __name__ == "__main__":
     os.environ["SWEEP_SCENARIO_DIR"] = sys.argv[2]
-    {"pool_hang": pool_hang, "pool_die": pool_die, "pool_signal": pool_signal}[sys.argv[1]]()
+    {"pool_hang": pool_hang, "pool_die": pool_die, "pool_signal": pool_signal,
+     "dask_hang_and_die": dask_hang_and_die}[sys.argv[1]]()

@@ -1,7 +1,7 @@
 """``mb.sweep`` survives its cases (issue 19): a case that hangs past ``timeout=``, a
 worker that dies, Ctrl-C or a killed parent, a case with the wrong shape.
 
-The process-pool sweeps run in a process of their own
+The process-pool and Dask sweeps run in a process of their own
 (``tests/sweep_scenarios.py``) under a time limit, so a sweep that hangs fails the test
 instead of blocking it; the serial cases run here.
 """
@@ -110,6 +110,18 @@ def test_parent_signal_stops_the_workers(tmp_path, sig):
     assert r["message"].startswith("sweep interrupted (KeyboardInterrupt): 4 of 8 cases done, 4 not run")
     with np.load(tmp_path / "out.npz") as f:
         assert f["case_index"].tolist() == [0, 1, 2, 3] and f["result"][:, 0].tolist() == [0, 1, 2, 3]
+
+
+def test_dask_timeout_and_lost_worker(tmp_path):
+    pytest.importorskip("dask.distributed")
+    res = scenario("dask_hang_and_die", tmp_path)
+    hang = res["dask hang"]  # timeout=2: the stuck worker is restarted through its nanny
+    assert list(hang["failures"]) == ["3"] and hang["completed"] == [0, 1, 2, 4, 5, 6, 7]
+    assert hang["failures"]["3"].startswith("TimeoutError: case 3 ran longer than timeout=2 s on the Dask worker")
+    assert "restarted" in hang["failures"]["3"]
+    die = res["dask die"]  # chunks of 4, retries=0: Dask's rerun of a chunk tells which case lost its worker
+    assert sorted(die["failures"]) == ["3", "5"] and die["completed"] == [0, 1, 2, 4, 6, 7]
+    assert all(t.startswith("WorkerLost: the Dask worker") for t in die["failures"].values())
 
 
 def ragged_first(k):

@@ -68,15 +68,20 @@ first case does not sink the others.
 
 Sweeps that survive
 -------------------
-* ``timeout=`` seconds per case (with ``processes=``; a serial sweep
+* ``timeout=`` seconds per case (with ``processes=`` or ``client=``; a serial sweep
   cannot stop a case running in its own process, so it refuses one with a
   ``ValueError``, rather than warn and then hang): a case that runs longer fails with
-  ``TimeoutError``. Its worker process is killed and a new one started. The clock starts when a worker takes the case, so a
+  ``TimeoutError``. Its worker process is killed and a new one started; on Dask its
+  task is cancelled and its worker restarted through its nanny (Dask cannot stop a
+  running call otherwise). The clock starts when a worker takes the case, so a
   worker's first case includes loading (or compiling) its kernels.
 * A worker that dies under a case (``os._exit``, a segfault, the OOM killer) fails
   that case alone (``WorkerLost``); the rest of its chunk runs elsewhere.
   ``retries=k`` runs such a case again, on another worker, until it has lost ``k + 1``
-  workers. A case that raises or times out is not run again.
+  workers. On Dask the scheduler reruns the task itself and the sweep, which hears of
+  every case's start, stops it once the case has lost ``k + 1`` workers (a case that
+  kills its worker at once may take one more down first). A case that raises or
+  times out is not run again.
 * Ctrl-C (``KeyboardInterrupt``) stops the sweep at once: the workers are stopped,
   ``output=`` is written with the cases done and ``SweepError`` is raised with
   ``interrupted=True``, those cases in ``results``/``completed``, the others in
@@ -89,7 +94,6 @@ Sweeps that survive
 import math
 import numbers
 import pickle
-import traceback
 from collections.abc import Mapping
 
 from ._sweep_outputs import SweepError, assemble, check_output, run_case
@@ -132,8 +136,6 @@ def _check_args(run, cases, client, processes, chunksize, timeout, retries):
             else "retries= (it reruns the case of a lost worker process; a serial sweep has none)"
         raise ValueError(f"{what} needs processes= or client=: processes=1 runs the cases one at a time "
                          "in a worker process")
-    if client is not None and (timeout is not None or retries):
-        raise ValueError("timeout= and retries= need processes= for now")
     if processes is not None:
         try:
             pickle.dumps(run)
@@ -142,29 +144,6 @@ def _check_args(run, cases, client, processes, chunksize, timeout, retries):
                             f"importable module (not a lambda or a nested function); pickling it "
                             f"failed: {e}") from None
     return items
-
-
-def _run_chunk(run, chunk):
-    """[(index, ok, (kind, payload) or traceback text)] of a chunk of (index, case)."""
-    return [(i, *run_case(run, case)) for i, case in chunk]
-
-
-def _on_dask(run, chunks, client, collect):
-    from dask.distributed import as_completed
-
-    futures = [client.submit(_run_chunk, run, c, pure=False) for c in chunks]
-    chunk_of = {f.key: c for f, c in zip(futures, chunks)}
-    try:
-        for f in as_completed(futures):
-            try:
-                collect(f.result())
-            except Exception:  # noqa: BLE001 (a worker was lost or a case did not serialize)
-                tb = traceback.format_exc()
-                collect([(i, False, tb) for i, _ in chunk_of[f.key]])
-            f.release()
-    except BaseException:
-        client.cancel(futures)
-        raise
 
 
 def _run_cases(run, items, client, processes, chunksize, timeout, retries, collect):
@@ -180,7 +159,8 @@ def _run_cases(run, items, client, processes, chunksize, timeout, retries, colle
         from ._sweep_pool import run_in_pool
         run_in_pool(run, chunks, processes, collect, timeout, retries)
     else:
-        _on_dask(run, chunks, client, collect)
+        from ._sweep_dask import run_on_dask
+        run_on_dask(run, chunks, client, collect, timeout, retries)
 
 
 def sweep(run, cases, client=None, processes=None, progress=True, output=None, *,
@@ -211,10 +191,14 @@ def sweep(run, cases, client=None, processes=None, progress=True, output=None, *
     timeout : seconds one case may run, counted from its start on a worker (a
         worker's first case includes loading or compiling its kernels); a case that
         runs longer fails with ``TimeoutError``: its worker process is killed and
-        replaced. Needs ``processes=``: a ``ValueError`` otherwise.
+        replaced (``processes=``), or its Dask task cancelled and its worker
+        restarted through its nanny (``client=``: Dask cannot stop a running call
+        otherwise). Needs ``processes=`` or ``client=``: a ``ValueError`` otherwise.
     retries : how many more times a case is run after its worker died under it
         (``os._exit``, a crash, the OOM killer); 0: it fails at once with
-        ``WorkerLost``. A case that raises or times out is not run again.
+        ``WorkerLost``. A case that raises or times out is not run again. With
+        ``client=``, Dask's scheduler reruns the task and the sweep stops it once
+        the case has lost ``retries + 1`` workers.
 
     Returns
     -------
