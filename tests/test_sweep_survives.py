@@ -27,7 +27,9 @@ def scenario(name, workdir, limit=60):
     done = subprocess.run([sys.executable, str(SCENARIOS), name, str(workdir)], capture_output=True,
                           text=True, timeout=limit)
     assert done.returncode == 0, done.stderr[-3000:]
-    return {r["label"]: r for r in map(json.loads, done.stdout.splitlines())}
+    records = {r["label"]: r for r in map(json.loads, done.stdout.splitlines())}
+    print("; ".join(f"{label}: {r['wall']} s" for label, r in records.items()))  # shown with -s
+    return records
 
 
 def test_a_hanging_case_times_out_alone(tmp_path):
