@@ -211,3 +211,21 @@ def test_demo_after_a_cold_compile_prints_notices_not_a_burst_of_bars(tmp_path, 
     assert main(["demo", "--output", str(out), "--plot", str(tmp_path / "p.png")]) == 0
     err = capsys.readouterr().err
     assert len(calls) > 50 and "\r" not in err and (err == "" or err.endswith("\n"))
+
+
+def test_output_cut_short_by_its_reader_ends_quietly():
+    # ``multibody info MODEL | head``: the reader closes the pipe after a few bytes
+    p = subprocess.Popen([sys.executable, "-m", "multibody", "info", str(_demo_model_path())],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.read(5)
+    p.stdout.close()
+    assert p.wait(timeout=120) == 141
+    assert p.stderr.read() == b""  # no "[Errno 32] Broken pipe"
+
+
+def test_help_names_every_model_format(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for fmt in (".urdf", ".xml (MJCF)", ".sdf", ".yaml", ".json"):
+        assert fmt in out

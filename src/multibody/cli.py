@@ -18,8 +18,9 @@ The first run of a command compiles the kernels it needs (seconds; Numba caches 
 disk, later runs load them). ``demo`` and ``simulate`` then compile in two processes at once
 (``multibody.warmup.prefetch``); ``warmup`` compiles every common kernel ahead of time.
 
-MODEL and IN may be .urdf, .yaml/.yml or .json model files (``--floating-base`` applies
-to URDF input); OUT is .yaml/.yml, .json or .urdf. Plots need matplotlib (``pip install multibody[plot]``), imported only when asked for.
+MODEL and IN may be .urdf, .xml (MJCF), .sdf, .yaml/.yml or .json model files
+(``--floating-base`` applies to URDF input); OUT is .yaml/.yml, .json or .urdf. Output
+cut short by its reader (``multibody info MODEL | head``) ends quietly with status 141. Plots need matplotlib (``pip install multibody[plot]``), imported only when asked for.
 """
 import argparse
 import atexit
@@ -32,6 +33,11 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["main", "run"]
+
+#: the model files the commands read (``io.model_file.load_model``)
+MODEL_FORMATS = ".urdf, .xml (MJCF), .sdf, .yaml, .json"
+#: the exit status when the reader of our output went away (128 + SIGPIPE, as a tool killed by it)
+BROKEN_PIPE = 141
 
 
 def _demo_model_path():
@@ -186,16 +192,16 @@ def main(argv=None):
     p = sub.add_parser("demo", help="simulate the built-in double pendulum, write results and a plot")
     _add_run_options(p)
     p.set_defaults(output="demo_results.npz", plot="demo.png")
-    p = sub.add_parser("info", help="print the tree, masses and coordinates of a model (.urdf, .yaml, .json)")
+    p = sub.add_parser("info", help=f"print the tree, masses and coordinates of a model ({MODEL_FORMATS})")
     p.add_argument("model")
     p.add_argument("--floating-base", nargs="?", const="free", choices=("free", "quaternion"),
                    help="URDF input: attach the root by a free hinge (rotation vector, or quaternion)")
-    p = sub.add_parser("convert", help="convert a model between .urdf, .yaml/.yml and .json")
+    p = sub.add_parser("convert", help=f"convert a model ({MODEL_FORMATS}) to .yaml/.yml, .json or .urdf")
     p.add_argument("input")
     p.add_argument("output")
     p.add_argument("--floating-base", nargs="?", const="free", choices=("free", "quaternion"),
                    help="URDF input: attach the root by a free hinge (rotation vector, or quaternion)")
-    p = sub.add_parser("simulate", help="simulate a model (.urdf, .yaml, .json) from rest (or --q0/--u0)")
+    p = sub.add_parser("simulate", help=f"simulate a model ({MODEL_FORMATS}) from rest (or --q0/--u0)")
     p.add_argument("model")
     p.add_argument("--floating-base", nargs="?", const="free", choices=("free", "quaternion"),
                    help="URDF input: attach the root by a free hinge (rotation vector, or quaternion)")
@@ -204,7 +210,7 @@ def main(argv=None):
     _add_run_options(p)
     p.add_argument("--view", action="store_true", help="replay the run in the browser viewer (needs viser)")
     _add_view_options(p)
-    p = sub.add_parser("view", help="show a model (.urdf, .yaml, .json) in the browser viewer (needs viser)")
+    p = sub.add_parser("view", help=f"show a model ({MODEL_FORMATS}) in the browser viewer (needs viser)")
     p.add_argument("model")
     p.add_argument("--floating-base", nargs="?", const="free", choices=("free", "quaternion"),
                    help="URDF input: attach the root by a free hinge (rotation vector, or quaternion)")
@@ -217,8 +223,19 @@ def main(argv=None):
     args = ap.parse_args(argv)
     try:
         return _main(args)
+    except BrokenPipeError:  # ``multibody info ... | head``: the reader has what it wanted
+        return _stdout_gone()
     except (ValueError, KeyError, OSError) as e:  # a user error the steps above did not word
         raise SystemExit(f"multibody: {_one_line(e, '')}") from None
+
+
+def _stdout_gone():
+    """Point stdout at the null device (so that no later flush fails again) and return
+    ``BROKEN_PIPE``."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
+    return BROKEN_PIPE
 
 
 def _main(args):

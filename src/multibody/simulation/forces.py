@@ -32,6 +32,21 @@ INERTIA_SAMPLES = 32
 INERTIA_SEED = 12
 
 
+def _described(obj, required, optional):
+    """``Name(a=..., b=...)``: the ``required`` attributes, then the ``optional`` ones (name,
+    default) that differ from their defaults; arrays as lists, hinges and bodies by name."""
+    def shown(v):
+        v = getattr(v, "name", v)
+        return repr(v.tolist() if isinstance(v, np.ndarray) else v)
+
+    parts = [f"{k}={shown(getattr(obj, k))}" for k in required]
+    for k, default in optional:
+        v = getattr(obj, k)
+        if not (v is default or (np.shape(v) == np.shape(default) and np.array_equal(v, default))):
+            parts.append(f"{k}={shown(v)}")
+    return f"{type(obj).__name__}({', '.join(parts)})"
+
+
 class JointSpringDamper:
     """Linear spring-damper on the scalar coordinates of a hinge (k [N m/rad or N/m], c)."""
 
@@ -42,6 +57,9 @@ class JointSpringDamper:
         self.q_ref = q_ref
         if not (np.isfinite(self.stiffness) and np.isfinite(self.damping)):
             raise ValueError("stiffness and damping must be finite")
+
+    def __repr__(self):
+        return _described(self, ("hinge", "stiffness"), (("damping", 0.0), ("q_ref", 0.0)))
 
     def _entries(self, m):
         name = self.hinge if isinstance(self.hinge, str) else self.hinge.name
@@ -76,6 +94,10 @@ class ExternalForce:
         self.frequency = float(frequency)
         self.phase = float(phase)
         self.axes = axes
+
+    def __repr__(self):
+        return _described(self, ("frame", "wrench"), (("amplitude", np.zeros(6)), ("frequency", 0.0),
+                                                      ("phase", 0.0), ("axes", "body")))
 
     def _sinusoid(self):
         """The packed row (N_FMF,) of the wrench as given (its own axes): w0, w1, omega,
@@ -121,6 +143,9 @@ class LinearSpringDamper:
             raise ValueError(f"LinearSpringDamper: frame_a and frame_b are the same frame {frame_a!r}")
         self.frame_a, self.frame_b = frame_a, frame_b
         self.stiffness, self.damping, self.rest_length = float(stiffness), float(damping), float(rest_length)
+
+    def __repr__(self):
+        return _described(self, ("frame_a", "frame_b", "stiffness"), (("damping", 0.0), ("rest_length", 0.0)))
 
     def _entries(self, m):
         c = m.compiled
@@ -186,6 +211,10 @@ class JointLimits:
                 raise ValueError(f"JointLimits: {nm} must be finite and >= 0, got {v!r}")
         if self.frequency <= 0:
             raise ValueError(f"JointLimits: frequency must be > 0 Hz, got {frequency!r}")
+
+    def __repr__(self):
+        return _described(self, (), (("hinges", None), ("frequency", LIMIT_FREQUENCY), ("damping_ratio", 1.0),
+                                     ("stiffness", None), ("damping", None)))
 
     def parameters(self, m):
         """Per limited coordinate: dict of arrays ``hinge`` (names), ``q``, ``u`` (indices),
