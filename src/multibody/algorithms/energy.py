@@ -4,6 +4,7 @@ import numpy as np
 from ..kernels.status import MODAL
 from . import flex
 from .checks import check_vector, data_object, run_kernel, raise_status
+from .entry import stacked
 
 
 def kinetic_energy(m, q, u, data=None):
@@ -69,10 +70,10 @@ def trajectory_energies(m, Q, U, data=None):
     ``kinetic_energy`` and ``potential_energy`` call per sample, strain energy included)."""
     c = m.compiled
     d = data_object(c, data)
-    Q = np.ascontiguousarray(Q, dtype=np.float64)
-    U = np.ascontiguousarray(U, dtype=np.float64)
-    if Q.ndim != 2 or U.ndim != 2 or Q.shape[0] != U.shape[0]:
-        raise ValueError(f"Q (N, nq) and U (N, nu) must hold the same number of samples, got {Q.shape} and {U.shape}")
+    if np.ndim(Q) != 2 or np.ndim(U) != 2 or np.shape(Q)[0] != np.shape(U)[0]:
+        raise ValueError(f"Q (N, nq) and U (N, nu) must hold the same number of samples, "
+                         f"got {np.shape(Q)} and {np.shape(U)}")
+    Q, U = stacked(Q, (len(Q), c.nq), "Q"), stacked(U, (len(U), c.nu), "U")  # (read-only ones copied)
     out = np.empty((Q.shape[0], 5))
     st, k = c.kernels.trajectory_energies(d.buf, Q, U, out)
     if st:  # the first bad sample raises its own error (or, for modal bodies, takes their path)

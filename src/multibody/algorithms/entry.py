@@ -140,8 +140,10 @@ def as_float_vector(x, name):
 
 
 def check_vector(x, n, name):
-    """x as a float64 (n,) array (no copy when it already is one), or ValueError/naming ``name``."""
-    if not (isinstance(x, np.ndarray) and x.dtype == np.float64 and x.ndim == 1):
+    """x as a float64 (n,) array that the kernels take: C-contiguous and writeable (no copy
+    when it already is one; a read-only input, such as a view of a read-only buffer, is
+    copied: the kernels are compiled for writeable arrays only), or ValueError naming ``name``."""
+    if not (isinstance(x, np.ndarray) and x.dtype == np.float64 and x.ndim == 1 and x.flags.writeable):
         x = as_float_vector(x, name)
     if x.shape[0] != n:
         raise ValueError(f"{name} must have shape ({n},), got {x.shape}")
@@ -149,3 +151,18 @@ def check_vector(x, n, name):
         idx = int(np.flatnonzero(~np.isfinite(x))[0])
         raise ValueError(f"{name}[{idx}] is not finite ({x[idx]})")
     return np.ascontiguousarray(x)
+
+
+def stacked(x, shape, name):
+    """x as a C-contiguous, writeable float64 array of ``shape`` (stacked states; no copy when
+    it already is one, a read-only one is copied as in ``check_vector``), or ValueError
+    naming ``name``."""
+    if np.iscomplexobj(x):
+        raise ValueError(f"{name} must be real; got complex values")
+    try:
+        y = np.ascontiguousarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of numbers, got {type(x).__name__}") from None
+    if y.shape != shape:
+        raise ValueError(f"{name} must have shape {shape} (stacked states), got {y.shape}")
+    return y if y.flags.writeable else y.copy()

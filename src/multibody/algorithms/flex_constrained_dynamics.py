@@ -34,9 +34,10 @@ def solve(c, d, q, u, tau, gains):
 
 
 def _vector(x, n, name):
-    """x when it is a float64 C-contiguous (n,) array (its finiteness is the kernel's check),
-    else ``check_vector``'s coercion and errors."""
-    if isinstance(x, np.ndarray) and x.dtype == np.float64 and x.shape == (n,) and x.flags.c_contiguous:
+    """x when it is a float64 C-contiguous writeable (n,) array (its finiteness is the kernel's
+    check), else ``check_vector``'s coercion (a read-only array copied) and errors."""
+    if (isinstance(x, np.ndarray) and x.dtype == np.float64 and x.shape == (n,) and x.flags.c_contiguous
+            and x.flags.writeable):
         return x
     return check_vector(x, n, name)
 

@@ -2,6 +2,7 @@
 import numba
 import numpy as np
 
+from ..algorithms.entry import stacked
 from ..kernels.status import FINISHED, Status
 from ..progress import ProgressBar
 from . import flex_rollout as FR
@@ -38,10 +39,12 @@ class RolloutResult:
 
 
 def _stacked(x, shape, name):
-    x = np.asarray(x, dtype=float)
-    if x.shape != shape or not np.all(np.isfinite(x)):
-        raise ValueError(f"{name} must be a finite array of shape {shape}, got {x.shape}")
-    return np.ascontiguousarray(x)
+    """``stacked`` (shape, coercion, a writeable copy of a read-only array) with finite values."""
+    x = stacked(x, shape, name)
+    if not np.all(np.isfinite(x)):
+        idx = tuple(int(i) for i in np.argwhere(~np.isfinite(x))[0])
+        raise ValueError(f"{name}[{', '.join(map(str, idx))}] is not finite ({x[idx]})")
+    return x
 
 
 def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=None, forces=(),
