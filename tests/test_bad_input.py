@@ -1,7 +1,11 @@
-"""Bad input gets a clear error naming the argument, never a raw Numba TypeError (issue 18):
-read-only arrays (q.setflags(write=False), views of a read-only buffer) are inputs like any
-other: the result is the writeable copy's, single and stacked states, ``simulate`` and
-``rollout`` included, and no kernel is compiled again for them.
+"""Bad input gets a clear error naming the argument (and the hinge that owns the entry),
+never a raw Numba TypeError or a bare ZeroDivisionError (issue 18):
+
+* read-only arrays (q.setflags(write=False), views of a read-only buffer) are inputs like
+  any other: the result is the writeable copy's, single and stacked states, ``simulate``
+  and ``rollout`` included, and no kernel is compiled again for them;
+* a zero quaternion in q is no rotation: refused by every function that reads q's
+  rotations, naming q (q0, Q0) and the hinge; a non-finite one names its hinge too.
 """
 import numpy as np
 import pytest
@@ -130,3 +134,44 @@ def test_read_only_state_of_a_flex_model_with_a_loop():
     np.testing.assert_array_equal(got.udot, want.udot)
     assert len(flex_constrained.flex_constrained_dynamics.signatures) == before  # no read-only variant compiled
     np.testing.assert_array_equal(m.pose_error(read_only(q)), m.pose_error(q))
+
+
+# ---------------------------------------------------------------- quaternions
+@pytest.mark.parametrize("i0,hinge", [(0, "root"), (7, "ball")])
+@pytest.mark.parametrize("name", [k for k in CALLS if k != "global_q"])  # (global_q reads charts only)
+def test_a_zero_quaternion_is_named_with_its_hinge(name, i0, hinge):
+    m = quat_chain()
+    q, u, x = state(m)
+    q[i0:i0 + 4] = 0.0
+    with pytest.raises(ValueError, match=rf"^q\[{i0}:{i0 + 4}\] is a zero quaternion \(it belongs to hinge '{hinge}'\)"):
+        CALLS[name](m, q, u, x)
+
+
+def test_a_zero_quaternion_in_the_initial_state_of_simulate_and_rollout():
+    m = quat_chain()
+    q, u, _ = state(m)
+    q[7:11] = 0.0
+    for integrator in ("rk4", "munthe_kaas"):
+        with pytest.raises(ValueError, match=r"^q0\[7:11\] is a zero quaternion \(it belongs to hinge 'ball'\)"):
+            mb.simulate(m, q, u, 0.01, integrator=integrator)
+    Q = np.array([m.random_q(1), q])
+    with pytest.raises(ValueError, match=r"^sample 1: Q0\[7:11\] is a zero quaternion \(it belongs to hinge 'ball'\)"):
+        mb.rollout(m, Q, np.zeros((2, m.nu)), 0.01, progress=False)
+
+
+@pytest.mark.parametrize("name", CALLS)
+def test_a_non_finite_quaternion_names_its_hinge(name):
+    m = quat_chain()
+    q, u, x = state(m)
+    q[8] = np.nan
+    with pytest.raises(ValueError, match=r"^q\[8\] is not finite \(nan\); it belongs to hinge 'ball'"):
+        CALLS[name](m, q, u, x)
+
+
+def test_qdot_and_integrate_refuse_a_non_unit_quaternion_as_the_dynamics_do():
+    m = quat_chain()
+    q, u, _ = state(m)
+    q[7:11] *= 2.0
+    for call in (lambda: m.qdot(q, u), lambda: m.integrate(q, u), lambda: m.forward_dynamics(q, u, u)):
+        with pytest.raises(ValueError, match=r"q\[7:11\] is not a unit quaternion \(norm 2; .*'ball'\): normalise"):
+            call()

@@ -14,7 +14,7 @@ def kinetic_energy(m, q, u, data=None):
         return batch.kinetic_energy(m, q, u)
     c = m.compiled
     dbuf = data_object(c, data).buf
-    q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
+    q, u = check_vector(q, c.nq, "q", c), check_vector(u, c.nu, "u", c)
     out = np.empty(1)
     st = run_kernel(c, q, c.kernels.kinetic_energy, dbuf, q, u, out)
     if st:
@@ -28,7 +28,7 @@ def mass_and_com(m, q, data=None):
     """[total mass, centre of mass (3)] (4,) at q."""
     c = m.compiled
     dbuf = data_object(c, data).buf
-    q = check_vector(q, c.nq, "q")
+    q = check_vector(q, c.nq, "q", c)
     out = np.empty(4)
     st = run_kernel(c, q, c.kernels.mass_and_com, dbuf, q, out)
     if st:

@@ -52,9 +52,11 @@ _SIGNATURES = {
     "kinetic_energy": (energy.kinetic_energy, (_F2, _F1, _F1, _F1)),
     "mass_and_com": (energy.mass_and_com, (_F2, _F1, _F1)),
     "trajectory_energies": (energy.trajectory_energies, (_F2, _F2, _F2, _F2)),
-    # coordinate maps take (mi, ws) and are shared with the simulation
+    # coordinate maps take (mi, ws); the simulation calls the unchecked maps (qdot_from_u: a
+    # target of the warm-up for it, run_side)
+    "qdot": (coordinates.qdot, (_I2, _F2, _F1, _F1, _F1)),
+    "integrate": (coordinates.integrate, (_I2, _F2, _F1, _F1, _F64, _F1)),
     "qdot_from_u": (coordinates.qdot_from_u, (_I2, _F2, _F1, _F1, _F1)),
-    "integrate_q": (coordinates.integrate_q, (_I2, _F2, _F1, _F1, _F64, _F1)),
     "sanitize_charts": (coordinates.sanitize_charts, (_I2, _F2, _F1, _F1)),
 }
 
@@ -139,15 +141,19 @@ def as_float_vector(x, name):
     return y
 
 
-def check_vector(x, n, name):
+def check_vector(x, n, name, c=None):
     """x as a float64 (n,) array that the kernels take: C-contiguous and writeable (no copy
     when it already is one; a read-only input, such as a view of a read-only buffer, is
-    copied: the kernels are compiled for writeable arrays only), or ValueError naming ``name``."""
+    copied: the kernels are compiled for writeable arrays only), or ValueError naming ``name``
+    (and, given the CompiledModel ``c``, the hinge or modal body that owns a non-finite entry)."""
     if not (isinstance(x, np.ndarray) and x.dtype == np.float64 and x.ndim == 1 and x.flags.writeable):
         x = as_float_vector(x, name)
     if x.shape[0] != n:
         raise ValueError(f"{name} must have shape ({n},), got {x.shape}")
     if not np.all(np.isfinite(x)):
+        if c is not None:
+            from .checks import nonfinite_error  # (checks imports this module)
+            raise nonfinite_error(c, name, x)
         idx = int(np.flatnonzero(~np.isfinite(x))[0])
         raise ValueError(f"{name}[{idx}] is not finite ({x[idx]})")
     return np.ascontiguousarray(x)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..kernels.status import MODAL
 from . import flex, flex_operators
-from .checks import check_vector, data_object, run_kernel, frame_row, raise_status
+from .checks import check_vector, data_object, frame_row, raise_status, refuse_zero_quaternions, run_kernel
 from .entry import KERNELS
 
 
@@ -20,7 +20,7 @@ def body_pose(m, q, body, data=None):
         return batch.body_pose(m, q, body)
     c = m.compiled
     dbuf = data_object(c, data).buf
-    q = check_vector(q, c.nq, "q")
+    q = check_vector(q, c.nq, "q", c)
     out = np.empty((4, 4))
     st = run_kernel(c, q, KERNELS.frame_pose, dbuf, q, frame_row(c, body), out)
     if st:
@@ -45,7 +45,7 @@ def body_jacobian(m, q, body, frame="body", data=None):
         return batch.body_jacobian(m, q, body)
     c = m.compiled
     dbuf = data_object(c, data).buf
-    q = check_vector(q, c.nq, "q")
+    q = check_vector(q, c.nq, "q", c)
     f = frame_row(c, body)
     if frame not in ("body", "world_aligned", "world"):
         raise ValueError(f"frame must be 'body', 'world_aligned' or 'world', got {frame!r}")
@@ -68,8 +68,8 @@ def body_jacobian(m, q, body, frame="body", data=None):
 def _velocity_acceleration(m, q, u, udot, body, data):
     c = m.compiled
     dbuf = data_object(c, data).buf
-    q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
-    udot = np.zeros(c.nu) if udot is None else check_vector(udot, c.nu, "udot")
+    q, u = check_vector(q, c.nq, "q", c), check_vector(u, c.nu, "u", c)
+    udot = np.zeros(c.nu) if udot is None else check_vector(udot, c.nu, "udot", c)
     out = np.empty(12)
     st = run_kernel(c, q, KERNELS.frame_velocity_acceleration, dbuf, q, u, udot, frame_row(c, body), out)
     if st:
@@ -102,10 +102,13 @@ def body_acceleration(m, q, u, udot, body, kind="spatial", data=None):
 
 def u_from_qdot_matrix(m, q, data=None):
     """The (nu, nq) matrix N+ with u = N+(q) q_dot (exact for q_dot tangent to the
-    quaternion constraint). Identity for scalar and translational coordinates."""
+    quaternion constraint). Identity for scalar and translational coordinates. q's
+    quaternions are normalised here; a zero one (no rotation) raises ValueError naming it."""
     from .coordinate_maps import u_from_qdot_matrix as n_plus
     c = m.compiled
-    N = n_plus(c, data_object(c, data), check_vector(q, c.nq, "q"))
+    q = check_vector(q, c.nq, "q", c)
+    refuse_zero_quaternions(c, q)  # (normalised here; a zero one is no rotation)
+    N = n_plus(c, data_object(c, data), q)
     return N if c.flex is None else flex_operators.add_modal_rate_blocks(c, N)
 
 

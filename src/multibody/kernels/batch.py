@@ -9,7 +9,7 @@ exactly the arithmetic of a single call. ``status[b]`` receives sample b's statu
 """
 from numba import njit, prange
 
-from .common import check_state, data_start, frame_table, link_rows, model_arrays, ragged
+from .common import check_state, check_state_modal_ok, data_start, frame_table, link_rows, model_arrays, ragged
 from .coordinates import integrate_q
 from .energy import kinetic_energy_core, mass_and_com_core
 from .forward_dynamics import aba_core
@@ -18,7 +18,7 @@ from .inverse_mass_matrix import minv_core
 from .jacobian import frame_jacobian_core, frame_pose_core
 from .layout import D_USE_FEXT
 from .mass_matrix import crba_core
-from .status import MODAL, OK, SINGULAR
+from .status import OK, SINGULAR
 
 
 @njit(cache=True, parallel=True)
@@ -170,9 +170,7 @@ def integrate_batch(dbufs, Q, U, dt, OUT, status):
         n = mi.shape[0]
         ws = link_rows(dbuf, data_start(dbuf, n), n)
         for b in range(t, Q.shape[0], T):
-            st = check_state(mi, Q[b], U[b], U[b], 1, -1)
-            if st == MODAL:  # modal bodies: their coordinates are Euclidean, integrate_q knows them
-                st = OK
+            st = check_state_modal_ok(mi, Q[b], U[b], U[b], 1, -1)  # (integrate_q knows modal coordinates)
             if st == OK:
                 integrate_q(mi, ws, Q[b], U[b], dt, OUT[b])
             status[b] = st

@@ -97,6 +97,14 @@ def _check_state(mi, a, b, c, nb, nc):
 
 
 @njit(**_INL)
+def check_state_modal_ok(mi, a, b, c, nb, nc):
+    """``check_state`` with MODAL read as OK: for kernels that serve models with modal
+    bodies too (the coordinate maps, the batched flex kernels)."""
+    st = check_state(mi, a, b, c, nb, nc)
+    return OK if st == MODAL else st
+
+
+@njit(**_INL)
 def first_nonfinite(x):
     """Index of the first NaN/inf entry of x, or -1."""
     for i in range(x.shape[0]):

@@ -15,10 +15,10 @@ import numpy as np
 from numba import njit, prange
 
 from ..simulation.flex_stepping import CONSTANTS, WORK, flex_udot
-from .common import check_state, coordinate_sizes, data_start, link_rows, model_arrays
+from .common import check_state_modal_ok, coordinate_sizes, data_start, link_rows, model_arrays
 from .flex_articulated import flex_mass_matrix
 from .flex_dynamics import flex_inverse_dynamics
-from .status import MODAL, OK, SINGULAR
+from .status import OK, SINGULAR
 
 
 def _piece(name):
@@ -62,13 +62,6 @@ def flex_mass(mi, mf, ws, fx, q, u0, M):
 
 
 @njit(cache=True, inline="always")
-def _checked(mi, q, u, x, nb, nc):
-    """``check_state`` with MODAL (the flex kernels' models) read as OK."""
-    st = check_state(mi, q, u, x, nb, nc)
-    return OK if st == MODAL else st
-
-
-@njit(cache=True, inline="always")
 def _worker(dbufs, t, fi, ff, FW, fo):
     """(mi, mf, ws, fx) of worker t: the model and link rows of its data buffer, and the flex
     tables with its own work row."""
@@ -86,7 +79,7 @@ def _dynamics(inverse, dbufs, fi, ff, FW, fo, Q, U, X, OUT, status):
     for t in prange(T):
         mi, mf, ws, fx = _worker(dbufs, t, fi, ff, FW, fo)
         for b in range(t, Q.shape[0], T):
-            st = _checked(mi, Q[b], U[b], X[b], 1, 1)
+            st = check_state_modal_ok(mi, Q[b], U[b], X[b], 1, 1)
             if st == OK:
                 if inverse:
                     flex_tau(mi, mf, ws, fx, Q[b], U[b], X[b], OUT[b])
@@ -115,7 +108,7 @@ def flex_mass_matrix_batch(dbufs, fi, ff, FW, fo, Q, OUT, status):
         mi, mf, ws, fx = _worker(dbufs, t, fi, ff, FW, fo)
         u0 = np.zeros(coordinate_sizes(mi)[1])
         for b in range(t, Q.shape[0], T):
-            st = _checked(mi, Q[b], Q[b], Q[b], -1, -1)
+            st = check_state_modal_ok(mi, Q[b], Q[b], Q[b], -1, -1)
             if st == OK:
                 flex_mass(mi, mf, ws, fx, Q[b], u0, OUT[b])
             status[b] = st
