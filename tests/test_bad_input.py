@@ -1,11 +1,13 @@
 """Bad input gets a clear error naming the argument (and the hinge that owns the entry),
-never a raw Numba TypeError or a bare ZeroDivisionError (issue 18):
+never a raw Numba TypeError, a bare ZeroDivisionError or a silent inf/NaN (issue 18):
 
 * read-only arrays (q.setflags(write=False), views of a read-only buffer) are inputs like
   any other: the result is the writeable copy's, single and stacked states, ``simulate``
   and ``rollout`` included, and no kernel is compiled again for them;
 * a zero quaternion in q is no rotation: refused by every function that reads q's
-  rotations, naming q (q0, Q0) and the hinge; a non-finite one names its hinge too.
+  rotations, naming q (q0, Q0) and the hinge; a non-finite one names its hinge too;
+* finite arguments whose result overflows raise "overflow: ... too large" naming the
+  largest entry (the kernels' OVERFLOW status; Python-side results checked alike).
 """
 import numpy as np
 import pytest
@@ -143,7 +145,8 @@ def test_a_zero_quaternion_is_named_with_its_hinge(name, i0, hinge):
     m = quat_chain()
     q, u, x = state(m)
     q[i0:i0 + 4] = 0.0
-    with pytest.raises(ValueError, match=rf"^q\[{i0}:{i0 + 4}\] is a zero quaternion \(it belongs to hinge '{hinge}'\)"):
+    message = rf"^q\[{i0}:{i0 + 4}\] is a zero quaternion \(it belongs to hinge '{hinge}'\)"
+    with pytest.raises(ValueError, match=message):
         CALLS[name](m, q, u, x)
 
 
@@ -174,4 +177,84 @@ def test_qdot_and_integrate_refuse_a_non_unit_quaternion_as_the_dynamics_do():
     q[7:11] *= 2.0
     for call in (lambda: m.qdot(q, u), lambda: m.integrate(q, u), lambda: m.forward_dynamics(q, u, u)):
         with pytest.raises(ValueError, match=r"q\[7:11\] is not a unit quaternion \(norm 2; .*'ball'\): normalise"):
+            call()
+
+
+# ---------------------------------------------------------------- overflow
+OVERFLOWS = [  # (call, which argument is made huge, its entries, the message's argument names)
+    ("forward_dynamics", "u", 1e200, "q/u/tau"),
+    ("inverse_dynamics", "u", 1e200, "q/u/udot"),
+    ("bias_forces", "u", 1e200, "q/u/udot"),
+    ("body_acceleration", "u", 1e200, "q/u/udot"),
+    ("integrate", "u", 1e200, "q/u/dt"),
+    ("kinetic_energy", "u", 1e200, "q/u"),
+    ("mass_matrix", "q", 1e200, "q"),  # (CRBA in world coordinates: m p p^T of the root's position)
+    ("operational_space_compliance", "q", 1e200, "q"),
+]
+
+
+@pytest.mark.parametrize("name,arg,size,names", OVERFLOWS)
+def test_finite_arguments_whose_result_overflows_are_named(name, arg, size, names):
+    m = quat_chain()
+    q, u, x = state(m)
+    if arg == "u":
+        u = u * size
+        where = rf"u\[{np.argmax(np.abs(u))}\] = [\d.]+e\+\d+; it belongs to hinge"
+    else:
+        q[4:7] = size  # the root's position
+        where = r"q\[4\] = 1e\+200; it belongs to hinge 'root'"
+    with pytest.raises(ValueError, match=rf"^overflow: {names} too large: .*\(largest entry {where}"):
+        CALLS[name](m, q, u, x)
+
+
+def test_a_velocity_is_not_refused_for_the_overflow_of_its_unused_acceleration():
+    m = quat_chain()
+    q, u, x = state(m)
+    assert np.isfinite(m.body_velocity(q, 1e160 * u, "d")).all()  # its velocity products overflow
+    with pytest.raises(ValueError, match="^overflow: q/u/udot too large"):
+        m.body_acceleration(q, 1e160 * u, x, "d")
+
+
+def test_overflow_of_a_stacked_sample_names_the_sample():
+    from multibody.algorithms.energy import trajectory_energies
+    m = quat_chain()
+    rng = np.random.default_rng(3)
+    Q = np.array([m.random_q(rng) for _ in range(3)])
+    U = rng.normal(size=(3, m.nu))
+    U[1] *= 1e200
+    for call in (lambda: m.forward_dynamics(Q, U, U), lambda: m.kinetic_energy(Q, U),
+                 lambda: m.integrate(Q, U), lambda: trajectory_energies(m, Q, U)):
+        with pytest.raises(ValueError, match=r"^sample 1: overflow: q/u(/tau)? too large"):
+            call()
+
+
+def rigid_four_bar():
+    """Crank, coupler, rocker on pins about y, closed by a pin loop."""
+    m = mb.Multibody()
+    rows = (("crank", None, 0.3, 0.0), ("coupler", "crank_tip", 1.0, 0.0), ("rocker", None, 0.8, 1.0))
+    for name, parent, length, x in rows:
+        body = m.add_body(name, mass=0.5, com=(length / 2, 0, 0), inertia=np.diag([1e-4, 0.01, 0.01]))
+        T = np.eye(4)
+        T[0, 3] = x
+        m.add_hinge(parent, body, "pin", axis=Y, T_parent_joint=T)
+        T = np.eye(4)
+        T[0, 3] = length
+        m.add_node(f"{name}_tip", body, T)
+    m.add_loop_constraint("closure", "coupler_tip", "rocker_tip", "pin", axis=Y)
+    return m
+
+
+def test_overflow_in_the_constraint_functions_and_on_flex_models():
+    m = rigid_four_bar()
+    q, u = np.array([-1.2, 1.0, -1.0]), np.ones(3)
+    m.constraint_bias(q, u)
+    for call in (lambda: m.constraint_bias(q, 1e200 * u), lambda: m.constrained_dynamics(q, 1e200 * u, u),
+                 lambda: m.forward_dynamics(q, 1e200 * u, u)):
+        with pytest.raises(ValueError, match=r"^overflow: q/u(/tau)? too large"):
+            call()
+    m, q = flex_four_bar()
+    u = np.ones(m.nu)
+    for call in (lambda: m.constrained_dynamics(q, 1e200 * u, u), lambda: m.inverse_dynamics(q, 1e200 * u, u),
+                 lambda: m.kinetic_energy(q, 1e200 * u), lambda: m.body_acceleration(q, 1e200 * u, u, "coupler_tip")):
+        with pytest.raises(ValueError, match=r"^overflow: q/u(/tau|/udot)? too large"):
             call()

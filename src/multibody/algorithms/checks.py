@@ -83,6 +83,30 @@ def quaternion_error(c, q, name="q", unit=True):
     return None
 
 
+def overflow_error(c, names, arrays):
+    """The ValueError for finite arguments (``names``, ``arrays``: the state vectors, and
+    scalars such as dt) whose result is not finite: they are too large for it (1e200
+    squared overflows); names the largest entry and the hinge that owns it."""
+    sizes = [float(np.max(np.abs(x), initial=0.0)) for x in arrays]
+    k = int(np.argmax(sizes))
+    if np.ndim(arrays[k]) == 0:
+        largest = f"{names[k]} = {float(arrays[k]):.3g}"
+    else:
+        idx = int(np.argmax(np.abs(arrays[k])))
+        largest = f"{names[k]}[{idx}] = {arrays[k][idx]:.3g}; {coordinate_owner(c, names[k], idx)}"
+    return ValueError(f"overflow: {'/'.join(names)} too large: the result is not finite although they are "
+                      f"(largest entry {largest})")
+
+
+def check_result(c, out, names, arrays):
+    """out, or the OVERFLOW error (``overflow_error``) when it holds a NaN/inf: for results
+    formed in Python (the flex orchestration, frame changes); the kernels' results are
+    checked in the kernels (``common.result_status``)."""
+    if not np.all(np.isfinite(out)):
+        raise overflow_error(c, names, arrays)
+    return out
+
+
 def refuse_zero_quaternions(c, q, name="q"):
     """Raise ``quaternion_error``'s ValueError for a zero quaternion in q (single or stacked):
     for the functions that normalise q's quaternions instead of requiring them unit."""
@@ -105,6 +129,8 @@ def raise_status(c, status, names, arrays):
         error = quaternion_error(c, arrays[0], names[0])
         if error is not None:
             raise error
+    if st == Status.OVERFLOW:
+        raise overflow_error(c, names, arrays)
     if st == Status.MODAL:
         raise NotImplementedError(
             "this algorithm is not available yet for models with modal (flexible) bodies; these are: "

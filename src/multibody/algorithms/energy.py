@@ -1,9 +1,9 @@
 """Energies and the centre of mass. Free functions of a Multibody ``m``."""
 import numpy as np
 
-from ..kernels.status import MODAL
+from ..kernels.status import MODAL, OVERFLOW
 from . import flex
-from .checks import check_vector, data_object, run_kernel, raise_status
+from .checks import check_result, check_vector, data_object, run_kernel, raise_status
 from .entry import stacked
 
 
@@ -19,7 +19,7 @@ def kinetic_energy(m, q, u, data=None):
     st = run_kernel(c, q, c.kernels.kinetic_energy, dbuf, q, u, out)
     if st:
         if st == MODAL:
-            return flex.kinetic_energy(m, q, u, data)
+            return float(check_result(c, flex.kinetic_energy(m, q, u, data), ("q", "u"), (q, u)))
         raise_status(c, st, ("q", "u"), (q, u))
     return float(out[0])
 
@@ -33,7 +33,7 @@ def mass_and_com(m, q, data=None):
     st = run_kernel(c, q, c.kernels.mass_and_com, dbuf, q, out)
     if st:
         if st == MODAL:
-            return flex.mass_and_com(m, q, data)
+            return check_result(c, flex.mass_and_com(m, q, data), ("q",), (q,))
         raise_status(c, st, ("q",), (q,))
     return out
 
@@ -77,6 +77,11 @@ def trajectory_energies(m, Q, U, data=None):
     out = np.empty((Q.shape[0], 5))
     st, k = c.kernels.trajectory_energies(d.buf, Q, U, out)
     if st:  # the first bad sample raises its own error (or, for modal bodies, takes their path)
+        if st == OVERFLOW:
+            try:
+                raise_status(c, st, ("q", "u"), (Q[k], U[k]))
+            except ValueError as e:
+                raise ValueError(f"sample {k}: {e}") from None
         if st != MODAL:
             kinetic_energy(m, Q[k], U[k], data)
         ke = np.array([kinetic_energy(m, q, u, data) for q, u in zip(Q, U)])

@@ -6,7 +6,8 @@ then checks argument types in C (~0.35 us for 8 arguments, cheaper than the same
 checks in Python) and raises TypeError for anything else (wrong dtype, layout,
 ndim, read-only arrays). The facade catches that, coerces the arguments with
 ``as_float_vector`` (which names the argument in its errors) and calls again.
-Lengths and finite values are checked inside the kernels, which return a status.
+Lengths and finite values are checked inside the kernels, which return a status, and so is
+the result: a non-finite result of finite arguments is OVERFLOW (``common.result_status``).
 
 ``KERNELS`` serves every model; ``PIN_KERNELS`` serves models whose links are all PIN
 (``joint_transform.pin_variant``): where a kernel has a PIN-only variant (same numbers,
@@ -23,8 +24,8 @@ from ..progress import compiling_notice
 
 from ..kernels.joint_transform import pin_variant
 from ..kernels import (
-    constrained_dynamics, coordinates, energy, forward_dynamics, frame_acceleration, inverse_dynamics, inverse_mass_matrix, jacobian,
-    mass_matrix, operational_space,
+    checked_mass_matrix, constrained_dynamics, coordinates, energy, forward_dynamics, frame_acceleration,
+    inverse_dynamics, inverse_mass_matrix, jacobian, operational_space,
 )
 
 _I2 = nt.Array(nt.int64, 2, "C")
@@ -38,7 +39,7 @@ _SIGNATURES = {
     # entry kernels on a data buffer (it begins with the model rows), see kernels.layout
     "inverse_dynamics": (inverse_dynamics.inverse_dynamics, (_F2, _F1, _F1, _F1, _F1)),
     "forward_dynamics": (forward_dynamics.forward_dynamics, (_F2, _F1, _F1, _F1, _F1)),
-    "mass_matrix": (mass_matrix.mass_matrix, (_F2, _F1, _F2)),
+    "mass_matrix": (checked_mass_matrix.mass_matrix, (_F2, _F1, _F2)),
     "constrained_forward_dynamics": (constrained_dynamics.constrained_forward_dynamics,
                                      (_F2, _F1, _F1, _F1, _F2, _F1)),
     "constraint_rows": (constrained_dynamics.evaluate_constraint_rows, (_F2, _F1, _F1, _F2)),
@@ -64,7 +65,7 @@ _SIGNATURES = {
 _PIN_VARIANTS = {
     "forward_dynamics": forward_dynamics.forward_dynamics_pins,
     "inverse_dynamics": inverse_dynamics.inverse_dynamics_pins,
-    "mass_matrix": mass_matrix.mass_matrix_pins,
+    "mass_matrix": checked_mass_matrix.mass_matrix_pins,
     "kinetic_energy": energy.kinetic_energy_pins,
     "mass_and_com": energy.mass_and_com_pins,
     "trajectory_energies": energy.trajectory_energies_pins,

@@ -9,13 +9,13 @@ FREE / FREE_QUAT: rotation as above; position p_dot = R v, and the step is the
 
 ``qdot`` and ``integrate`` are the facade's checked entry points (the simulation calls the
 maps themselves on states it keeps valid): q's quaternions must be unit, as for the
-dynamics (``check_state``).
+dynamics (``check_state``), and a non-finite result is OVERFLOW.
 """
 import math
 
 from numba import njit
 
-from .common import check_state_modal_ok
+from .common import check_state_modal_ok, result_status
 from .joint_transform import chart_rotation
 from .layout import BODY_NU, FREE, FREE_QUAT, KIND, NQ, NU, QOFF, SPHERICAL, SPHERICAL_QUAT, UOFF, W_CHART
 from .spatial_inline import rot_quat
@@ -105,11 +105,11 @@ def qdot_from_u(mi, ws, q, u, qdot):
 
 @njit(cache=True)
 def qdot(mi, ws, q, u, out):
-    """Checked entry point of ``qdot_from_u``: a status for (q, u)."""
+    """Checked entry point of ``qdot_from_u``: a status for (q, u), or OVERFLOW."""
     st = check_state_modal_ok(mi, q, u, u, 1, -1)  # (a modal body's eta: Euclidean, qdot_from_u knows it)
     if st == 0:
         qdot_from_u(mi, ws, q, u, out)
-    return st
+    return result_status(st, out)
 
 
 @njit(cache=True, inline="always")
@@ -193,11 +193,11 @@ def integrate_q(mi, ws, q, u, dt, qout):
 
 @njit(cache=True)
 def integrate(mi, ws, q, u, dt, out):
-    """Checked entry point of ``integrate_q``: a status for (q, u)."""
+    """Checked entry point of ``integrate_q``: a status for (q, u), or OVERFLOW."""
     st = check_state_modal_ok(mi, q, u, u, 1, -1)
     if st == 0:
         integrate_q(mi, ws, q, u, dt, out)
-    return st
+    return result_status(st, out)
 
 
 @njit(cache=True)

@@ -9,13 +9,13 @@ the flex articulated-body recursion), inverse dynamics and the mass matrix throu
 packed entries below: the same kernels as the single calls (algorithms/flex.py) on the
 same numbers, so every sample gets exactly a single call's arithmetic. The state checks
 are the rigid kernels' (``check_state``: lengths, finite values, unit quaternions), whose
-MODAL answer means "checked" here.
+MODAL answer means "checked" here; a non-finite result of a finite state is OVERFLOW.
 """
 import numpy as np
 from numba import njit, prange
 
 from ..simulation.flex_stepping import CONSTANTS, WORK, flex_udot
-from .common import check_state_modal_ok, coordinate_sizes, data_start, link_rows, model_arrays
+from .common import check_state_modal_ok, coordinate_sizes, data_start, link_rows, model_arrays, result_status
 from .flex_articulated import flex_mass_matrix
 from .flex_dynamics import flex_inverse_dynamics
 from .status import OK, SINGULAR
@@ -85,7 +85,7 @@ def _dynamics(inverse, dbufs, fi, ff, FW, fo, Q, U, X, OUT, status):
                     flex_tau(mi, mf, ws, fx, Q[b], U[b], X[b], OUT[b])
                 elif not flex_udot(mi, mf, ws, fx, Q[b], U[b], X[b], OUT[b]):
                     st = SINGULAR
-            status[b] = st
+            status[b] = result_status(st, OUT[b])
 
 
 @njit(cache=True, parallel=True)
@@ -111,4 +111,4 @@ def flex_mass_matrix_batch(dbufs, fi, ff, FW, fo, Q, OUT, status):
             st = check_state_modal_ok(mi, Q[b], Q[b], Q[b], -1, -1)
             if st == OK:
                 flex_mass(mi, mf, ws, fx, Q[b], u0, OUT[b])
-            status[b] = st
+            status[b] = result_status(st, OUT[b])
