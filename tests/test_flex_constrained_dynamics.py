@@ -88,14 +88,25 @@ def test_matches_the_former_python_implementation():
     """udot and lambda of the four-bar state above as the Python orchestration of the flex
     kernels gave them before the constrained dynamics became one compiled call (recorded
     with 17 digits; the two differ by rounding: 1e-15 relative here, 1e-12 on the random
-    trees of _cases, the size of either's distance to a dense KKT solve)."""
+    trees of _cases, the size of either's distance to a dense KKT solve).
+
+    The tolerance is 1e-9 of the largest entry, not 1e-12: the model itself differs from
+    machine to machine. Its modal data come from an eigensolver (``beam_modes``), whose
+    result depends on the BLAS kernels OpenBLAS picks for the CPU: with its Sandybridge (or
+    Bulldozer) kernels instead of Haswell's, the modal stiffness moves by 7.5e-12 relative,
+    the mode shapes by 2e-12, and udot by 6.2e-7 on 11428 (5.4e-11 of the largest entry;
+    lambda 4.9e-11; a fresh-clone CI run failed 1e-12 so: 5.9e-7), while the compiled call
+    itself repeats the record to 6e-16 on any CPU (Numba for a generic x86-64 included) and
+    moves by 4e-15 for inputs perturbed by one rounding. 1e-9 leaves a factor of 20 over
+    the kernel families of OpenBLAS 0.3.31 (``OPENBLAS_CORETYPE``)."""
     m, q, u, tau = _four_bar_state()
     res = m.constrained_dynamics(q, u, tau, stabilization_gains="default")
     udot = [17.114177734369257, 11428.484629590608, 4080.7478239276275, -720.5629794559587, 299.2197781968105,
             -43.69150997350089]
     lam = [0.0, 0.0, -2.0255028755826725, 0.0, 11.21382849090985]
-    np.testing.assert_allclose(res.udot, udot, rtol=0, atol=1e-12 * np.abs(udot).max())
-    np.testing.assert_allclose(res.multipliers, lam, rtol=0, atol=1e-12 * np.abs(lam).max())
+    np.testing.assert_allclose(res.udot, udot, rtol=0, atol=1e-9 * np.abs(udot).max())
+    np.testing.assert_allclose(res.multipliers, lam, rtol=0, atol=1e-9 * np.abs(lam).max())
+    assert list(np.flatnonzero(res.multipliers == 0.0)) == [0, 1, 3]  # the same rows dropped
 
 
 def test_data_objects_are_independent_and_agree_bit_for_bit():

@@ -68,9 +68,9 @@ def test_a_failing_sample_stops_alone():
 def test_bad_arguments_are_named():
     m = chain()
     Q0, U0 = np.zeros((2, m.nq)), np.zeros((2, m.nu))
-    with pytest.raises(ValueError, match="U0 must be"):
+    with pytest.raises(ValueError, match="U0 must have shape"):
         mb.rollout(m, Q0, np.zeros((3, m.nu)), 0.1)
-    with pytest.raises(ValueError, match="tau must be"):
+    with pytest.raises(ValueError, match="tau must have shape"):
         mb.rollout(m, Q0, U0, 0.1, dt=1e-2, tau=np.zeros((2, 3, m.nu)))
     with pytest.raises(ValueError, match="t_final"):
         mb.rollout(m, Q0, U0, -1.0)

@@ -27,14 +27,18 @@ def missing(kind, name, options):
     return KeyError(f"unknown {kind} {name!r}{hint}")
 
 
+#: the names of q-sized arguments (the others are u-sized: u, udot, tau, u0, U0)
+Q_NAMES = ("q", "q0", "Q0")
+
+
 def coordinate_owner(c, name, idx):
-    """'it belongs to hinge ...' for entry idx of q (name 'q') or of a u-sized vector."""
-    slices = c.q_slices if name == "q" else c.u_slices
+    """'it belongs to hinge ...' for entry idx of q (a name in ``Q_NAMES``) or of a u-sized vector."""
+    slices = c.q_slices if name in Q_NAMES else c.u_slices
     for h, s in slices.items():
         if s.start <= idx < s.stop:
             return f"it belongs to hinge {h!r}"
     for b, (sq, su) in getattr(c, "modal_slices", {}).items():
-        s = sq if name == "q" else su
+        s = sq if name in Q_NAMES else su
         if s.start <= idx < s.stop:
             return f"it is mode {idx - s.start} of modal body {b!r}"
     return "index out of range"
@@ -46,31 +50,87 @@ FLEX_SINGULAR = ("the joint-space inertia of a subhinge or modal body is singula
                  "foreshortening, see docs/modal_data.md)")
 
 
+def nonfinite_error(c, name, x):
+    """The ValueError for the first NaN/inf entry of the vector x (argument ``name``), naming
+    the hinge or modal body that owns it."""
+    idx = int(np.flatnonzero(~np.isfinite(x))[0])
+    return ValueError(f"{name}[{idx}] is not finite ({x[idx]}); {coordinate_owner(c, name, idx)}")
+
+
+def quaternion_error(c, q, name="q", unit=True):
+    """The ValueError for the first quaternion block of q (argument ``name``; stacked states
+    (B, nq): of the first sample that has one, "sample b: ...") that is zero or, with
+    ``unit``, not of unit norm (to 1e-6, the kernels' test), naming its hinge; None if none.
+    A zero quaternion is no rotation: it is refused everywhere, also where a quaternion is
+    normalised (``simulate``'s q0, ``u_from_qdot_matrix``)."""
+    Q = np.atleast_2d(np.asarray(q, dtype=float))
+    for j, sub in enumerate(c.link_subhinges):
+        if not sub.kind_info.quaternion:
+            continue
+        i = int(c.mi[j, L.QOFF])
+        n2 = np.einsum("bi,bi->b", Q[:, i:i + 4], Q[:, i:i + 4])
+        bad = ~(np.abs(n2 - 1.0) <= 2e-6) if unit else ~(n2 > 0.0)
+        if not bad.any():
+            continue
+        b = int(np.argmax(bad))
+        where, owner, norm = f"{name}[{i}:{i + 4}]", coordinate_owner(c, name, i), float(np.sqrt(n2[b]))
+        sample = f"sample {b}: " if np.ndim(q) == 2 else ""
+        if norm == 0.0:
+            return ValueError(f"{sample}{where} is a zero quaternion ({owner}); a rotation needs a unit "
+                              f"quaternion (x, y, z, w)")
+        return ValueError(f"{sample}{where} is not a unit quaternion (norm {norm:.9g}; {owner}): normalise it, "
+                          f"{where} /= np.linalg.norm({where})")
+    return None
+
+
+def overflow_error(c, names, arrays):
+    """The ValueError for finite arguments (``names``, ``arrays``: the state vectors, and
+    scalars such as dt) whose result is not finite: they are too large for it (1e200
+    squared overflows); names the largest entry and the hinge that owns it."""
+    sizes = [float(np.max(np.abs(x), initial=0.0)) for x in arrays]
+    k = int(np.argmax(sizes))
+    if np.ndim(arrays[k]) == 0:
+        largest = f"{names[k]} = {float(arrays[k]):.3g}"
+    else:
+        idx = int(np.argmax(np.abs(arrays[k])))
+        largest = f"{names[k]}[{idx}] = {arrays[k][idx]:.3g}; {coordinate_owner(c, names[k], idx)}"
+    return ValueError(f"overflow: {'/'.join(names)} too large: the result is not finite although they are "
+                      f"(largest entry {largest})")
+
+
+def check_result(c, out, names, arrays):
+    """out, or the OVERFLOW error (``overflow_error``) when it holds a NaN/inf: for results
+    formed in Python (the flex orchestration, frame changes); the kernels' results are
+    checked in the kernels (``common.result_status``)."""
+    if not np.all(np.isfinite(out)):
+        raise overflow_error(c, names, arrays)
+    return out
+
+
+def refuse_zero_quaternions(c, q, name="q"):
+    """Raise ``quaternion_error``'s ValueError for a zero quaternion in q (single or stacked):
+    for the functions that normalise q's quaternions instead of requiring them unit."""
+    error = quaternion_error(c, q, name, unit=False)
+    if error is not None:
+        raise error
+
+
 def raise_status(c, status, names, arrays):
     """Raise the error a kernel status means, naming the argument (and its hinge)."""
     st = Status(status)
     arg = st.argument
     if st.name.startswith("NONFINITE_ARG"):
-        name, x = names[arg], arrays[arg]
-        idx = int(np.flatnonzero(~np.isfinite(x))[0])
-        raise ValueError(f"{name}[{idx}] is not finite ({x[idx]}); {coordinate_owner(c, name, idx)}")
+        raise nonfinite_error(c, names[arg], arrays[arg])
     if st.name.startswith("BAD_LENGTH_ARG"):
         name = names[arg]
-        n = c.nq if name == "q" else c.nu
+        n = c.nq if name in Q_NAMES else c.nu
         raise ValueError(f"{name} must have shape ({n},), got {np.shape(arrays[arg])}")
     if st == Status.BAD_QUATERNION:
-        q = np.asarray(arrays[0], dtype=float)
-        for j, sub in enumerate(c.link_subhinges):
-            if sub.kind_info.quaternion:
-                i = int(c.mi[j, L.QOFF])
-                norm = float(np.linalg.norm(q[i:i + 4]))
-                if norm == 0.0:
-                    raise ValueError(f"q[{i}:{i + 4}] is a zero quaternion ({coordinate_owner(c, 'q', i)}); "
-                                     f"a rotation needs a unit quaternion (x, y, z, w)")
-                if not abs(norm * norm - 1.0) <= 2e-6:
-                    raise ValueError(f"q[{i}:{i + 4}] is not a unit quaternion (norm {norm:.9g}; "
-                                     f"{coordinate_owner(c, 'q', i)}): normalise it, "
-                                     f"q[{i}:{i + 4}] /= np.linalg.norm(q[{i}:{i + 4}])")
+        error = quaternion_error(c, arrays[0], names[0])
+        if error is not None:
+            raise error
+    if st == Status.OVERFLOW:
+        raise overflow_error(c, names, arrays)
     if st == Status.MODAL:
         raise NotImplementedError(
             "this algorithm is not available yet for models with modal (flexible) bodies; these are: "
@@ -121,13 +181,8 @@ def zero_division_error(c, q, error):
     """The ValueError for a ZeroDivisionError raised by a kernel: a zero quaternion in q
     (named by hinge), or ``error`` itself when q has none."""
     q = np.asarray(q, dtype=float)
-    for j, s in enumerate(c.link_subhinges):
-        if s.kind_info.quaternion:
-            i = int(c.mi[j, L.QOFF])
-            if q.shape == (c.nq,) and not np.dot(q[i:i + 4], q[i:i + 4]) > 0.0:
-                return ValueError(f"q[{i}:{i + 4}] is a zero quaternion ({coordinate_owner(c, 'q', i)}); "
-                                  f"a rotation needs a unit quaternion (x, y, z, w)")
-    return error
+    found = quaternion_error(c, q, unit=False) if q.shape == (c.nq,) else None
+    return error if found is None else found
 
 
 def run_kernel(c, q, kernel, *args):

@@ -187,7 +187,7 @@ def embedded_forward_dynamics(m, q, u, tau, aggregations=None, f_ext=None, metho
     """
     c = m.compiled
     d = data_object(c, data)
-    q, u, tau = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u"), check_vector(tau, c.nu, "tau")
+    q, u, tau = check_vector(q, c.nq, "q", c), check_vector(u, c.nu, "u", c), check_vector(tau, c.nu, "tau", c)
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
     G = constraint_jacobian(m, q, data=d)

@@ -19,7 +19,7 @@ from ..kernels.constraint_work import WC_KD, WC_KP, WC_LAMBDA, WC_ROW, row_offse
 
 _row_offset = row_offset.py_func
 from . import flex_constraints
-from .checks import as_float_vector, data_object, raise_status, run_kernel
+from .checks import as_float_vector, check_result, data_object, raise_status, run_kernel
 from .entry import KERNELS
 from .external_forces import with_external_forces
 
@@ -66,10 +66,13 @@ def _rows(m, q, u, data):
     u = np.zeros(c.nu) if u is None else as_float_vector(u, "u")
     W = constraint_work(c, d)
     if c.flex is not None:  # modal bodies: rows at the deformed nodes
-        return c, flex_constraints.rows(m, q, u, W, d)
-    st = run_kernel(c, q, KERNELS.constraint_rows, d.buf, q, u, W)
-    if st:
-        raise_status(c, st, ("q", "u"), (q, u))
+        W = flex_constraints.rows(m, q, u, W, d)
+    else:
+        st = run_kernel(c, q, KERNELS.constraint_rows, d.buf, q, u, W)
+        if st:
+            raise_status(c, st, ("q", "u"), (q, u))
+    check_result(c, W[:, :c.nu], ("q", "u"), (q, u))  # Gc, and the rows' coefficients
+    check_result(c, _coefficients(c, W), ("q", "u"), (q, u))
     return c, W
 
 
@@ -241,7 +244,7 @@ def constrained_dynamics(m, q, u, tau, f_ext=None, stabilization_gains=None, dat
         gains[:] = 0.0
     if st:
         raise_status(c, st, ("q", "u", "tau"), (q, u, tau))
-    lam = W[:, c0 + WC_LAMBDA].copy()
+    lam = check_result(c, W[:, c0 + WC_LAMBDA].copy(), ("q", "u", "tau"), (q, u, tau))
     G = _rows(m, q, u, d)[1][:, :c.nu]  # the dynamics kernel needs no Gc: the rows kernel makes it
     forces = {con.name: G[s].T @ lam[s] for con, s in c.constraint_rows.items()}
     return SimpleNamespace(udot=udot, multipliers=lam, forces=forces, constraint_force=G.T @ lam)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..kernels import layout as L
 from ..model.hinge import sample_within_limits
-from .checks import check_vector, data_object
+from .checks import check_vector, data_object, raise_status
 from .entry import KERNELS
 
 
@@ -60,29 +60,36 @@ def random_q(m, rng=None, scale=np.pi, modal_scale=0.0):
 
 
 def qdot(m, q, u, data=None):
-    """q_dot (nq,) = N(q) u: coordinate rates of the generalized speeds."""
+    """q_dot (nq,) = N(q) u: coordinate rates of the generalized speeds. q's quaternions
+    must be unit (to 1e-6, as for the dynamics: a zero one is no rotation); ValueError
+    naming the argument and its hinge otherwise, and for a result that overflows."""
     c = m.compiled
     d = data_object(c, data)
-    q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
+    q, u = check_vector(q, c.nq, "q", c), check_vector(u, c.nu, "u", c)
     out = np.empty(c.nq)
-    KERNELS.qdot_from_u(c.mi, d.ws, q, u, out)
+    st = KERNELS.qdot(c.mi, d.ws, q, u, out)
+    if st:
+        raise_status(c, st, ("q", "u"), (q, u))
     return out
 
 
 def integrate(m, q, u, dt=1.0, data=None):
     """q (+) u dt (nq,): move along the constant speeds u for dt seconds, on each
     hinge's manifold (exact exponential for rotations and free hinges). Stacked q (B, nq)
-    and u (B, nu) give (B, nq), computed in parallel (``batch``)."""
+    and u (B, nu) give (B, nq), computed in parallel (``batch``). q's quaternions must be
+    unit, as for ``qdot``."""
     if getattr(q, "ndim", 1) == 2 and data is None:
         from . import batch
         return batch.integrate(m, q, u, dt)
     c = m.compiled
     d = data_object(c, data)
-    q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
+    q, u = check_vector(q, c.nq, "q", c), check_vector(u, c.nu, "u", c)
     if not np.isfinite(dt):
         raise ValueError(f"dt must be finite, got {dt!r}")
     out = np.empty(c.nq)
-    KERNELS.integrate_q(c.mi, d.ws, q, u, float(dt), out)
+    st = KERNELS.integrate(c.mi, d.ws, q, u, float(dt), out)
+    if st:
+        raise_status(c, st, ("q", "u", "dt"), (q, u, float(dt)))
     return out
 
 
@@ -123,7 +130,7 @@ def global_q(m, q, data=None):
     """q with every rotation-vector chart re-expressed about the identity (global coordinates)."""
     from .coordinate_maps import global_coordinates
     c = m.compiled
-    return global_coordinates(c, data_object(c, data), check_vector(q, c.nq, "q"))
+    return global_coordinates(c, data_object(c, data), check_vector(q, c.nq, "q", c))
 
 
 def reset_charts(m, q=None, data=None):

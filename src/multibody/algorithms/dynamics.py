@@ -6,12 +6,18 @@ without it the calling thread's default data is used, so calls from several thre
 on one model are safe. The hot paths (forward/inverse dynamics, mass matrix) are
 written for speed: the dispatcher checks types in C (see ``entry``), kernels check
 lengths and finite values.
+
+Bad input raises ValueError naming the argument (and the hinge that owns the entry): a
+wrong shape, a NaN/inf, a quaternion of q that is not unit (a zero one included), and
+finite arguments too large for the result to be finite ("overflow: q/u/tau too large",
+the kernels' OVERFLOW status: no inf/NaN is returned). Read-only arrays are accepted
+(copied; the result is a writeable copy's).
 """
 import numpy as np
 
 from ..kernels.status import BAD_LENGTH_ARG1, MODAL
 from . import flex, flex_operators
-from .checks import as_float_vector, check_out, data_object, raise_status, zero_division_error
+from .checks import as_float_vector, check_out, check_result, data_object, raise_status, zero_division_error
 from .constraints import constrained_dynamics, constraint_work
 from .entry import KERNELS
 from .external_forces import with_external_forces
@@ -160,7 +166,7 @@ def _checked_state_call(m, op, q, u, x, f_ext, out, data):
         raise zero_division_error(c, q, e) from None
     if st:
         if st == MODAL:  # flexible bodies: their own kernels
-            return flex_plain(m, q, u, x, out, data)
+            return check_result(c, flex_plain(m, q, u, x, out, data), ("q", "u", x_name), (q, u, x))
         raise_status(c, st, ("q", "u", x_name), (q, u, x))
     return out
 
@@ -222,7 +228,7 @@ def _checked_mass_matrix(m, q, out, data):
         raise zero_division_error(c, q, e) from None
     if st:
         if st == MODAL:
-            return flex.mass_matrix(m, q, given, data)
+            return check_result(c, flex.mass_matrix(m, q, given, data), ("q",), (q,))
         raise_status(c, st, ("q",), (q,))
     return out
 
@@ -257,8 +263,8 @@ def inverse_mass_matrix(m, q, out=None, data=None):
         if st == BAD_LENGTH_ARG1:
             check_out(res, c.shape_M)
         if st == MODAL:
-            return flex_operators.inverse_mass_matrix(m, q, res, data)
-        raise_status(c, st, ("q", "out"), (q, res))
+            return check_result(c, flex_operators.inverse_mass_matrix(m, q, res, data), ("q",), (q,))
+        raise_status(c, st, ("q",), (q,))  # (a wrong out: check_out above)
     return res
 
 

@@ -1,9 +1,10 @@
 """Energies and the centre of mass. Free functions of a Multibody ``m``."""
 import numpy as np
 
-from ..kernels.status import MODAL
+from ..kernels.status import MODAL, OVERFLOW
 from . import flex
-from .checks import check_vector, data_object, run_kernel, raise_status
+from .checks import check_result, check_vector, data_object, run_kernel, raise_status
+from .entry import stacked
 
 
 def kinetic_energy(m, q, u, data=None):
@@ -13,12 +14,12 @@ def kinetic_energy(m, q, u, data=None):
         return batch.kinetic_energy(m, q, u)
     c = m.compiled
     dbuf = data_object(c, data).buf
-    q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
+    q, u = check_vector(q, c.nq, "q", c), check_vector(u, c.nu, "u", c)
     out = np.empty(1)
     st = run_kernel(c, q, c.kernels.kinetic_energy, dbuf, q, u, out)
     if st:
         if st == MODAL:
-            return flex.kinetic_energy(m, q, u, data)
+            return float(check_result(c, flex.kinetic_energy(m, q, u, data), ("q", "u"), (q, u)))
         raise_status(c, st, ("q", "u"), (q, u))
     return float(out[0])
 
@@ -27,12 +28,12 @@ def mass_and_com(m, q, data=None):
     """[total mass, centre of mass (3)] (4,) at q."""
     c = m.compiled
     dbuf = data_object(c, data).buf
-    q = check_vector(q, c.nq, "q")
+    q = check_vector(q, c.nq, "q", c)
     out = np.empty(4)
     st = run_kernel(c, q, c.kernels.mass_and_com, dbuf, q, out)
     if st:
         if st == MODAL:
-            return flex.mass_and_com(m, q, data)
+            return check_result(c, flex.mass_and_com(m, q, data), ("q",), (q,))
         raise_status(c, st, ("q",), (q,))
     return out
 
@@ -69,13 +70,18 @@ def trajectory_energies(m, Q, U, data=None):
     ``kinetic_energy`` and ``potential_energy`` call per sample, strain energy included)."""
     c = m.compiled
     d = data_object(c, data)
-    Q = np.ascontiguousarray(Q, dtype=np.float64)
-    U = np.ascontiguousarray(U, dtype=np.float64)
-    if Q.ndim != 2 or U.ndim != 2 or Q.shape[0] != U.shape[0]:
-        raise ValueError(f"Q (N, nq) and U (N, nu) must hold the same number of samples, got {Q.shape} and {U.shape}")
+    if np.ndim(Q) != 2 or np.ndim(U) != 2 or np.shape(Q)[0] != np.shape(U)[0]:
+        raise ValueError(f"Q (N, nq) and U (N, nu) must hold the same number of samples, "
+                         f"got {np.shape(Q)} and {np.shape(U)}")
+    Q, U = stacked(Q, (len(Q), c.nq), "Q"), stacked(U, (len(U), c.nu), "U")  # (read-only ones copied)
     out = np.empty((Q.shape[0], 5))
     st, k = c.kernels.trajectory_energies(d.buf, Q, U, out)
     if st:  # the first bad sample raises its own error (or, for modal bodies, takes their path)
+        if st == OVERFLOW:
+            try:
+                raise_status(c, st, ("q", "u"), (Q[k], U[k]))
+            except ValueError as e:
+                raise ValueError(f"sample {k}: {e}") from None
         if st != MODAL:
             kinetic_energy(m, Q[k], U[k], data)
         ke = np.array([kinetic_energy(m, q, u, data) for q, u in zip(Q, U)])

@@ -6,7 +6,8 @@ then checks argument types in C (~0.35 us for 8 arguments, cheaper than the same
 checks in Python) and raises TypeError for anything else (wrong dtype, layout,
 ndim, read-only arrays). The facade catches that, coerces the arguments with
 ``as_float_vector`` (which names the argument in its errors) and calls again.
-Lengths and finite values are checked inside the kernels, which return a status.
+Lengths and finite values are checked inside the kernels, which return a status, and so is
+the result: a non-finite result of finite arguments is OVERFLOW (``common.result_status``).
 
 ``KERNELS`` serves every model; ``PIN_KERNELS`` serves models whose links are all PIN
 (``joint_transform.pin_variant``): where a kernel has a PIN-only variant (same numbers,
@@ -24,8 +25,8 @@ from . import kernel_check
 
 from ..kernels.joint_transform import pin_variant
 from ..kernels import (
-    constrained_dynamics, coordinates, energy, forward_dynamics, frame_acceleration, inverse_dynamics, inverse_mass_matrix, jacobian,
-    mass_matrix, operational_space,
+    checked_mass_matrix, constrained_dynamics, coordinates, energy, forward_dynamics, frame_acceleration,
+    inverse_dynamics, inverse_mass_matrix, jacobian, operational_space,
 )
 
 _I2 = nt.Array(nt.int64, 2, "C")
@@ -39,7 +40,7 @@ _SIGNATURES = {
     # entry kernels on a data buffer (it begins with the model rows), see kernels.layout
     "inverse_dynamics": (inverse_dynamics.inverse_dynamics, (_F2, _F1, _F1, _F1, _F1)),
     "forward_dynamics": (forward_dynamics.forward_dynamics, (_F2, _F1, _F1, _F1, _F1)),
-    "mass_matrix": (mass_matrix.mass_matrix, (_F2, _F1, _F2)),
+    "mass_matrix": (checked_mass_matrix.mass_matrix, (_F2, _F1, _F2)),
     "constrained_forward_dynamics": (constrained_dynamics.constrained_forward_dynamics,
                                      (_F2, _F1, _F1, _F1, _F2, _F1)),
     "constraint_rows": (constrained_dynamics.evaluate_constraint_rows, (_F2, _F1, _F1, _F2)),
@@ -53,9 +54,11 @@ _SIGNATURES = {
     "kinetic_energy": (energy.kinetic_energy, (_F2, _F1, _F1, _F1)),
     "mass_and_com": (energy.mass_and_com, (_F2, _F1, _F1)),
     "trajectory_energies": (energy.trajectory_energies, (_F2, _F2, _F2, _F2)),
-    # coordinate maps take (mi, ws) and are shared with the simulation
+    # coordinate maps take (mi, ws); the simulation calls the unchecked maps (qdot_from_u: a
+    # target of the warm-up for it, run_side)
+    "qdot": (coordinates.qdot, (_I2, _F2, _F1, _F1, _F1)),
+    "integrate": (coordinates.integrate, (_I2, _F2, _F1, _F1, _F64, _F1)),
     "qdot_from_u": (coordinates.qdot_from_u, (_I2, _F2, _F1, _F1, _F1)),
-    "integrate_q": (coordinates.integrate_q, (_I2, _F2, _F1, _F1, _F64, _F1)),
     "sanitize_charts": (coordinates.sanitize_charts, (_I2, _F2, _F1, _F1)),
 }
 
@@ -63,7 +66,7 @@ _SIGNATURES = {
 _PIN_VARIANTS = {
     "forward_dynamics": forward_dynamics.forward_dynamics_pins,
     "inverse_dynamics": inverse_dynamics.inverse_dynamics_pins,
-    "mass_matrix": mass_matrix.mass_matrix_pins,
+    "mass_matrix": checked_mass_matrix.mass_matrix_pins,
     "kinetic_energy": energy.kinetic_energy_pins,
     "mass_and_com": energy.mass_and_com_pins,
     "trajectory_energies": energy.trajectory_energies_pins,
@@ -142,13 +145,34 @@ def as_float_vector(x, name):
     return y
 
 
-def check_vector(x, n, name):
-    """x as a float64 (n,) array (no copy when it already is one), or ValueError/naming ``name``."""
-    if not (isinstance(x, np.ndarray) and x.dtype == np.float64 and x.ndim == 1):
+def check_vector(x, n, name, c=None):
+    """x as a float64 (n,) array that the kernels take: C-contiguous and writeable (no copy
+    when it already is one; a read-only input, such as a view of a read-only buffer, is
+    copied: the kernels are compiled for writeable arrays only), or ValueError naming ``name``
+    (and, given the CompiledModel ``c``, the hinge or modal body that owns a non-finite entry)."""
+    if not (isinstance(x, np.ndarray) and x.dtype == np.float64 and x.ndim == 1 and x.flags.writeable):
         x = as_float_vector(x, name)
     if x.shape[0] != n:
         raise ValueError(f"{name} must have shape ({n},), got {x.shape}")
     if not np.all(np.isfinite(x)):
+        if c is not None:
+            from .checks import nonfinite_error  # (checks imports this module)
+            raise nonfinite_error(c, name, x)
         idx = int(np.flatnonzero(~np.isfinite(x))[0])
         raise ValueError(f"{name}[{idx}] is not finite ({x[idx]})")
     return np.ascontiguousarray(x)
+
+
+def stacked(x, shape, name):
+    """x as a C-contiguous, writeable float64 array of ``shape`` (stacked states; no copy when
+    it already is one, a read-only one is copied as in ``check_vector``), or ValueError
+    naming ``name``."""
+    if np.iscomplexobj(x):
+        raise ValueError(f"{name} must be real; got complex values")
+    try:
+        y = np.ascontiguousarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of numbers, got {type(x).__name__}") from None
+    if y.shape != shape:
+        raise ValueError(f"{name} must have shape {shape} (stacked states), got {y.shape}")
+    return y if y.flags.writeable else y.copy()

@@ -19,10 +19,10 @@ def _state(c, data, q, u=None, third=None, names=("q", "u", "tau")):
     w = getattr(d, "flex_work", None)
     if w is None:
         w = d.flex_work = c.flex.work()
-    out = [check_vector(q, c.nq, names[0])]
+    out = [check_vector(q, c.nq, names[0], c)]
     for x, name in ((u, names[1]), (third, names[2])):
         if x is not None:
-            out.append(check_vector(x, c.nu, name))  # shape, dtype and finiteness, naming the argument
+            out.append(check_vector(x, c.nu, name, c))  # shape, dtype and finiteness, naming the argument
     return d, w, out
 
 
@@ -114,7 +114,7 @@ def total_energy(m, q, u, data=None):
 def strain_energy(m, q):
     """1/2 sum over modal bodies of eta^T K eta [J]."""
     c = m.compiled
-    q = check_vector(q, c.nq, "q")
+    q = check_vector(q, c.nq, "q", c)
     V = 0.0
     for name, (qs, us) in c.modal_slices.items():
         V += 0.5 * float(q[qs] @ (c.flex.stiffness[us] * q[qs]))
@@ -148,7 +148,7 @@ def frame_pose(m, q, name, data=None):
     if a < 0:
         return Tl @ T_link_frame
     nm = f.fi[link, FL.NM]
-    E, _, dt = node_deformation(f.fnode, a, nm, check_vector(q, c.nq, "q"), f.fi[link, FL.QM])
+    E, _, dt = node_deformation(f.fnode, a, nm, check_vector(q, c.nq, "q", c), f.fi[link, FL.QM])
     Tn = np.eye(4)
     Tn[:3, :3] = np.array(E).reshape(3, 3) @ T_link_frame[:3, :3]
     Tn[:3, 3] = T_link_frame[:3, 3] + np.array(dt)

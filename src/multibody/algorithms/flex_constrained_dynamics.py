@@ -16,7 +16,7 @@ import numpy as np
 
 from ..kernels.flex_constrained import flex_constrained_dynamics
 from . import flex_operators
-from .checks import check_vector, data_object, raise_status, run_kernel
+from .checks import check_result, check_vector, data_object, raise_status, run_kernel
 from .flex_constraints import work
 
 
@@ -34,9 +34,10 @@ def solve(c, d, q, u, tau, gains):
 
 
 def _vector(x, n, name):
-    """x when it is a float64 C-contiguous (n,) array (its finiteness is the kernel's check),
-    else ``check_vector``'s coercion and errors."""
-    if isinstance(x, np.ndarray) and x.dtype == np.float64 and x.shape == (n,) and x.flags.c_contiguous:
+    """x when it is a float64 C-contiguous writeable (n,) array (its finiteness is the kernel's
+    check), else ``check_vector``'s coercion (a read-only array copied) and errors."""
+    if (isinstance(x, np.ndarray) and x.dtype == np.float64 and x.shape == (n,) and x.flags.c_contiguous
+            and x.flags.writeable):
         return x
     return check_vector(x, n, name)
 
@@ -55,6 +56,8 @@ def constrained_dynamics(m, q, u, tau, gains, f_ext=None, data=None):
     if f_ext is not None:
         tau = tau + flex_operators.external_generalized_forces(m, q, f_ext, d)
     w = solve(c, d, q, u, tau, gains)
+    for x in (w.udot, w.lam):
+        check_result(c, x, ("q", "u", "tau"), (q, u, tau))
     G, lam = w.G, w.lam.copy()
     forces = {con.name: G[s].T @ lam[s] for con, s in c.constraint_rows.items()}
     return SimpleNamespace(udot=w.udot.copy(), multipliers=lam, forces=forces, constraint_force=w.force.copy())

@@ -72,8 +72,8 @@ def rows(m, q, u, W, data=None):
     alpha, beta, gamma, delta, r_dot, kappa) at WC_ROW). Returns W."""
     c = m.compiled
     d = data_object(c, data)
-    q = check_vector(q, c.nq, "q")
-    u = np.zeros(c.nu) if u is None else check_vector(u, c.nu, "u")
+    q = check_vector(q, c.nq, "q", c)
+    u = np.zeros(c.nu) if u is None else check_vector(u, c.nu, "u", c)
     w = work(c, d)
     st = run_kernel(c, q, flex_constraint_rows, *w.rows_model, q, u, *w.rows_flex)
     if st:

@@ -42,7 +42,7 @@ def inverse_mass_matrix(m, q, out=None, data=None):
     c = m.compiled
     f = c.flex
     d = data_object(c, data)
-    q = check_vector(q, c.nq, "q")
+    q = check_vector(q, c.nq, "q", c)
     out = np.empty((c.nu, c.nu)) if out is None else out
     check_out(out, (c.nu, c.nu))
     w, _, scratch = _work(c, d)
@@ -61,7 +61,7 @@ def operational_space_compliance(m, q, frames, data=None):
     c = m.compiled
     f = c.flex
     d = data_object(c, data)
-    q = check_vector(q, c.nq, "q")
+    q = check_vector(q, c.nq, "q", c)
     rows = frame_rows(c, frames)
     k = rows.size
     w, nbm, scratch = _work(c, d)
@@ -85,7 +85,7 @@ def frame_jacobian(m, q, row, data=None):
     c = m.compiled
     f = c.flex
     d = data_object(c, data)
-    q = check_vector(q, c.nq, "q")
+    q = check_vector(q, c.nq, "q", c)
     w, nbm, _ = _work(c, d)
     J = np.zeros((6, c.nu))
     T = np.empty((4, 4))
@@ -101,8 +101,8 @@ def frame_velocity_acceleration(m, q, u, udot, row, data=None):
     c = m.compiled
     f = c.flex
     d = data_object(c, data)
-    q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
-    udot = np.zeros(c.nu) if udot is None else check_vector(udot, c.nu, "udot")
+    q, u = check_vector(q, c.nq, "q", c), check_vector(u, c.nu, "u", c)
+    udot = np.zeros(c.nu) if udot is None else check_vector(udot, c.nu, "udot", c)
     w, nbm, _ = _work(c, d)
     B = d.dense_scratch(("flex_operators", "jacobian"), (12 * nbm,))
     out = np.empty(12)
@@ -117,7 +117,7 @@ def external_generalized_forces(m, q, f_ext, data=None):
     c = m.compiled
     f = c.flex
     d = data_object(c, data)
-    q = check_vector(q, c.nq, "q")
+    q = check_vector(q, c.nq, "q", c)
     if not isinstance(f_ext, dict):
         raise ValueError("f_ext must be a dict {body or node name: wrench (6,) [moment; force] "
                          "about the frame origin, in the frame's axes}")
@@ -141,7 +141,7 @@ def forward_dynamics(m, q, u, tau, f_ext, out=None, data=None):
     """udot of a model with modal bodies under tau and the wrenches f_ext at frames:
     flex forward dynamics with tau + sum J^T w (see ``external_generalized_forces``)."""
     c = m.compiled
-    tau = check_vector(tau, c.nu, "tau") + external_generalized_forces(m, q, f_ext, data)
+    tau = check_vector(tau, c.nu, "tau", c) + external_generalized_forces(m, q, f_ext, data)
     return flex.forward_dynamics(m, q, u, tau, out, data)
 
 

@@ -1,13 +1,16 @@
 """Kinematics of frames (bodies and nodes): poses, Jacobians, velocities, accelerations.
 
 Free functions of a Multibody ``m`` (its methods of the same names are these
-functions); ``data`` as in ``dynamics``.
+functions); ``data`` and the errors for bad input (read-only arrays accepted, overflow
+refused) as in ``dynamics``.
 """
 import numpy as np
 
-from ..kernels.status import MODAL
+from ..kernels.status import MODAL, OVERFLOW
 from . import flex, flex_operators
-from .checks import check_vector, data_object, run_kernel, frame_row, raise_status
+from .checks import (
+    check_result, check_vector, data_object, frame_row, raise_status, refuse_zero_quaternions, run_kernel,
+)
 from .entry import KERNELS
 
 
@@ -20,12 +23,12 @@ def body_pose(m, q, body, data=None):
         return batch.body_pose(m, q, body)
     c = m.compiled
     dbuf = data_object(c, data).buf
-    q = check_vector(q, c.nq, "q")
+    q = check_vector(q, c.nq, "q", c)
     out = np.empty((4, 4))
     st = run_kernel(c, q, KERNELS.frame_pose, dbuf, q, frame_row(c, body), out)
     if st:
         if st == MODAL:  # modal bodies: a node moves with its mode shapes
-            return flex.frame_pose(m, q, body, data)
+            return check_result(c, flex.frame_pose(m, q, body, data), ("q",), (q,))
         raise_status(c, st, ("q",), (q,))
     return out
 
@@ -45,7 +48,7 @@ def body_jacobian(m, q, body, frame="body", data=None):
         return batch.body_jacobian(m, q, body)
     c = m.compiled
     dbuf = data_object(c, data).buf
-    q = check_vector(q, c.nq, "q")
+    q = check_vector(q, c.nq, "q", c)
     f = frame_row(c, body)
     if frame not in ("body", "world_aligned", "world"):
         raise ValueError(f"frame must be 'body', 'world_aligned' or 'world', got {frame!r}")
@@ -56,26 +59,34 @@ def body_jacobian(m, q, body, frame="body", data=None):
         if st != MODAL:
             raise_status(c, st, ("q",), (q,))
         J, T_wf = flex_operators.frame_jacobian(m, q, f, data)  # modal bodies: nodes' modal columns
+        check_result(c, J, ("q",), (q,))
     if frame == "body":
         return J
     R = T_wf[:3, :3]
     Jw = np.vstack([R @ J[:3], R @ J[3:]])
     if frame == "world":
         Jw[3:] += np.cross(T_wf[:3, 3], Jw[:3], axis=0)
-    return Jw
+    return check_result(c, Jw, ("q",), (q,))
 
 
 def _velocity_acceleration(m, q, u, udot, body, data):
+    """[velocity; acceleration] (12,) of a frame; udot None: ``body_velocity``'s call (udot = 0,
+    and the velocity alone is the result: only its overflow is an error)."""
     c = m.compiled
     dbuf = data_object(c, data).buf
-    q, u = check_vector(q, c.nq, "q"), check_vector(u, c.nu, "u")
-    udot = np.zeros(c.nu) if udot is None else check_vector(udot, c.nu, "udot")
+    q, u = check_vector(q, c.nq, "q", c), check_vector(u, c.nu, "u", c)
+    if udot is None:
+        names, args, udot = ("q", "u"), (q, u), np.zeros(c.nu)
+    else:
+        udot = check_vector(udot, c.nu, "udot", c)
+        names, args = ("q", "u", "udot"), (q, u, udot)
     out = np.empty(12)
     st = run_kernel(c, q, KERNELS.frame_velocity_acceleration, dbuf, q, u, udot, frame_row(c, body), out)
-    if st:
-        if st == MODAL:
-            return flex_operators.frame_velocity_acceleration(m, q, u, udot, frame_row(c, body), data)
+    if st == MODAL:
+        out = flex_operators.frame_velocity_acceleration(m, q, u, udot, frame_row(c, body), data)
+    elif st and st != OVERFLOW:
         raise_status(c, st, ("q", "u", "udot"), (q, u, udot))
+    check_result(c, out if len(names) == 3 else out[:6], names, args)
     return out
 
 
@@ -97,15 +108,19 @@ def body_acceleration(m, q, u, udot, body, kind="spatial", data=None):
     acc = out[6:].copy()
     if kind == "classical":
         acc[3:] += np.cross(out[:3], out[3:6])
+        check_result(m.compiled, acc, ("q", "u", "udot"), (q, u, udot))
     return acc
 
 
 def u_from_qdot_matrix(m, q, data=None):
     """The (nu, nq) matrix N+ with u = N+(q) q_dot (exact for q_dot tangent to the
-    quaternion constraint). Identity for scalar and translational coordinates."""
+    quaternion constraint). Identity for scalar and translational coordinates. q's
+    quaternions are normalised here; a zero one (no rotation) raises ValueError naming it."""
     from .coordinate_maps import u_from_qdot_matrix as n_plus
     c = m.compiled
-    N = n_plus(c, data_object(c, data), check_vector(q, c.nq, "q"))
+    q = check_vector(q, c.nq, "q", c)
+    refuse_zero_quaternions(c, q)  # (normalised here; a zero one is no rotation)
+    N = n_plus(c, data_object(c, data), q)
     return N if c.flex is None else flex_operators.add_modal_rate_blocks(c, N)
 
 

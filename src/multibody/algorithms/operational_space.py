@@ -4,7 +4,7 @@ import numpy as np
 from ..kernels.operational_space import Y_COLS
 from ..kernels.status import MODAL
 from . import flex_operators
-from .checks import as_float_vector, data_object, frame_rows, raise_status, run_kernel
+from .checks import as_float_vector, check_result, data_object, frame_rows, raise_status, run_kernel
 from .entry import KERNELS
 
 
@@ -35,6 +35,7 @@ def operational_space_compliance(m, q, frames, data=None):
         st = run_kernel(c, q, KERNELS.operational_space_compliance, dbuf, q, rows, W, out)
     if st:
         if st == MODAL:  # modal bodies: their own recursion (frames at deforming nodes included)
-            return flex_operators.operational_space_compliance(m, q, frames, data)
-        raise_status(c, st, ("q",), (q,))
-    return out
+            out = flex_operators.operational_space_compliance(m, q, frames, data)
+        else:
+            raise_status(c, st, ("q",), (q,))
+    return check_result(c, out, ("q",), (q,))  # (kernels/operational_space.py has no result check yet)

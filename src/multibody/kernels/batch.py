@@ -5,11 +5,14 @@ Each kernel takes a stack of data buffers ``dbufs`` (T, rows, cols), one per wor
 Worker t (a ``prange`` iteration) owns ``dbufs[t]`` and evaluates samples t, t + T,
 t + 2T, ... with the same cores as the single-state entry kernels, so every sample gets
 exactly the arithmetic of a single call. ``status[b]`` receives sample b's status
-(kernels/status.py); a failing sample does not stop the others.
+(kernels/status.py; OVERFLOW where its finite state gave a non-finite result, as the
+single calls); a failing sample does not stop the others.
 """
 from numba import njit, prange
 
-from .common import check_state, data_start, frame_table, link_rows, model_arrays, ragged
+from .common import (
+    check_state, check_state_modal_ok, data_start, frame_table, link_rows, model_arrays, ragged, result_status,
+)
 from .coordinates import integrate_q
 from .energy import kinetic_energy_core, mass_and_com_core
 from .forward_dynamics import aba_core
@@ -18,7 +21,7 @@ from .inverse_mass_matrix import minv_core
 from .jacobian import frame_jacobian_core, frame_pose_core
 from .layout import D_USE_FEXT
 from .mass_matrix import crba_core
-from .status import MODAL, OK, SINGULAR
+from .status import OK, SINGULAR
 
 
 @njit(cache=True, parallel=True)
@@ -37,7 +40,7 @@ def forward_dynamics_batch(dbufs, Q, U, TAU, OUT, status):
             st = check_state(mi, Q[b], U[b], TAU[b], 1, 1)
             if st == OK and not aba_core(mi, mf, ws, z, Q[b], U[b], TAU[b], use_fext, OUT[b]):
                 st = SINGULAR
-            status[b] = st
+            status[b] = result_status(st, OUT[b])
 
 
 @njit(cache=True, parallel=True)
@@ -55,7 +58,7 @@ def inverse_dynamics_batch(dbufs, Q, U, UDOT, OUT, status):
             st = check_state(mi, Q[b], U[b], UDOT[b], 1, 1)
             if st == OK:
                 rnea_core(mi, mf, ws, Q[b], U[b], UDOT[b], use_fext, OUT[b])
-            status[b] = st
+            status[b] = result_status(st, OUT[b])
 
 
 @njit(cache=True, parallel=True)
@@ -71,7 +74,7 @@ def mass_matrix_batch(dbufs, Q, OUT, status):
             st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
             if st == OK:
                 crba_core(mi, mf, ws, Q[b], OUT[b])
-            status[b] = st
+            status[b] = result_status(st, OUT[b])
 
 
 @njit(cache=True, parallel=True)
@@ -89,7 +92,7 @@ def inverse_mass_matrix_batch(dbufs, works, Q, OUT, status):
             st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
             if st == OK and not minv_core(mi, mf, ws, z, Q[b], works[t], OUT[b]):
                 st = SINGULAR
-            status[b] = st
+            status[b] = result_status(st, OUT[b])
 
 
 @njit(cache=True, parallel=True)
@@ -106,7 +109,7 @@ def frame_pose_batch(dbufs, Q, f, OUT, status):
             st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
             if st == OK:
                 frame_pose_core(mi, mf, fr, ws, Q[b], f, OUT[b])
-            status[b] = st
+            status[b] = result_status(st, OUT[b])
 
 
 @njit(cache=True, parallel=True)
@@ -124,7 +127,7 @@ def frame_jacobian_batch(dbufs, Q, f, POSES, OUT, status):
             st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
             if st == OK:
                 frame_jacobian_core(mi, mf, fr, ws, Q[b], f, POSES[b], OUT[b])
-            status[b] = st
+            status[b] = result_status(result_status(st, POSES[b]), OUT[b])
 
 
 @njit(cache=True, parallel=True)
@@ -140,7 +143,7 @@ def kinetic_energy_batch(dbufs, Q, U, OUT, status):
             st = check_state(mi, Q[b], U[b], U[b], 1, -1)
             if st == OK:
                 OUT[b] = kinetic_energy_core(mi, mf, ws, Q[b], U[b])
-            status[b] = st
+            status[b] = result_status(st, OUT[b:b + 1])
 
 
 @njit(cache=True, parallel=True)
@@ -156,7 +159,7 @@ def mass_and_com_batch(dbufs, Q, OUT, status):
             st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
             if st == OK:
                 mass_and_com_core(mi, mf, ws, Q[b], OUT[b])
-            status[b] = st
+            status[b] = result_status(st, OUT[b])
 
 
 @njit(cache=True, parallel=True)
@@ -170,9 +173,7 @@ def integrate_batch(dbufs, Q, U, dt, OUT, status):
         n = mi.shape[0]
         ws = link_rows(dbuf, data_start(dbuf, n), n)
         for b in range(t, Q.shape[0], T):
-            st = check_state(mi, Q[b], U[b], U[b], 1, -1)
-            if st == MODAL:  # modal bodies: their coordinates are Euclidean, integrate_q knows them
-                st = OK
+            st = check_state_modal_ok(mi, Q[b], U[b], U[b], 1, -1)  # (integrate_q knows modal coordinates)
             if st == OK:
                 integrate_q(mi, ws, Q[b], U[b], dt, OUT[b])
-            status[b] = st
+            status[b] = result_status(st, OUT[b])

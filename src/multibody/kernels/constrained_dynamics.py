@@ -28,7 +28,7 @@ The work array ``W`` is laid out in constraint_work.py.
 """
 from numba import njit
 
-from .common import check_state, data_start, frame_table, link_rows, model_arrays, ragged
+from .common import check_state, data_start, frame_table, link_rows, model_arrays, ragged, result_status
 from .constraint_gamma import W_GW, gamma_rows, group_jacobian, row_innovations, supports, world_factors
 from .constraint_rows import bias_motion_pass, constraint_rows_core
 from .constraint_work import (
@@ -300,14 +300,14 @@ def constraint_views(dbuf):
 @njit(**NO_NRT)
 def constrained_forward_dynamics(dbuf, q, u, tau, W, udot):
     """Checked entry point of ``ta_core``: a status for (q, u, tau) (BAD_LENGTH_ARG2 also when
-    udot's length is not nu), or SINGULAR."""
+    udot's length is not nu), SINGULAR, or OVERFLOW."""
     mi, mf, fr, cr, ws, z, d0 = constraint_views(dbuf)
     st = check_state(mi, q, u, tau, 1, 1)
     if st == OK and udot.shape[0] != u.shape[0]:
         return BAD_LENGTH_ARG2
     if st == OK and not ta_core(mi, mf, fr, cr, ws, z, q, u, tau, dbuf[d0, D_USE_FEXT] != 0.0, W, udot):
         return SINGULAR
-    return st
+    return result_status(st, udot)
 
 
 @njit(**NO_NRT)

@@ -6,11 +6,16 @@ SPHERICAL (chart-relative rotation vector v): q_dot = Jr(v)^-1 w, and the step
 SPHERICAL_QUAT: q_dot = 1/2 q (x) [w; 0], step q' = q (x) exp(w dt).
 FREE / FREE_QUAT: rotation as above; position p_dot = R v, and the step is the
     exact SE(3) motion T' = T exp([w; v] dt) (p' = p + R Jl(w dt) v dt).
+
+``qdot`` and ``integrate`` are the facade's checked entry points (the simulation calls the
+maps themselves on states it keeps valid): q's quaternions must be unit, as for the
+dynamics (``check_state``), and a non-finite result is OVERFLOW.
 """
 import math
 
 from numba import njit
 
+from .common import check_state_modal_ok, result_status
 from .joint_transform import chart_rotation
 from .layout import BODY_NU, FREE, FREE_QUAT, KIND, NQ, NU, QOFF, SPHERICAL, SPHERICAL_QUAT, UOFF, W_CHART
 from .spatial_inline import rot_quat
@@ -98,6 +103,15 @@ def qdot_from_u(mi, ws, q, u, qdot):
             qdot[i + mi[j, NQ] + r] = u[k + mi[j, NU] + r]
 
 
+@njit(cache=True)
+def qdot(mi, ws, q, u, out):
+    """Checked entry point of ``qdot_from_u``: a status for (q, u), or OVERFLOW."""
+    st = check_state_modal_ok(mi, q, u, u, 1, -1)  # (a modal body's eta: Euclidean, qdot_from_u knows it)
+    if st == 0:
+        qdot_from_u(mi, ws, q, u, out)
+    return result_status(st, out)
+
+
 @njit(cache=True, inline="always")
 def _translation_step(R, wx, wy, wz, vx, vy, vz, dt, q, i):
     """q[i:i+3] += R Jl(w dt) v dt: the translation of the SE(3) exponential."""
@@ -175,6 +189,15 @@ def integrate_q(mi, ws, q, u, dt, qout):
                 qout[i + r] = q[i + r] + u[k + r] * dt
         for r in range(mi[j, BODY_NU]):
             qout[i + mi[j, NQ] + r] = q[i + mi[j, NQ] + r] + u[k + mi[j, NU] + r] * dt
+
+
+@njit(cache=True)
+def integrate(mi, ws, q, u, dt, out):
+    """Checked entry point of ``integrate_q``: a status for (q, u), or OVERFLOW."""
+    st = check_state_modal_ok(mi, q, u, u, 1, -1)
+    if st == 0:
+        integrate_q(mi, ws, q, u, dt, out)
+    return result_status(st, out)
 
 
 @njit(cache=True)

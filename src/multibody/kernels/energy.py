@@ -3,7 +3,7 @@ one call (``trajectory_energies``)."""
 from numba import njit
 
 from .variants import variant
-from .common import check_state, data_start, joint_motion_add, link_rows, model_arrays
+from .common import check_state, data_start, joint_motion_add, link_rows, model_arrays, result_status
 from .joint_transform import forward_kinematics_pass, forward_kinematics_pin_pass
 from .layout import ARMATURE, INERTIA, NU, PARENT, RB_H, RB_MASS, UOFF, W_C, W_PW, W_RW, W_V
 from .spatial_inline import mat66_vec, motion_to_child
@@ -39,7 +39,7 @@ def _make_kinetic_energy(general):
 
     @variant("kinetic_energy" if general else "kinetic_energy_pins")
     def kinetic_energy(dbuf, q, u, out):
-        """Checked entry point: out[0] = ``kinetic_energy_core``; a ``check_state`` status."""
+        """Checked entry point: out[0] = ``kinetic_energy_core``; a ``check_state`` status, or OVERFLOW."""
         mi, mf = model_arrays(dbuf)
         n = mi.shape[0]
         ws = link_rows(dbuf, data_start(dbuf, n), n)
@@ -49,7 +49,7 @@ def _make_kinetic_energy(general):
                 out[0] = kinetic_energy_core(mi, mf, ws, q, u)
             else:
                 out[0] = kinetic_energy_pin_core(mi, mf, ws, q, u)
-        return st
+        return result_status(st, out)
 
     return kinetic_energy
 
@@ -89,7 +89,7 @@ def _make_mass_and_com(general):
 
     @variant("mass_and_com" if general else "mass_and_com_pins")
     def mass_and_com(dbuf, q, out):
-        """Checked entry point of ``mass_and_com_core``: a ``check_state`` status for q."""
+        """Checked entry point of ``mass_and_com_core``: a ``check_state`` status for q, or OVERFLOW."""
         mi, mf = model_arrays(dbuf)
         n = mi.shape[0]
         ws = link_rows(dbuf, data_start(dbuf, n), n)
@@ -99,7 +99,7 @@ def _make_mass_and_com(general):
                 mass_and_com_core(mi, mf, ws, q, out)
             else:
                 mass_and_com_pin_core(mi, mf, ws, q, out)
-        return st
+        return result_status(st, out)
 
     return mass_and_com
 
@@ -163,7 +163,7 @@ def _make_trajectory_energies(general):
         """Checked entry point: out[k] = (kinetic energy [J], total mass, centre of mass (3)) at
         (Q[k], U[k]) for the samples of a trajectory (Q (N, nq), U (N, nu), out (N, 5)), one
         velocity pass per sample (the centre of mass from its world placements). Returns
-        (status, k): the ``check_state`` status of the first bad sample k, or (OK, N)."""
+        (status, k): the ``check_state`` status (or OVERFLOW) of the first bad sample k, or (OK, N)."""
         mi, mf = model_arrays(dbuf)
         n = mi.shape[0]
         ws = link_rows(dbuf, data_start(dbuf, n), n)
@@ -182,6 +182,9 @@ def _make_trajectory_energies(general):
             out[k, 2] = c0
             out[k, 3] = c1
             out[k, 4] = c2
+            st = result_status(st, out[k])
+            if st != 0:
+                return st, k
         return 0, Q.shape[0]
 
     return trajectory_energies

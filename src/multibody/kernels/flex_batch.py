@@ -9,16 +9,16 @@ the flex articulated-body recursion), inverse dynamics and the mass matrix throu
 packed entries below: the same kernels as the single calls (algorithms/flex.py) on the
 same numbers, so every sample gets exactly a single call's arithmetic. The state checks
 are the rigid kernels' (``check_state``: lengths, finite values, unit quaternions), whose
-MODAL answer means "checked" here.
+MODAL answer means "checked" here; a non-finite result of a finite state is OVERFLOW.
 """
 import numpy as np
 from numba import njit, prange
 
 from ..simulation.flex_stepping import CONSTANTS, WORK, flex_udot
-from .common import check_state, coordinate_sizes, data_start, link_rows, model_arrays
+from .common import check_state_modal_ok, coordinate_sizes, data_start, link_rows, model_arrays, result_status
 from .flex_articulated import flex_mass_matrix
 from .flex_dynamics import flex_inverse_dynamics
-from .status import MODAL, OK, SINGULAR
+from .status import OK, SINGULAR
 
 
 def _piece(name):
@@ -62,13 +62,6 @@ def flex_mass(mi, mf, ws, fx, q, u0, M):
 
 
 @njit(cache=True, inline="always")
-def _checked(mi, q, u, x, nb, nc):
-    """``check_state`` with MODAL (the flex kernels' models) read as OK."""
-    st = check_state(mi, q, u, x, nb, nc)
-    return OK if st == MODAL else st
-
-
-@njit(cache=True, inline="always")
 def _worker(dbufs, t, fi, ff, FW, fo):
     """(mi, mf, ws, fx) of worker t: the model and link rows of its data buffer, and the flex
     tables with its own work row."""
@@ -86,13 +79,13 @@ def _dynamics(inverse, dbufs, fi, ff, FW, fo, Q, U, X, OUT, status):
     for t in prange(T):
         mi, mf, ws, fx = _worker(dbufs, t, fi, ff, FW, fo)
         for b in range(t, Q.shape[0], T):
-            st = _checked(mi, Q[b], U[b], X[b], 1, 1)
+            st = check_state_modal_ok(mi, Q[b], U[b], X[b], 1, 1)
             if st == OK:
                 if inverse:
                     flex_tau(mi, mf, ws, fx, Q[b], U[b], X[b], OUT[b])
                 elif not flex_udot(mi, mf, ws, fx, Q[b], U[b], X[b], OUT[b]):
                     st = SINGULAR
-            status[b] = st
+            status[b] = result_status(st, OUT[b])
 
 
 @njit(cache=True, parallel=True)
@@ -115,7 +108,7 @@ def flex_mass_matrix_batch(dbufs, fi, ff, FW, fo, Q, OUT, status):
         mi, mf, ws, fx = _worker(dbufs, t, fi, ff, FW, fo)
         u0 = np.zeros(coordinate_sizes(mi)[1])
         for b in range(t, Q.shape[0], T):
-            st = _checked(mi, Q[b], Q[b], Q[b], -1, -1)
+            st = check_state_modal_ok(mi, Q[b], Q[b], Q[b], -1, -1)
             if st == OK:
                 flex_mass(mi, mf, ws, fx, Q[b], u0, OUT[b])
-            status[b] = st
+            status[b] = result_status(st, OUT[b])

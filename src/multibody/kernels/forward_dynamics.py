@@ -22,7 +22,9 @@ from numba import njit
 
 from .variants import variant
 from .articulated_inertia import general_inertia_step, init_articulated_inertia, pin_inertia_step
-from .common import check_state, data_start, joint_motion, link_rows, model_arrays, ragged, world_acceleration_in_link
+from .common import (
+    check_state, data_start, joint_motion, link_rows, model_arrays, ragged, result_status, world_acceleration_in_link,
+)
 from .joint_transform import place_links, place_pin_links
 from .layout import (
     D_USE_FEXT, DINV_ADR, G_ADR, INERTIA, KIND, NU, PARENT, PIN, RES_ADR, S_COLS, U_ADR, UOFF, W_A, W_C,
@@ -146,7 +148,8 @@ aba_pin_core = _make_aba_core(False)  # PIN links only (joint_transform.pin_vari
 def _make_forward_dynamics(general):
     @variant("forward_dynamics" if general else "forward_dynamics_pins")
     def forward_dynamics(dbuf, q, u, tau, udot):
-        """Checked entry point: a status (kernels/status.py) for (q, u, tau), or SINGULAR."""
+        """Checked entry point: a status (kernels/status.py) for (q, u, tau), SINGULAR, or
+        OVERFLOW (a non-finite udot)."""
         mi, mf = model_arrays(dbuf)
         n = mi.shape[0]
         d0 = data_start(dbuf, n)
@@ -161,7 +164,7 @@ def _make_forward_dynamics(general):
                 ok = aba_pin_core(mi, mf, ws, z, q, u, tau, use_fext, udot)
             if not ok:
                 return SINGULAR
-        return st
+        return result_status(st, udot)
 
     return forward_dynamics
 

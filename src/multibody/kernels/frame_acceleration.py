@@ -7,7 +7,9 @@ The frame F at (R, p) on link L then has v_F = X_FL v_L and a_F = X_FL a_L
 """
 from numba import njit
 
-from .common import check_state, data_start, joint_motion, joint_motion_add, frame_table, link_rows, model_arrays
+from .common import (
+    check_state, data_start, joint_motion, joint_motion_add, frame_table, link_rows, model_arrays, result_status,
+)
 from .joint_transform import place_links
 from .layout import FR_LINK, FR_P, FR_R, PARENT, W_A, W_C, W_V
 from .spatial_inline import cross_motion_add, motion_to_child
@@ -30,7 +32,7 @@ def _to_frame(ws, link, off, fr, f, out, o):
 @njit(cache=True)
 def frame_velocity_acceleration(dbuf, q, u, udot, f, out):
     """out[0:6] = spatial velocity [w; v], out[6:12] = spatial acceleration of frame row f,
-    both in the frame's axes. Returns a ``check_state`` status for (q, u, udot)."""
+    both in the frame's axes. Returns a ``check_state`` status for (q, u, udot), or OVERFLOW."""
     mi, mf = model_arrays(dbuf)
     fr = frame_table(dbuf, mi.shape[0])
     n = mi.shape[0]
@@ -61,4 +63,4 @@ def frame_velocity_acceleration(dbuf, q, u, udot, f, out):
         return 0
     _to_frame(ws, link, W_V, fr, f, out, 0)
     _to_frame(ws, link, W_A, fr, f, out, 6)
-    return 0
+    return result_status(0, out)

@@ -8,7 +8,7 @@ Inward pass: tau_j = S_j^T f_j + A_j udot_j (A_j: the armature) and f_p += X_j^T
 from numba import njit
 
 from .variants import variant
-from .common import check_state, data_start, link_rows, model_arrays, joint_force, joint_motion, joint_motion_add, world_acceleration_in_link
+from .common import check_state, data_start, link_rows, model_arrays, result_status, joint_force, joint_motion, joint_motion_add, world_acceleration_in_link
 from .joint_transform import place_links, place_pin_links
 from .layout import ARMATURE, D_USE_FEXT, INERTIA, NU, PARENT, UOFF, W_A, W_C, W_F, W_FEXT, W_V
 from .spatial_inline import cross_force_add, cross_motion_add, force_to_parent, mat66_vec, motion_to_child
@@ -70,7 +70,7 @@ def _make_inverse_dynamics(general):
 
     @variant("inverse_dynamics" if general else "inverse_dynamics_pins")
     def inverse_dynamics(dbuf, q, u, udot, tau):
-        """Checked entry point: a status (kernels/status.py) for (q, u, udot)."""
+        """Checked entry point: a status (kernels/status.py) for (q, u, udot), or OVERFLOW."""
         mi, mf = model_arrays(dbuf)
         n = mi.shape[0]
         d0 = data_start(dbuf, n)
@@ -81,7 +81,7 @@ def _make_inverse_dynamics(general):
                 rnea_core(mi, mf, ws, q, u, udot, dbuf[d0, D_USE_FEXT] != 0.0, tau)
             else:
                 rnea_pin_core(mi, mf, ws, q, u, udot, dbuf[d0, D_USE_FEXT] != 0.0, tau)
-        return st
+        return result_status(st, tau)
 
     return inverse_dynamics
 

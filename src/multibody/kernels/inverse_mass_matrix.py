@@ -22,7 +22,7 @@ import math
 from numba import njit
 
 from .articulated_inertia import spd_inverse
-from .common import check_state, data_start, link_rows, model_arrays
+from .common import check_state, data_start, link_rows, model_arrays, result_status
 from .joint_transform import joint_rotation_translation
 from .layout import (
     ARMATURE, FREE, FREE_QUAT, G_ADR, H_NU, KIND, NU, P_TREE, PARENT, PIN, QOFF, R_TREE, RB_H, RB_I, RB_MASS,
@@ -377,7 +377,8 @@ def minv_core(mi, mf, ws, z, q, W, Minv):
 
 @njit(**_NO_NRT)
 def inverse_mass_matrix(dbuf, q, W, Minv):
-    """Checked entry point: a status for q (BAD_LENGTH_ARG1: Minv is not (nu, nu)), or SINGULAR."""
+    """Checked entry point: a status for q (BAD_LENGTH_ARG1: Minv is not (nu, nu)), SINGULAR, or
+    OVERFLOW."""
     nu = int(dbuf[0, H_NU])
     if Minv.shape[0] != nu or Minv.shape[1] != nu:
         return BAD_LENGTH_ARG1
@@ -387,4 +388,4 @@ def inverse_mass_matrix(dbuf, q, W, Minv):
     st = check_state(mi, q, q, q, -1, -1)
     if st == OK and not _minv(mi, mf, ws, q, W, Minv):
         return SINGULAR
-    return st
+    return result_status(st, Minv)

@@ -7,7 +7,7 @@ link i to F: with (R, p) the pose of link i in F,
 """
 from numba import njit
 
-from .common import check_state, data_start, frame_table, link_rows, model_arrays
+from .common import check_state, data_start, frame_table, link_rows, model_arrays, result_status
 from .joint_transform import forward_kinematics_pass
 from .layout import FR_LINK, FR_P, FR_R, NU, PARENT, S_COLS, UOFF, W_PW, W_RW
 
@@ -43,7 +43,7 @@ def frame_pose_core(mi, mf, fr, ws, q, f, T_wf):
 
 @njit(cache=True)
 def frame_pose(dbuf, q, f, T_wf):
-    """Checked entry point of ``frame_pose_core``: a ``check_state`` status for q."""
+    """Checked entry point of ``frame_pose_core``: a ``check_state`` status for q, or OVERFLOW."""
     mi, mf = model_arrays(dbuf)
     n = mi.shape[0]
     fr = frame_table(dbuf, n)
@@ -51,12 +51,12 @@ def frame_pose(dbuf, q, f, T_wf):
     st = check_state(mi, q, q, q, -1, -1)
     if st == 0:
         frame_pose_core(mi, mf, fr, ws, q, f, T_wf)
-    return st
+    return result_status(st, T_wf)
 
 
 @njit(cache=True)
 def frame_jacobian(dbuf, q, f, T_wf, J):
-    """Checked entry point of ``frame_jacobian_core``: a ``check_state`` status for q."""
+    """Checked entry point of ``frame_jacobian_core``: a ``check_state`` status for q, or OVERFLOW."""
     mi, mf = model_arrays(dbuf)
     n = mi.shape[0]
     fr = frame_table(dbuf, n)
@@ -64,7 +64,7 @@ def frame_jacobian(dbuf, q, f, T_wf, J):
     st = check_state(mi, q, q, q, -1, -1)
     if st == 0:
         frame_jacobian_core(mi, mf, fr, ws, q, f, T_wf, J)
-    return st
+    return result_status(result_status(st, T_wf), J)
 
 
 @njit(cache=True)

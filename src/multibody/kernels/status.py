@@ -27,6 +27,7 @@ CONTROL_NONFINITE = 14  # the control returned a non-finite joint force
 
 BAD_QUATERNION = 15  # the first state argument (q) holds a quaternion whose norm is not 1 (1e-6)
 MODAL = 16           # the model has modal (flexible) bodies: the facade takes the flex kernels
+OVERFLOW = 17        # finite arguments gave a non-finite result: they are too large (1e200)
 
 
 class Status(IntEnum):
@@ -49,6 +50,7 @@ class Status(IntEnum):
     NEED_CONTROL = NEED_CONTROL
     CONTROL_NONFINITE = CONTROL_NONFINITE
     MODAL = MODAL
+    OVERFLOW = OVERFLOW
 
     @property
     def argument(self):

@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from ..algorithms.checks import check_vector
+from ..algorithms.checks import check_vector, refuse_zero_quaternions
 from ..algorithms.constraints import gains_of, simulation_work
 from ..kernels import layout as L
 from ..kernels.kinds import KINDS
@@ -69,7 +69,8 @@ class RungeKuttaIntegrator:
     Parameters
     ----------
     m : Multibody.
-    q0 (nq,), u0 (nu,) : initial state (q in the model's current charts).
+    q0 (nq,), u0 (nu,) : initial state (q in the model's current charts; its quaternions are
+        normalised, a zero one raises ValueError naming q0 and its hinge).
     tableau : ButcherTableau or a name ("rk4", "dopri5", ... see ``TABLEAUS``).
     sink : an ``OdeResultsSink`` (default: a new ``ExpandingStorage``).
     control : optional ``control(t, q, u, tau_out)`` writing the joint forces tau_out (nu,)
@@ -110,8 +111,9 @@ class RungeKuttaIntegrator:
         self.tableau = get_tableau(tableau)
         if lie_group is not None:
             self.lie_group = bool(lie_group)
-        q0 = check_vector(q0, c.nq, "q").copy()
-        u0 = check_vector(u0, c.nu, "u").copy()
+        q0 = check_vector(q0, c.nq, "q0", c).copy()
+        refuse_zero_quaternions(c, q0, "q0")  # (normalised below; a zero one is no rotation)
+        u0 = check_vector(u0, c.nu, "u0", c).copy()
         self._q = q0
         self._u = u0
         # the run's own data; q0 is read in the charts of the calling thread's data
@@ -121,7 +123,7 @@ class RungeKuttaIntegrator:
         if control is not None and not callable(control):
             raise TypeError(f"control must be callable as control(t, q, u, tau_out), got {type(control).__name__}")
         self.control = control
-        self.tau0 = np.zeros(c.nu) if tau is None else check_vector(tau, c.nu, "tau").copy()
+        self.tau0 = np.zeros(c.nu) if tau is None else check_vector(tau, c.nu, "tau", c).copy()
         self.fmi, self.fmf, world = pack_force_models(m, forces)
         self._links = link_forces(self.fmi)  # the loop variant with link-level force models
         self._wc = simulation_work(m, stabilization_gains)  # None for a tree: the loop without TA

@@ -2,6 +2,8 @@
 import numba
 import numpy as np
 
+from ..algorithms.checks import refuse_zero_quaternions
+from ..algorithms.entry import stacked
 from ..kernels.status import FINISHED, Status
 from ..progress import ProgressBar
 from . import flex_rollout as FR
@@ -38,17 +40,20 @@ class RolloutResult:
 
 
 def _stacked(x, shape, name):
-    x = np.asarray(x, dtype=float)
-    if x.shape != shape or not np.all(np.isfinite(x)):
-        raise ValueError(f"{name} must be a finite array of shape {shape}, got {x.shape}")
-    return np.ascontiguousarray(x)
+    """``stacked`` (shape, coercion, a writeable copy of a read-only array) with finite values."""
+    x = stacked(x, shape, name)
+    if not np.all(np.isfinite(x)):
+        idx = tuple(int(i) for i in np.argwhere(~np.isfinite(x))[0])
+        raise ValueError(f"{name}[{', '.join(map(str, idx))}] is not finite ({x[idx]})")
+    return x
 
 
 def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=None, forces=(),
             save_every=1, lie_group=False, limits=True, progress=True):
     """Simulate B initial states from t = 0 to ``t_final`` in one compiled call across cores.
 
-    Q0 (B, nq), U0 (B, nu): initial states (charts of the calling thread's default Data).
+    Q0 (B, nq), U0 (B, nu): initial states (charts of the calling thread's default Data;
+    quaternions normalised as in ``simulate``, a zero one raises ValueError naming the sample).
     ``dt`` [s] fixed step of the Runge-Kutta ``integrator`` (a tableau name or
     ButcherTableau; "munthe_kaas" or ``lie_group=True`` for the Lie-group stepper);
     ``tau``: None, (B, nu) constant generalized forces per sample, or (B, N, nu) open-loop
@@ -71,6 +76,7 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     Q0 = np.atleast_2d(np.asarray(Q0, dtype=float))
     B = Q0.shape[0]
     Q0 = _stacked(Q0, (B, c.nq), "Q0")
+    refuse_zero_quaternions(c, Q0, "Q0")  # (normalised below; a zero one is no rotation)
     U0 = _stacked(U0, (B, c.nu), "U0")
     if not (np.isfinite(t_final) and t_final > 0):
         raise ValueError(f"t_final must be a positive time, got {t_final!r}")

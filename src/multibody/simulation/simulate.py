@@ -46,7 +46,9 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     Parameters
     ----------
     m : Multibody.
-    q0 (nq,), u0 (nu,) : initial configuration and generalized speeds.
+    q0 (nq,), u0 (nu,) : initial configuration and generalized speeds (read-only arrays are
+        fine; q0's quaternions are normalised, a zero one raises ValueError naming q0 and its
+        hinge).
     t_final : end time [s] (> 0).
     dt : step size [s]; for the adaptive integrators ("dopri5", "bs32") the output interval.
     integrator : "rk4" (default), "euler", "midpoint", "heun", "rk38" ("3/8"), "bs32",
