@@ -26,7 +26,7 @@ from .common import check_state, data_start, link_rows, model_arrays, result_sta
 from .joint_transform import joint_rotation_translation
 from .layout import (
     ARMATURE, FREE, FREE_QUAT, G_ADR, H_NU, KIND, NU, P_TREE, PARENT, PIN, QOFF, R_TREE, RB_H, RB_I, RB_MASS,
-    S_COLS, SUBTREE_END, U_ADR, UOFF, W_IA, W_PPLUS, W_PW, W_RW, W_TMP,
+    S_COLS, SUBTREE_END, U_ADR, UOFF, W_IA, W_PR, W_PPLUS, W_PW, W_RW, W_TMP,
 )
 from .spatial_inline import force_to_world, load9, motion_to_world, mul33, mul33_vec, store9
 from .status import BAD_LENGTH_ARG1, OK, SINGULAR
@@ -45,17 +45,19 @@ _DINV = W_PPLUS  # nj x nj, D^-1 of a link with nj != 1 speeds
 
 @njit(**_INL)
 def world_columns(mi, mf, ws, z, j, W, r0):
-    """For each speed c of link j, in world coordinates: its S column (motion vector) at
-    W[r0, 6c:6c+6], U's at W[r0 + 1, 6c:] and G's at W[r0 + 2, 6c:] (force vectors),
-    from the link-frame U and G of ``articulated_inertia_pass``."""
+    """For each speed c of link j, in world axes about its tree's root link origin (W_PR,
+    from ``world_placement``): its S column (motion vector) at W[r0, 6c:6c+6], U's at
+    W[r0 + 1, 6c:] and G's at W[r0 + 2, 6c:] (force vectors), from the link-frame U and G
+    of ``articulated_inertia_pass``."""
     u0 = mi[j, UOFF]
     for k in range(mi[j, NU]):
         s = S_COLS + 6 * k
-        m = motion_to_world(ws, j, mf[j, s], mf[j, s + 1], mf[j, s + 2], mf[j, s + 3], mf[j, s + 4], mf[j, s + 5])
+        m = motion_to_world(ws, j, mf[j, s], mf[j, s + 1], mf[j, s + 2], mf[j, s + 3], mf[j, s + 4], mf[j, s + 5],
+                            W_PR)
         a = mi[j, U_ADR] + 6 * k
-        fu = force_to_world(ws, j, z[a], z[a + 1], z[a + 2], z[a + 3], z[a + 4], z[a + 5])
+        fu = force_to_world(ws, j, z[a], z[a + 1], z[a + 2], z[a + 3], z[a + 4], z[a + 5], W_PR)
         a = mi[j, G_ADR] + 6 * k
-        fg = force_to_world(ws, j, z[a], z[a + 1], z[a + 2], z[a + 3], z[a + 4], z[a + 5])
+        fg = force_to_world(ws, j, z[a], z[a + 1], z[a + 2], z[a + 3], z[a + 4], z[a + 5], W_PR)
         o = 6 * (u0 + k)
         for r in range(6):
             W[r0, o + r] = m[r]

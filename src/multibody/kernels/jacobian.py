@@ -9,12 +9,13 @@ from numba import njit
 
 from .common import check_state, data_start, frame_table, link_rows, model_arrays, result_status
 from .joint_transform import forward_kinematics_pass
-from .layout import FR_LINK, FR_P, FR_R, NU, PARENT, S_COLS, UOFF, W_PW, W_RW
+from .layout import FR_LINK, FR_P, FR_R, NU, PARENT, S_COLS, UOFF, W_PR, W_PW, W_RW
 
 
 @njit(cache=True, inline="always")
-def frame_world_pose(ws, fr, f, out):
-    """out (4x4) = T_world_link T_link_frame for frame row f (its link -1 is the world)."""
+def frame_world_pose(ws, fr, f, out, at=W_PW):
+    """out (4x4) = T_world_link T_link_frame for frame row f (its link -1 is the world);
+    ``at`` = W_PR: the position from its link's tree root origin instead (world axes)."""
     link = int(fr[f, FR_LINK])
     for r in range(3):
         for c in range(3):
@@ -26,7 +27,7 @@ def frame_world_pose(ws, fr, f, out):
         if link < 0:
             out[r, 3] = fr[f, FR_P + r]
         else:
-            out[r, 3] = (ws[link, W_PW + r] + ws[link, W_RW + 3 * r] * fr[f, FR_P]
+            out[r, 3] = (ws[link, at + r] + ws[link, W_RW + 3 * r] * fr[f, FR_P]
                          + ws[link, W_RW + 3 * r + 1] * fr[f, FR_P + 1] + ws[link, W_RW + 3 * r + 2] * fr[f, FR_P + 2])
     out[3, 0] = 0.0
     out[3, 1] = 0.0
@@ -74,13 +75,15 @@ def frame_jacobian_core(mi, mf, fr, ws, q, f, T_wf, J):
     Also writes the frame's world pose into T_wf. J must be zero on entry.
     """
     forward_kinematics_pass(mi, mf, ws, q)
-    frame_world_pose(ws, fr, f, T_wf)
     i = int(fr[f, FR_LINK])
+    frame_world_pose(ws, fr, f, T_wf, W_PR)  # the lever arms below from the tree's root (W_PR) ...
+    f0, f1, f2 = T_wf[0, 3], T_wf[1, 3], T_wf[2, 3]
+    frame_world_pose(ws, fr, f, T_wf)  # ... never as differences of positions in the world
     while i >= 0:
         # pose of link i in the frame: R = R_wf^T R_wi, p = R_wf^T (p_wi - p_wf)
-        e0 = ws[i, W_PW] - T_wf[0, 3]
-        e1 = ws[i, W_PW + 1] - T_wf[1, 3]
-        e2 = ws[i, W_PW + 2] - T_wf[2, 3]
+        e0 = ws[i, W_PR] - f0
+        e1 = ws[i, W_PR + 1] - f1
+        e2 = ws[i, W_PR + 2] - f2
         p0 = T_wf[0, 0] * e0 + T_wf[1, 0] * e1 + T_wf[2, 0] * e2
         p1 = T_wf[0, 1] * e0 + T_wf[1, 1] * e1 + T_wf[2, 1] * e2
         p2 = T_wf[0, 2] * e0 + T_wf[1, 2] * e1 + T_wf[2, 2] * e2

@@ -12,7 +12,7 @@ from numba import njit
 from .variants import variant
 from .layout import (
     AXIS, BODY_NU, FREE, FREE_QUAT, KIND, LOCKED, P_TREE, PARENT, PIN, PITCH, QOFF, R_TREE, SCREW,
-    SLIDER, SPHERICAL, SPHERICAL_QUAT, W_CHART, W_P, W_PW, W_R, W_RW,
+    SLIDER, SPHERICAL, SPHERICAL_QUAT, W_CHART, W_P, W_PR, W_PW, W_R, W_RW,
 )
 from .spatial_inline import load9, mul33, mul33_vec, rot_axis_angle, rot_quat, rot_rotvec, store9
 
@@ -132,19 +132,22 @@ def pin_variant(mi):
 
 @njit(cache=True, inline="always")
 def world_placement(mi, ws, j):
-    """World rotation (W_RW) and origin (W_PW) of link j from its parent's and W_R/W_P."""
+    """World rotation (W_RW) and origin (W_PW) of link j from its parent's and W_R/W_P, and
+    its origin relative to its tree's root link origin (W_PR, world axes: 0 for a root)."""
     p = mi[j, PARENT]
     if p < 0:
         for k in range(9):
             ws[j, W_RW + k] = ws[j, W_R + k]
         for k in range(3):
             ws[j, W_PW + k] = ws[j, W_P + k]
+            ws[j, W_PR + k] = 0.0
         return
     Rp = load9(ws, p, W_RW)
     store9(ws, j, W_RW, mul33(Rp, load9(ws, j, W_R)))
     t = mul33_vec(Rp, ws[j, W_P], ws[j, W_P + 1], ws[j, W_P + 2])
     for k in range(3):
         ws[j, W_PW + k] = ws[p, W_PW + k] + t[k]
+        ws[j, W_PR + k] = ws[p, W_PR + k] + t[k]
 
 
 def _make_forward_kinematics_pass(general):

@@ -135,7 +135,11 @@ W_PPLUS = 94   # 36, P+ = IA - U D^-1 U^T, what the link passes to its parent (l
 W_Y = 130      # 10, a rigid-body inertia (m, h, I as RB_*), e.g. composite inertia in world axes
 W_SW = 140     # 36, the link's motion subspace in world coordinates (6 x NU hinge dof, CRBA)
 W_TMP = 176    # 6, a pass's per-link temporary (e.g. res - U^T a' in forward dynamics)
-WS_COLS = 182
+W_PR = 182     # 3, link origin relative to its tree's root link origin (world axes), composed
+#                along the tree by world_placement: spatial vectors "in world coordinates" are
+#                taken about it, never about the world origin (a model 7e6 m away would form
+#                moments of 1e13 and cancel them: translation invariance, issue 18)
+WS_COLS = 185
 
 # one width for both buffers (a data buffer holds the model rows too)
 BUF_COLS = DATA_COLS = max(MODEL_COLS, D_COLS, WS_COLS)

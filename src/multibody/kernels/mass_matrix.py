@@ -1,8 +1,11 @@
-"""Composite-rigid-body mass matrix (CRBA), in world coordinates.
+"""Composite-rigid-body mass matrix (CRBA), in world axes about each tree's root.
 
 1. Kinematics: world placement of every link; each link's rigid-body inertia
-   (m, h = m c, I about the origin) carried to world coordinates, and each motion
-   subspace column carried to world coordinates, s_w = X_w,j S_j[:, k].
+   (m, h = m c, I about the origin) carried to world axes about its tree's root link
+   origin, and each motion subspace column likewise, s_w = X_w,j S_j[:, k]. About the
+   root (W_PR), not the world origin: a model 7e6 m away (an orbit) would form moments
+   of 1e13 and cancel them (M lost 1e-2 of its value there, all of it at 1 AU). M is the
+   same about any point: every column and inertia moves alike.
 2. Inward pass: composite inertias Ic_p += Ic_j, a plain sum in world coordinates
    (a composite of rigid bodies is again a rigid-body inertia: 10 numbers).
 3. For each column k of link j: F = Ic_j s_w,k, and for j and each ancestor i,
@@ -16,15 +19,16 @@ from numba import njit
 from .variants import variant
 from .common import check_state, data_start, link_rows, model_arrays
 from .joint_transform import place_links, place_pin_links, world_placement
-from .layout import ARMATURE, DENSE_M, NU, PARENT, RB_H, RB_I, RB_MASS, S_COLS, UOFF, W_PW, W_RW, W_SW, W_Y
+from .layout import ARMATURE, DENSE_M, NU, PARENT, RB_H, RB_I, RB_MASS, S_COLS, UOFF, W_PR, W_PW, W_RW, W_SW, W_Y
 from .spatial_inline import load9
 
 
 @njit(cache=True, inline="always")
 def _world_rigid_inertia(mf, ws, j):
-    """ws[j, W_Y:W_Y+10] = the link's rigid-body inertia about the world origin, world axes.
+    """ws[j, W_Y:W_Y+10] = the link's rigid-body inertia in world axes about its tree's root
+    link origin.
 
-    With R, p the link's world placement: h_w = R h + m p and
+    With R the link's world rotation and p its origin from the root (W_PR): h_w = R h + m p and
     I_w = R I R^T - [p]x [R h]x - [R h]x [p]x - m [p]x [p]x  (since [a]x^T = -[a]x).
     """
     R = load9(ws, j, W_RW)
@@ -58,9 +62,9 @@ def _world_rigid_inertia(mf, ws, j):
     r0 = R[0] * h0 + R[1] * h1 + R[2] * h2  # R h
     r1 = R[3] * h0 + R[4] * h1 + R[5] * h2
     r2 = R[6] * h0 + R[7] * h1 + R[8] * h2
-    p0 = ws[j, W_PW]
-    p1 = ws[j, W_PW + 1]
-    p2 = ws[j, W_PW + 2]
+    p0 = ws[j, W_PR]
+    p1 = ws[j, W_PR + 1]
+    p2 = ws[j, W_PR + 2]
     # -[p]x[r]x - [r]x[p]x = 2 (p.r) 1 - p r^T - r p^T ; -m [p]x[p]x = m (|p|^2 1 - p p^T)
     pr = p0 * r0 + p1 * r1 + p2 * r2
     pp = p0 * p0 + p1 * p1 + p2 * p2
@@ -77,12 +81,14 @@ def _world_rigid_inertia(mf, ws, j):
 
 
 @njit(cache=True, inline="always")
-def world_motion_columns(mi, mf, ws, j):
-    """ws[j, W_SW + 6k:] = the motion subspace columns of link j in world coordinates."""
+def world_motion_columns(mi, mf, ws, j, at=W_PW):
+    """ws[j, W_SW + 6k:] = the motion subspace columns of link j in world axes, about the
+    point from which link j's origin is at ws[j, at:at+3] (W_PW: the world origin; W_PR:
+    its tree's root link origin)."""
     R = load9(ws, j, W_RW)
-    p0 = ws[j, W_PW]
-    p1 = ws[j, W_PW + 1]
-    p2 = ws[j, W_PW + 2]
+    p0 = ws[j, at]
+    p1 = ws[j, at + 1]
+    p2 = ws[j, at + 2]
     for k in range(mi[j, NU]):
         s = S_COLS + 6 * k
         w0 = R[0] * mf[j, s] + R[1] * mf[j, s + 1] + R[2] * mf[j, s + 2]
@@ -119,7 +125,7 @@ def _make_crba_core(general):
         for j in range(n):
             world_placement(mi, ws, j)
             _world_rigid_inertia(mf, ws, j)
-            world_motion_columns(mi, mf, ws, j)
+            world_motion_columns(mi, mf, ws, j, W_PR)
         for j in range(n - 1, -1, -1):
             p = mi[j, PARENT]
             if p >= 0:

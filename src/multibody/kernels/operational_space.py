@@ -1,7 +1,8 @@
 """Operational-space compliance Upsilon = J M^-1 J^T at k frames, by recursion, O(N + k^2 d).
 
 From the articulated-inertia pass (articulated_inertia.py: S, G = U D^-1, D^-1),
-in world coordinates (no per-link transforms), with Psi_j = I - S_j G_j^T the map
+in world axes about each tree's root link origin (no per-link transforms; about the
+world origin a model 7e6 m away lost 1e-2 of Upsilon, 1 AU all of it: W_PR), with Psi_j = I - S_j G_j^T the map
 that carries a link's parent acceleration to the link when no force acts in its
 subtree (Jain's spatial-operator form of the ABA's outward pass):
 
@@ -21,7 +22,7 @@ from .common import check_state, data_start, frame_table, link_rows, model_array
 from .inverse_mass_matrix import world_columns
 from .jacobian import frame_world_pose
 from .joint_transform import place_links, world_placement
-from .layout import DEPTH, DINV_ADR, FR_LINK, NU, PARENT, UOFF
+from .layout import DEPTH, DINV_ADR, FR_LINK, NU, PARENT, UOFF, W_PR
 from .status import OK, SINGULAR
 
 # scratch columns (rows 0..n-1 per link, then one row per frame, then temporaries)
@@ -94,8 +95,9 @@ def _link_compliance(mi, z, W, r0, Y, j):
 
 @njit(cache=True, inline="always")
 def _frame_transform(ws, fr, f, T, Y, ry):
-    """Y[ry, :36] = X_F (world coordinates -> frame f's) = [[R^T, 0], [-R^T [p]x, R^T]]."""
-    frame_world_pose(ws, fr, f, T)
+    """Y[ry, :36] = X_F (world axes about the frame's tree root -> frame f's coordinates) =
+    [[R^T, 0], [-R^T [p]x, R^T]], p the frame's origin from that root."""
+    frame_world_pose(ws, fr, f, T, W_PR)
     for k in range(36):
         Y[ry, k] = 0.0
     for r in range(3):

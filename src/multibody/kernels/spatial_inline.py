@@ -256,28 +256,29 @@ def inertia_to_parent_add(ws, j, src, rs, os, dst, rd, od):
 
 
 @njit(**_INL)
-def motion_to_world(ws, j, w0, w1, w2, v0, v1, v2):
-    """A motion vector [w; v] of link j's frame (v at its origin) in world coordinates
-    (v of the point at the world origin), from the link's world placement W_RW, W_PW."""
+def motion_to_world(ws, j, w0, w1, w2, v0, v1, v2, at=W_PW):
+    """A motion vector [w; v] of link j's frame (v at its origin) in world axes, v of the
+    point from which link j's origin is at ws[j, at:at+3] (W_PW: the world origin; W_PR:
+    its tree's root link origin), from the link's world rotation W_RW."""
     R = load9(ws, j, W_RW)
     a = mul33_vec(R, w0, w1, w2)
     b = mul33_vec(R, v0, v1, v2)
-    px = ws[j, W_PW]
-    py = ws[j, W_PW + 1]
-    pz = ws[j, W_PW + 2]
+    px = ws[j, at]
+    py = ws[j, at + 1]
+    pz = ws[j, at + 2]
     return (a[0], a[1], a[2], b[0] + py * a[2] - pz * a[1], b[1] + pz * a[0] - px * a[2],
             b[2] + px * a[1] - py * a[0])
 
 
 @njit(**_INL)
-def force_to_world(ws, j, n0, n1, n2, f0, f1, f2):
-    """A force vector [n; f] of link j's frame (moment about its origin) in world
-    coordinates (moment about the world origin)."""
+def force_to_world(ws, j, n0, n1, n2, f0, f1, f2, at=W_PW):
+    """A force vector [n; f] of link j's frame (moment about its origin) in world axes,
+    the moment about the point ``motion_to_world``'s ``at`` names."""
     R = load9(ws, j, W_RW)
     a = mul33_vec(R, n0, n1, n2)
     b = mul33_vec(R, f0, f1, f2)
-    px = ws[j, W_PW]
-    py = ws[j, W_PW + 1]
-    pz = ws[j, W_PW + 2]
+    px = ws[j, at]
+    py = ws[j, at + 1]
+    pz = ws[j, at + 2]
     return (a[0] + py * b[2] - pz * b[1], a[1] + pz * b[0] - px * b[2], a[2] + px * b[1] - py * b[0],
             b[0], b[1], b[2])
