@@ -25,8 +25,8 @@ from . import kernel_check
 
 from ..kernels.joint_transform import pin_variant
 from ..kernels import (
-    checked_mass_matrix, constrained_dynamics, coordinates, energy, forward_dynamics, frame_acceleration,
-    inverse_dynamics, inverse_mass_matrix, jacobian, operational_space,
+    constrained_dynamics, coordinates, energy, forward_dynamics, frame_acceleration, inverse_dynamics,
+    inverse_mass_matrix, jacobian, mass_matrix, operational_space,
 )
 
 _I2 = nt.Array(nt.int64, 2, "C")
@@ -40,7 +40,7 @@ _SIGNATURES = {
     # entry kernels on a data buffer (it begins with the model rows), see kernels.layout
     "inverse_dynamics": (inverse_dynamics.inverse_dynamics, (_F2, _F1, _F1, _F1, _F1)),
     "forward_dynamics": (forward_dynamics.forward_dynamics, (_F2, _F1, _F1, _F1, _F1)),
-    "mass_matrix": (checked_mass_matrix.mass_matrix, (_F2, _F1, _F2)),
+    "mass_matrix": (mass_matrix.mass_matrix, (_F2, _F1, _F2)),
     "constrained_forward_dynamics": (constrained_dynamics.constrained_forward_dynamics,
                                      (_F2, _F1, _F1, _F1, _F2, _F1)),
     "constraint_rows": (constrained_dynamics.evaluate_constraint_rows, (_F2, _F1, _F1, _F2)),
@@ -66,7 +66,7 @@ _SIGNATURES = {
 _PIN_VARIANTS = {
     "forward_dynamics": forward_dynamics.forward_dynamics_pins,
     "inverse_dynamics": inverse_dynamics.inverse_dynamics_pins,
-    "mass_matrix": checked_mass_matrix.mass_matrix_pins,
+    "mass_matrix": mass_matrix.mass_matrix_pins,
     "kinetic_energy": energy.kinetic_energy_pins,
     "mass_and_com": energy.mass_and_com_pins,
     "trajectory_energies": energy.trajectory_energies_pins,

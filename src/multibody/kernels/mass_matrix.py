@@ -17,7 +17,7 @@ body-frame version.
 from numba import njit
 
 from .variants import variant
-from .common import check_state, data_start, link_rows, model_arrays
+from .common import check_state, data_start, link_rows, model_arrays, result_status
 from .joint_transform import place_links, place_pin_links, world_placement
 from .layout import ARMATURE, DENSE_M, NU, PARENT, RB_H, RB_I, RB_MASS, S_COLS, UOFF, W_PR, W_PW, W_RW, W_SW, W_Y
 from .spatial_inline import load9
@@ -184,7 +184,7 @@ def _make_mass_matrix(general):
 
     @variant("mass_matrix" if general else "mass_matrix_pins")
     def mass_matrix(dbuf, q, M):
-        """Checked entry point: a status (kernels/status.py) for q."""
+        """Checked entry point: a status (kernels/status.py) for q, or OVERFLOW."""
         mi, mf = model_arrays(dbuf)
         n = mi.shape[0]
         d0 = data_start(dbuf, n)
@@ -195,7 +195,7 @@ def _make_mass_matrix(general):
                 crba_core(mi, mf, ws, q, M)
             else:
                 crba_pin_core(mi, mf, ws, q, M)
-        return st
+        return result_status(st, M)
 
     return mass_matrix
 
