@@ -122,8 +122,9 @@ def _run(m, args, q0, u0, title, worker=None):
     except SimulationError as e:
         print(f"multibody: {e}", file=sys.stderr)
         res, code = e.result, 2
-    except KeyboardInterrupt:
-        print("multibody: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as e:  # (its result says when, and where the samples are)
+        res = getattr(e, "result", None)
+        print(f"multibody: {'interrupted' if res is None else res.message}", file=sys.stderr)
         return 130
     ke, pe = res.energy(m)
     E = ke + pe
