@@ -142,9 +142,10 @@ def test_full_disk_fails_at_once_and_keeps_what_fit(tiny_disk, suffix):
     assert rep["error"] == "SimulationError" and "No space left on device" in rep["text"]
     assert rep["result_t"] < 1e4  # raised when the disk filled, not at the end of the run
     if suffix == ".npz":  # the archive cannot be assembled on a full disk: the journal is the file
-        with pytest.warns(RecoveredResultWarning, match="did not finish"):
+        with pytest.warns(RecoveredResultWarning, match="did not finish") as w:
             res = mb.load_result(run.out)
-        assert "load_result" in rep["text"] and "r.npz.partial" in rep["text"]
+        assert "load_result" in rep["text"] and "r.npz.partial" in rep["text"] and res.status == "failed"
+        assert not any("torn" in str(x.message) for x in w)  # the failed block was cut off whole
     else:
         res = load_quietly(run.out)
     print(f"1 MB tmpfs {suffix}: error at t = {rep['result_t']:.6g} s; in memory {rep['result_len']} samples, "

@@ -144,7 +144,7 @@ class AppendOnlyFile:
     def __init__(self, path):
         self.path = Path(path)
         self.folder = self.path.parent if str(self.path.parent) else Path(".")
-        self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
         self.size = 0
         self._synced = time.monotonic()
 
@@ -172,7 +172,8 @@ class AppendOnlyFile:
             self.sync()
 
     def rollback(self):
-        """Cut the file back to its last whole record (best effort: frees a full disk)."""
+        """Cut the file back to its last whole record (best effort: frees a full disk; the
+        next record goes right after it: the file is opened O_APPEND)."""
         try:
             os.ftruncate(self.fd, self.size)
         except OSError:

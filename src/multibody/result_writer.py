@@ -231,7 +231,7 @@ class ResultWriter:
                 self.partial.unlink()
             self.saved = self.path
         except OSError as e:
-            raise OSError(e.errno, self._lost(e), str(self.path)) from e
+            raise OSError(e.errno, self._lost(e)) from e
         finally:
             self._release()
         return self.saved

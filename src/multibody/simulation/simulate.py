@@ -237,7 +237,7 @@ def _close(writer, status, message, err, t):
             err = SimulationError(message, t)
             err.__cause__ = e
             return "failed", message, err
-        return status, f"{message}; the results file could not be finished: {e}", err
+        return status, f"{message}; the results file could not be finished: {e.strerror or e}", err
     if err is not None and writer.n:
         message += f"; the {writer.n} samples up to t = {writer.t_last:.6g} s are in {str(path)!r}"
     return status, message, err
