@@ -5,7 +5,6 @@ the checks read the file back and the subprocess's JSON report (its exception, i
 result and the last time its control saw)."""
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
