@@ -347,8 +347,9 @@ def test_stabilization_gains_rejected_without_loop_constraints():
 
 def test_control_returning_tau_instead_of_writing_it_raises():
     m, q0 = chain7()
-    with pytest.raises(TypeError, match=r"control returned a ndarray at t = 0 s.*tau_out\[:\] = \.\.\."):
+    with pytest.raises(SimulationError, match=r"TypeError .*control returned a ndarray at t = 0 s.*tau_out\[:\] = \.\.\.") as ei:
         simulate(m, q0, np.zeros(7), 0.01, control=lambda t, q, u, tau: -10.0 * q)
+    assert isinstance(ei.value.__cause__, TypeError) and len(ei.value.result) == 1  # (the loop's errors: issue 19)
     res = simulate(m, q0, np.zeros(7), 0.01, control=lambda t, q, u, tau: tau)  # returning tau_out itself: fine
     assert res.status == "finished"
 

@@ -27,6 +27,7 @@ from .simulation import (
     ButcherTableau, ExpandingStorage, ExternalForce, JointLimits, JointLimitWarning, JointSpringDamper,
     LinearSpringDamper, MuntheKaasIntegrator, OdeResultsSink,
     RingBufferStorage, RolloutResult, RungeKuttaIntegrator, SimulationError, SimulationResult, rollout, simulate,
+    SimulationTerminated,
 )
 
 __version__ = "0.1.0"
@@ -81,6 +82,7 @@ __all__ = [
     "rollout",
     "RungeKuttaIntegrator",
     "SimulationError",
+    "SimulationTerminated",
     "SimulationResult",
     "load_result",
     "simulate",

@@ -118,7 +118,7 @@ def _parse_vector(text, n, what):
 
 
 def _run(m, args, q0, u0, title, worker=None):
-    from .simulation import SimulationError, simulate
+    from .simulation import SimulationError, SimulationTerminated, simulate
     try:
         res = simulate(m, q0, u0, args.t_final, dt=args.dt, integrator=args.integrator, rtol=args.rtol,
                        atol=args.atol, output=args.output, progress=True, output_every=args.output_every)
@@ -128,9 +128,10 @@ def _run(m, args, q0, u0, title, worker=None):
     except SimulationError as e:
         print(f"multibody: {e}", file=sys.stderr)
         res, code = e.result, 2
-    except KeyboardInterrupt:
-        print("multibody: interrupted", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, SimulationTerminated) as e:  # (its result says when, where the samples are)
+        res = getattr(e, "result", None)
+        print(f"multibody: {'interrupted' if res is None else res.message}", file=sys.stderr)
+        return 130 if isinstance(e, KeyboardInterrupt) else e.code
     ke, pe = res.energy(m)
     E = ke + pe
     print(f"{title}: {res.status}, t = {res.t[0]:g}..{res.t[-1]:g} s, {res.n_steps} steps "

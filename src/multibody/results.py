@@ -6,32 +6,29 @@
   names (``shoulder_pan_joint`` [rad]; a free hinge ``root``'s components
   ``root.rx root.ry root.rz root.x root.y root.z`` [rad]/[m] and speeds
   ``root.wx .. root.vz`` [rad/s]/[m/s]).
-* ``ResultWriter``: a result sink that streams samples to a ``.npz`` or ``.csv`` file
-  while a run goes on (memory bounded by one block of samples).
+* ``ResultWriter`` (``result_writer``): a result sink that streams samples to a ``.npz``
+  or ``.csv`` file while a run goes on, durably (``result_journal``: a lock against a second
+  writer, blocks appended to ``<path>.partial`` as they come, the file made atomically).
 * ``load_result(path)``: a ``SimulationResult`` from a file ``simulate(output=...)`` or
-  ``SimulationResult.save`` wrote.
+  ``SimulationResult.save`` wrote, checked (``result_reader``), or recovered from the
+  partial file of a run that did not finish.
 
-File formats. CSV: one header line ``t [s],q:<name> [<unit>],...,u:<name> [<unit>],...``
-then one row per sample. NPZ: arrays ``t`` (N,), ``q`` (N, nq), ``u`` (N, nu), the
-strings ``status`` and ``message``, and ``q_names``, ``q_units``, ``u_names``, ``u_units``.
+File formats: see ``result_writer``.
 """
-import os
-import re
-import zipfile
-from pathlib import Path
-
 import numpy as np
-from numpy.lib import format as npformat
+
+from .result_reader import RecoveredResultWarning, read_result
+from .result_writer import (RESULT_SUFFIXES, ResultWriter, check_output_path, column_labels, default_labels,
+                            label, save_result)
 
 __all__ = ["SimulationResult", "coordinate_labels", "column_labels", "ResultWriter", "load_result",
-           "check_output_path"]
+           "check_output_path", "RecoveredResultWarning", "RESULT_SUFFIXES"]
 
 #: (q names, u names) and (q unit, u unit) per component of each rotation / translation kind
 _ROT = {"rotvec": (("rx", "ry", "rz"), ("wx", "wy", "wz"), ("rad", "rad/s")),
         "quat": (("qx", "qy", "qz", "qw"), ("wx", "wy", "wz"), ("", "rad/s"))}
 _SCALAR_UNITS = {("axis", "none"): ("rad", "rad/s"), ("none", "axis"): ("m", "m/s"),
                  ("axis", "axis"): ("rad", "rad/s")}
-RESULT_SUFFIXES = (".npz", ".csv")
 
 
 def coordinate_labels(m):
@@ -81,37 +78,6 @@ def coordinate_labels(m):
     return qn, qu, un, uu
 
 
-def _label(name, unit):
-    return f"{name} [{unit}]" if unit else name
-
-
-def column_labels(q_names, q_units, u_names, u_units):
-    """The CSV header fields: ``t [s]``, ``q:<name> [<unit>]`` ..., ``u:<name> [<unit>]`` ..."""
-    return (["t [s]"] + [_label(f"q:{n}", s) for n, s in zip(q_names, q_units)]
-            + [_label(f"u:{n}", s) for n, s in zip(u_names, u_units)])
-
-
-def _default_labels(nq, nu):
-    return [f"q{i}" for i in range(nq)], [""] * nq, [f"u{i}" for i in range(nu)], [""] * nu
-
-
-def check_output_path(path, what="output", suffixes=RESULT_SUFFIXES):
-    """Check before a run that ``path`` can be written: its suffix is one of ``suffixes``
-    (None: any), its folder exists and is writable. Returns the Path; raises ValueError
-    naming ``what`` (the argument or option) otherwise."""
-    p = Path(path)
-    if suffixes is not None and p.suffix.lower() not in suffixes:
-        raise ValueError(f"{what} {str(path)!r}: unknown file type {p.suffix!r}; use {' or '.join(suffixes)}")
-    folder = p.parent if str(p.parent) else Path(".")
-    if not folder.is_dir():
-        raise ValueError(f"{what} {str(path)!r}: the folder {str(folder)!r} does not exist")
-    if p.is_dir():
-        raise ValueError(f"{what} {str(path)!r} is a folder, not a file")
-    if not os.access(folder, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
-        raise ValueError(f"{what} {str(path)!r}: no permission to write there")
-    return p
-
-
 class SimulationResult:
     """Samples of a run: ``t`` (N,) [s], ``q`` (N, nq), ``u`` (N, nu).
 
@@ -130,7 +96,7 @@ class SimulationResult:
         self.status, self.message = status, message
         self.n_steps, self.n_rejected = n_steps, n_rejected
         self.wall_time, self.integrator = wall_time, integrator
-        labels = labels or _default_labels(q.shape[1], u.shape[1])
+        labels = labels or default_labels(q.shape[1], u.shape[1])
         self.q_names, self.q_units, self.u_names, self.u_units = (list(x) for x in labels)
 
     def __len__(self):
@@ -147,11 +113,11 @@ class SimulationResult:
 
     def q_legend(self):
         """Legend entries of the q columns, ``name [unit]``."""
-        return [_label(n, s) for n, s in zip(self.q_names, self.q_units)]
+        return [label(n, s) for n, s in zip(self.q_names, self.q_units)]
 
     def u_legend(self):
         """Legend entries of the u columns, ``name [unit]``."""
-        return [_label(n, s) for n, s in zip(self.u_names, self.u_units)]
+        return [label(n, s) for n, s in zip(self.u_names, self.u_units)]
 
     def energy(self, m):
         """(kinetic, potential) energies (N,), (N,) [J] along the run (of a Multibody in one
@@ -167,12 +133,9 @@ class SimulationResult:
         return ke, pe
 
     def save(self, path):
-        """Write the samples to ``path`` (``.npz`` or ``.csv``, see the module's formats);
-        returns the Path. ``load_result(path)`` reads it back."""
-        w = ResultWriter(path, self.q.shape[1], self.u.shape[1], self.labels, what="path")
-        w.process_block(self.t, self.q, self.u)
-        w.close(self.status, self.message)
-        return w.path
+        """Write the samples to ``path`` (``.npz`` or ``.csv``, see ``result_writer``'s formats)
+        atomically; returns the Path. ``load_result(path)`` reads it back."""
+        return save_result(path, self.t, self.q, self.u, self.labels, self.status, self.message)
 
     def to_csv(self, path):
         """Write a ``.csv`` file (header ``t [s],q:<name> [unit],...``); returns the Path."""
@@ -199,130 +162,18 @@ class SimulationResult:
                     None if m is None else self.energy(m), title, path)
 
 
-class ResultWriter:
-    """A result sink that streams samples to ``path`` (.npz or .csv) as they arrive.
-
-    ``labels`` is ``(q_names, q_units, u_names, u_units)`` (default q0.., u0..).
-    The path is checked and the file opened at construction (a bad path fails before a
-    run). CSV rows are appended per block; NPZ samples go to ``<path>.part-*`` files
-    beside it, and ``close(status, message)`` assembles the archive from them (read
-    through memory maps: memory stays bounded) and removes them.
-    """
-
-    def __init__(self, path, nq, nu, labels=None, what="output"):
-        self.path = check_output_path(path, what)
-        self.nq, self.nu = nq, nu
-        self.labels = labels or _default_labels(nq, nu)
-        self.n = 0
-        self._csv = self.path.suffix.lower() == ".csv"
-        try:
-            if self._csv:
-                self._files = [open(self.path, "w", encoding="utf-8")]
-                self._files[0].write(",".join(column_labels(*self.labels)) + "\n")
-            else:
-                self._parts = [Path(f"{self.path}.part-{x}") for x in "tqu"]
-                self._files = [open(p, "wb") for p in self._parts]
-        except OSError as e:
-            raise ValueError(f"{what} {str(path)!r}: cannot write: {e.strerror or e}") from None
-
-    def initialize(self, t, q, u):
-        self.process_block(np.array([t]), np.asarray(q)[None], np.asarray(u)[None])
-
-    def process(self, t, q, u):
-        self.initialize(t, q, u)
-
-    def process_block(self, T, Q, U):
-        """Append samples T (n,), Q (n, nq), U (n, nu)."""
-        k = T.shape[0]
-        if k == 0:
-            return
-        if self._csv:
-            np.savetxt(self._files[0], np.column_stack([T, Q, U]), delimiter=",", fmt="%.17g")
-        else:
-            for f, a in zip(self._files, (T, Q, U)):
-                np.ascontiguousarray(a, dtype=np.float64).tofile(f)
-        for f in self._files:
-            f.flush()
-        self.n += k
-
-    def close(self, status="finished", message=""):
-        """Finish the file (the NPZ archive is written now). Returns the Path."""
-        for f in self._files:
-            f.close()
-        if not self._csv:
-            shapes = ((self.n,), (self.n, self.nq), (self.n, self.nu))
-            arrays = [np.memmap(p, dtype=np.float64, mode="r", shape=s) if self.n and s[-1] else np.zeros(s)
-                      for p, s in zip(self._parts, shapes)]
-            qn, qu, un, uu = self.labels
-            _write_npz(self.path, dict(t=arrays[0], q=arrays[1], u=arrays[2]),
-                       dict(status=np.array(status), message=np.array(message),
-                            q_names=np.array(qn, dtype=str), q_units=np.array(qu, dtype=str),
-                            u_names=np.array(un, dtype=str), u_units=np.array(uu, dtype=str)))
-            del arrays
-            for p in self._parts:
-                p.unlink(missing_ok=True)
-        return self.path
-
-
-def _write_npz(path, big, small, rows=65536):
-    """An uncompressed .npz (as ``np.savez``) whose ``big`` arrays are copied ``rows`` rows
-    at a time (memory stays bounded however long they are)."""
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
-        for key, a in big.items():
-            with zf.open(f"{key}.npy", "w", force_zip64=True) as f:
-                npformat.write_array_header_2_0(f, npformat.header_data_from_array_1_0(a))
-                for i in range(0, a.shape[0], rows):
-                    f.write(np.ascontiguousarray(a[i:i + rows]).tobytes())
-        for key, a in small.items():
-            with zf.open(f"{key}.npy", "w") as f:
-                npformat.write_array(f, a, allow_pickle=False)
-
-
-_HEAD = re.compile(r"^(?P<name>.*?)(?: \[(?P<unit>[^\]]*)\])?$")
-
-
-def _read_csv(path):
-    with open(path, encoding="utf-8") as f:
-        header = f.readline().strip().split(",")
-    data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
-    if data.shape[0] == 0:
-        data = np.zeros((0, len(header)))
-    qn, qu, un, uu, qcols, ucols = [], [], [], [], [], []
-    for j, field in enumerate(header[1:], start=1):
-        mt = _HEAD.match(field.strip())
-        name, unit = mt.group("name"), mt.group("unit") or ""
-        if name.startswith("q:") or re.fullmatch(r"q\d+", name):
-            qn.append(name[2:] if name.startswith("q:") else name), qu.append(unit), qcols.append(j)
-        elif name.startswith("u:") or re.fullmatch(r"u\d+", name):
-            un.append(name[2:] if name.startswith("u:") else name), uu.append(unit), ucols.append(j)
-        else:
-            raise ValueError(f"path {str(path)!r}: column {field!r} is neither q:<name> nor u:<name>")
-    return SimulationResult(data[:, 0].copy(), data[:, qcols], data[:, ucols], status="unknown",
-                            message="read from a CSV file (the run's status is not stored there)",
-                            labels=(qn, qu, un, uu))
-
-
 def load_result(path):
     """Read a results file written by ``simulate(output=path)``, ``multibody simulate
     --output`` or ``SimulationResult.save`` (.npz or .csv) back into a SimulationResult
     with ``t`` (N,) [s], ``q`` (N, nq), ``u`` (N, nu), the column names and units, and
-    (NPZ) the run's status and message. Raises ValueError naming ``path`` for a missing
-    file, an unknown suffix or a file that is not a results file."""
-    p = Path(path)
-    if p.suffix.lower() not in RESULT_SUFFIXES:
-        raise ValueError(f"path {str(path)!r}: unknown results format {p.suffix!r}; use .npz or .csv")
-    if not p.is_file():
-        raise ValueError(f"path {str(path)!r}: no such file")
-    if p.suffix.lower() == ".csv":
-        return _read_csv(p)
-    try:
-        with np.load(p, allow_pickle=False) as z:
-            t, q, u = z["t"], z["q"], z["u"]
-            labels = None
-            if "q_names" in z.files:
-                labels = tuple([str(x) for x in z[k]] for k in ("q_names", "q_units", "u_names", "u_units"))
-            status = str(z["status"]) if "status" in z.files else "unknown"
-            message = str(z["message"]) if "message" in z.files else ""
-    except (KeyError, OSError, ValueError, zipfile.BadZipFile) as e:
-        raise ValueError(f"path {str(path)!r} is not a results file (arrays t, q, u): {e}") from None
-    return SimulationResult(t, q, u, status=status, message=message, labels=labels)
+    (NPZ) the run's status and message.
+
+    The file is checked (shapes, dtypes, names). A run that did not finish its file
+    (killed, out of disk space, its file's folder made read-only) leaves
+    ``<path>.partial``: it is read instead, up to its last whole block, with a
+    ``RecoveredResultWarning`` (status "interrupted" unless the run recorded its end).
+    Raises ValueError naming ``path`` for a missing file, an unknown suffix or a file
+    that is not a results file.
+    """
+    r = read_result(path)
+    return SimulationResult(r["t"], r["q"], r["u"], status=r["status"], message=r["message"], labels=r["labels"])

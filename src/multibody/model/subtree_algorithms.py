@@ -187,17 +187,17 @@ class SubTreeAlgorithms:
         by ``output=`` holds the sub-tree's columns. The sub-tree's hinge limits are honoured
         and its enabled constraints (a sub-graph's) kept. Returns a ``SimulationResult``
         whose ``q`` (N, nq) and ``u`` (N, nu) are the full vectors: the other coordinates
-        held at q0, their speeds zero. A ``SimulationError``'s ``result`` is made full too.
+        held at q0, their speeds zero. The ``result`` of the exception a run ends with
+        (``SimulationError``, ``KeyboardInterrupt``, ``SimulationTerminated``) is made full too.
         """
-        from ..simulation.integrators import SimulationError
         from ..simulation.simulate import simulate
         D, q0, _ = self._prepare(check_vector(q0, self.multibody.nq, "q0"), data)
         u0 = check_vector(u0, self.multibody.nu, "u0")
         D.sync_limits()
         try:
             res = simulate(D.model, q0[D.q_index], u0[D.u_index], t_final, dt, **options)
-        except SimulationError as e:
-            if e.result is not None:
+        except BaseException as e:  # SimulationError, KeyboardInterrupt, SimulationTerminated
+            if getattr(e, "result", None) is not None:
                 e.result = self._full_result(D, q0, e.result)
             raise
         return self._full_result(D, q0, res)

@@ -2,6 +2,7 @@
 (Lie-group) integrators with fixed or adaptive steps, result sinks, ready-made force
 models, and the ``simulate`` entry point. The stepping loop runs compiled (Numba)."""
 from .forces import ExternalForce, JointLimits, JointLimitWarning, JointSpringDamper, LinearSpringDamper
+from .failures import SimulationTerminated
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError, integrate, step
 from .rollout import RolloutResult, rollout
 from .simulate import INTEGRATORS, SimulationResult, simulate
@@ -10,7 +11,8 @@ from .tableaus import TABLEAUS, ButcherTableau, get_tableau, runge_kutta_4
 
 __all__ = [
     "ButcherTableau", "TABLEAUS", "get_tableau", "runge_kutta_4",
-    "RungeKuttaIntegrator", "MuntheKaasIntegrator", "SimulationError", "step", "integrate",
+    "RungeKuttaIntegrator", "MuntheKaasIntegrator", "SimulationError", "SimulationTerminated", "step",
+    "integrate",
     "simulate", "SimulationResult", "INTEGRATORS", "rollout", "RolloutResult",
     "OdeResultsSink", "ExpandingStorage", "RingBufferStorage",
     "JointSpringDamper", "ExternalForce", "LinearSpringDamper", "JointLimits", "JointLimitWarning",

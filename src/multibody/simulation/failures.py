@@ -7,7 +7,7 @@ from ..kernels.status import Status
 from ..results import coordinate_labels
 from . import kernels as K
 
-__all__ = ["SimulationError", "failure", "blow_up"]
+__all__ = ["SimulationError", "SimulationTerminated", "failure", "blow_up"]
 
 
 class SimulationError(RuntimeError):
@@ -18,6 +18,19 @@ class SimulationError(RuntimeError):
         super().__init__(message)
         self.t = t
         self.result = result
+
+
+class SimulationTerminated(SystemExit):
+    """A run ended by a signal that terminates (SIGTERM) while ``simulate`` ran: its results
+    file is complete up to ``t`` [s] (the last sample) and ``result`` holds the samples.
+    A ``SystemExit``: uncaught, the program exits with status 128 + ``signum`` (143)."""
+
+    def __init__(self, signum=15, message="", t=None, result=None):
+        super().__init__(128 + int(signum))
+        self.signum, self.message, self.t, self.result = int(signum), message, t, result
+
+    def __str__(self):
+        return self.message or f"terminated by signal {self.signum}"
 
 
 #: a stage state whose speeds exceed this [rad/s or m/s] (or whose coordinates exceed

@@ -304,7 +304,7 @@ class RungeKuttaIntegrator:
         self._u[:] = u
 
     def integrate(self, t_final, dt, max_realtime_rate=math.inf, save_every=1, block=None, progress=None,
-                  after_block=None):
+                  after_block=None, block_seconds=None):
         """Integrate from the current time to ``t_final`` [s], handing samples to the sink.
 
         dt : fixed step size [s], or the output interval when the integrator is adaptive.
@@ -315,9 +315,13 @@ class RungeKuttaIntegrator:
         progress : optional ``progress(t, t_final)`` called between blocks.
         after_block : optional ``after_block(integrator)`` called between blocks (it may change
             the state, e.g. ``project_onto_constraints``).
+        block_seconds : optional wall time [s] a block should take at most: blocks start at
+            64 samples (at most ``block``) and are halved when one takes longer, doubled
+            (up to ``block``) when one takes under a quarter of it.
 
-        Raises ``SimulationError`` on failure (the sink keeps what was computed).
-        KeyboardInterrupt between blocks leaves the sink holding the samples so far.
+        Raises ``SimulationError`` on failure (the sink keeps what was computed). Any
+        exception in a block (a control's, KeyboardInterrupt) first hands the samples the
+        block completed to the sink, then propagates.
         """
         dt = check_positive(dt, "dt")
         t_final = float(t_final)
@@ -332,15 +336,18 @@ class RungeKuttaIntegrator:
         if block is None:
             block = n_out if (rate == math.inf and progress is None) else 64
         block = max(1, min(int(block), n_out))
+        size = block if block_seconds is None else min(block, 64)
         T, Q, U = np.empty(block), np.empty((block, c.nq)), np.empty((block, c.nu))
         wall0, sim0 = time.perf_counter(), self.t
         while True:
-            st, n = self._advance(T, Q, U)
-            self.sink.process_block(T[:n], Q[:n], U[:n])
+            start = time.perf_counter()
+            st, n = self._block(T[:size], Q[:size], U[:size])
             if st is Status.FINISHED:
                 return self.t
             if st is not Status.BUFFER_FULL:
                 raise failure(self, st)
+            if block_seconds is not None:
+                size = _next_size(size, block, time.perf_counter() - start, block_seconds)
             if progress is not None:
                 progress(self.t, t_final)
             if after_block is not None:
@@ -349,6 +356,27 @@ class RungeKuttaIntegrator:
                 ahead = (self.t - sim0) / rate - (time.perf_counter() - wall0)
                 if ahead > 0:
                     time.sleep(ahead)
+
+    def _block(self, T, Q, U):
+        """One block: run into the buffers and hand the rows written to the sink, also when
+        the block ends in an exception. Returns (Status, rows)."""
+        try:
+            st, n = self._advance(T, Q, U)
+        except BaseException:
+            n = int(self.ctr[K.C_WRITTEN])
+            self.sink.process_block(T[:n], Q[:n], U[:n])
+            raise
+        self.sink.process_block(T[:n], Q[:n], U[:n])
+        return st, n
+
+
+def _next_size(size, most, took, target):
+    """The next block's size after one of ``size`` samples took ``took`` s (``target``: the most)."""
+    if took > target:
+        return max(1, size // 2)
+    if took < target / 4:
+        return min(most, 2 * size)
+    return size
 
 
 class MuntheKaasIntegrator(RungeKuttaIntegrator):

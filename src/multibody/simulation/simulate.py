@@ -6,9 +6,12 @@ from pathlib import Path
 import numpy as np
 
 from ..results import ResultWriter, SimulationResult, check_output_path, coordinate_labels
+from ..result_writer import BLOCK_SAMPLES, BLOCK_SECONDS
 from ..progress import ProgressBar
+from .failures import SimulationTerminated
 from .forces import limit_model, warn_outside_limits
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError, check_positive
+from .run_signals import RunSignals
 from .sinks import ExpandingStorage, OdeResultsSink, RingBufferStorage
 from .tableaus import ButcherTableau, get_tableau
 
@@ -71,10 +74,17 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     save_every : fixed step: keep every n-th step (the last step is always kept).
     h_min, h_max : adaptive step bounds [s].
     output : optional path (.npz or .csv) the samples are streamed to while the run goes
-        on (also when it fails or is interrupted); checked before the run (a missing
-        folder or an unknown suffix raises ``ValueError`` at once). Columns are named
-        after the hinges with units (``shoulder_pan_joint [rad]``); ``load_result``
-        reads the file back.
+        on; checked before the run (a missing or read-only folder, an unknown suffix, or
+        another run writing that file: ``ValueError`` at once). Columns are named after
+        the hinges with units (``shoulder_pan_joint [rad]``); ``load_result`` reads the
+        file back. Durable: the samples go to ``<output>.partial`` in blocks of at most
+        8192 samples and about 1 s of wall time (``result_writer.BLOCK_SAMPLES``,
+        ``BLOCK_SECONDS``; with ``project_every``, of that many samples), each written
+        when computed and fsync'ed at least every second; the file is made from it
+        atomically however the run ends (finished, failed, SIGINT, SIGTERM; if writing
+        fails, the error says where the samples written are). After a SIGKILL or a power loss ``load_result(output)``
+        recovers the samples up to the last block written (fsync'ed). ``<output>.lock``
+        keeps a second writer out while the run goes on.
     progress : show a progress bar on stderr for runs longer than a second.
     output_every : keep a sample every ``output_every`` seconds (a multiple of dt for
         the fixed-step integrators; the output interval of the adaptive ones, instead
@@ -94,11 +104,17 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     SimulationResult with ``t`` (N,) [s], ``q`` (N, nq), ``u`` (N, nu); t[0] = 0; its
     ``q_names``/``q_units``/``u_names``/``u_units`` name the columns.
 
-    Raises ``SimulationError`` (its ``result`` holds the samples computed so far) when
-    the state blows up (grows huge or non-finite: the message names the time and the
-    coordinate and suggests a smaller step), the mass matrix becomes singular or the
-    adaptive step falls below h_min. Bad arguments raise
-    ``ValueError``.
+    Raises ``SimulationError`` (its ``result`` holds every sample computed, and so does
+    the file) when the state blows up (grows huge or non-finite: the message names the
+    time and the coordinate and suggests a smaller step), the mass matrix becomes
+    singular, the adaptive step falls below h_min, anything in the loop raises (the
+    control, a force model: the error is its ``__cause__``) or the results file cannot be
+    written (at the block that fails: a full disk, its folder deleted or made
+    read-only; the message says where the samples that were written are). SIGINT raises
+    ``KeyboardInterrupt`` and SIGTERM ``SimulationTerminated`` (a ``SystemExit``, exit
+    status 143), both with ``result`` and ``t`` (the last sample), the file complete up
+    to it (handlers installed for the run only, in the main thread, where Python's
+    defaults are). Bad arguments raise ``ValueError``.
     """
     from ..model.subtree_algorithms import SubTreeAlgorithms
     if isinstance(m, SubTreeAlgorithms):  # a sub-tree or sub-graph integrates its own coordinates
@@ -131,13 +147,9 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
         n_out = n_out // stride + (1 if n_out % stride else 0)
     if keep_in_memory:
         store.reserve(n_out + 1)
-    labels = coordinate_labels(m)
-    writer = None if output is None else ResultWriter(output, c.nq, c.nu, labels)
-    if writer is not None:
-        integ.sink = _Tee(store, writer)
     block = max(64, n_out // 200) if (progress or control is None and n_out > 200000) else None
-    if writer is not None:  # stream in blocks: the file grows as the run goes on
-        block = min(block or n_out, 8192)
+    if output is not None:  # stream in blocks: the file grows as the run goes on
+        block = min(block or n_out, BLOCK_SAMPLES)
     after_block = None
     if project_every is not None:
         if int(project_every) != project_every or project_every < 1:
@@ -147,35 +159,103 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
         block = int(project_every)
         solver = m.constraint_kinematics()
         after_block = lambda integ: integ.project_onto_constraints(solver)  # noqa: E731
+    labels = coordinate_labels(m)
+    writer = None if output is None else ResultWriter(output, c.nq, c.nu, labels)
+    signals = RunSignals()
+    integ.sink = _Outputs(store, writer, signals)
     bar = ProgressBar(after=1.0) if progress else None
-    name = ("munthe_kaas/" if lie else "") + tab.name
     wall0 = time.perf_counter()
-    status, message, err = "failed", "stopped by an unexpected error", None
-    try:
-        integ.integrate(t_final_f, dt_f, save_every=stride, block=block,
-                        progress=None if bar is None else _simulated_time(bar), after_block=after_block)
-        status, message = "finished", ""
-        if bar is not None:  # the integrator reports between blocks only: the end is drawn here
-            _simulated_time(bar)(integ.t, t_final_f)
-    except SimulationError as e:
-        status, message, err = "failed", str(e), e
-    except KeyboardInterrupt as e:
-        status, message, err = "interrupted", f"interrupted at t = {integ.t:.6g} s", e
-    finally:
-        if bar is not None:
-            bar.close()
-        if writer is not None:
-            writer.close(status, message)
+    with signals:  # installed until the file is finished
+        err = _loop(integ, signals, bar, t_final_f, dt_f, save_every=stride, block=block, after_block=after_block,
+                    block_seconds=BLOCK_SECONDS if writer is not None and after_block is None else None)
+        status, message, err = _outcome(signals.late(err), integ, writer)
+        status, message, err = _close(writer, status, message, err, integ.t)
+        late = signals.late(err)  # a signal while the file was being finished
+        if late is not err:
+            message, err = f"{message or 'finished'}; then {type(late).__name__} (a signal)", late
+    name = ("munthe_kaas/" if lie else "") + tab.name
     res = SimulationResult(store.t.copy(), store.q.copy(), store.u.copy(), status, message,
                            integ.n_steps, integ.n_rejected, time.perf_counter() - wall0, name,
                            integ.n_chart_resets, labels=labels)
     if lim is None and limits is not True:
         warn_outside_limits(m, res.t, res.q)
     if err is not None:
-        if isinstance(err, SimulationError):
-            err.result = res
+        _attach(err, res, message)
         raise err
     return res
+
+
+def _loop(integ, signals, bar, t_final, dt, **options):
+    """Run the stepping loop (``integrate``) and return the exception it ended with (None:
+    finished). From its end on, signals are held for ``RunSignals.late``."""
+    try:
+        integ.integrate(t_final, dt, progress=None if bar is None else _simulated_time(bar), **options)
+        if bar is not None:  # the integrator reports between blocks only: the end is drawn here
+            _simulated_time(bar)(integ.t, t_final)
+    except BaseException as e:  # every way out keeps the samples (see _outcome)
+        return e
+    finally:
+        signals.hold()
+        if bar is not None:
+            bar.close()
+    return None
+
+
+def _outcome(err, integ, writer):
+    """(status, message, exception to raise) of a run that ended with ``err`` (None:
+    finished). An ``Exception`` from the loop (the control's, a force model's, a write
+    error) becomes a ``SimulationError`` caused by it; signals stay what they are."""
+    at = f"at t = {integ.t:.6g} s"
+    if err is None:
+        return "finished", "", None
+    if isinstance(err, SimulationError):
+        return "failed", str(err), err
+    if isinstance(err, KeyboardInterrupt):
+        return "interrupted", f"interrupted by SIGINT (Ctrl-C) {at}", err
+    if isinstance(err, SimulationTerminated):
+        return "interrupted", f"terminated by signal {err.signum} (SIGTERM) {at}", err
+    if not isinstance(err, Exception):
+        return "interrupted", f"stopped by {type(err).__name__} {at}", err
+    if writer is not None and writer.error is err:
+        message = f"writing the results file {str(writer.path)!r} failed {at}: {err}"
+    else:
+        message = (f"the run stopped {at} (its last whole step): {type(err).__name__} raised in the "
+                   f"stepping loop (by the control or a force model; see the traceback above): {err}")
+    new = SimulationError(message, integ.t)
+    new.__cause__ = err
+    return "failed", message, new
+
+
+def _close(writer, status, message, err, t):
+    """Finish the results file; a failure to is an error (never a success) that says where
+    the samples are. Returns (status, message, exception to raise)."""
+    if writer is None:
+        return status, message, err
+    try:
+        path = writer.close(status, message)
+    except OSError as e:
+        if err is None:
+            message = f"writing the results file {str(writer.path)!r} failed at the end of the run: {e}"
+            err = SimulationError(message, t)
+            err.__cause__ = e
+            return "failed", message, err
+        return status, f"{message}; the results file could not be finished: {e.strerror or e}", err
+    if err is not None and writer.n:
+        message += f"; the {writer.n} samples up to t = {writer.t_last:.6g} s are in {str(path)!r}"
+    return status, message, err
+
+
+def _attach(err, res, message):
+    """Give the exception leaving ``simulate`` the run's result and the final message."""
+    err.result = res
+    err.t = float(res.t[-1]) if len(res) else None
+    text = message + "; every sample computed is in this exception's .result"
+    if isinstance(err, SimulationError):
+        err.args = (text,)
+    elif isinstance(err, SimulationTerminated):
+        err.message = text
+    elif hasattr(err, "add_note"):  # KeyboardInterrupt ... (Python >= 3.11)
+        err.add_note(text)
 
 
 def _output_stride(output_every, save_every, dt, t_final, adaptive):
@@ -195,20 +275,25 @@ def _output_stride(output_every, save_every, dt, t_final, adaptive):
     return k, dt
 
 
-class _Tee(OdeResultsSink):
-    """A sink that hands every sample to two sinks (memory and a file)."""
+class _Outputs(OdeResultsSink):
+    """The sink of a ``simulate`` run: each sample goes to memory, then to the results file
+    (``writer``, if any), in a section no signal splits (``RunSignals.deferred``)."""
 
-    def __init__(self, first, second):
-        self.sinks = (first, second)
+    def __init__(self, store, writer, signals):
+        self.sinks = (store,) if writer is None else (store, writer)
+        self.signals = signals
 
     def initialize(self, t, q, u):
-        for s in self.sinks:
-            s.initialize(t, q, u)
+        with self.signals.deferred():
+            for s in self.sinks:
+                s.initialize(t, q, u)
 
     def process(self, t, q, u):
-        for s in self.sinks:
-            s.process(t, q, u)
+        with self.signals.deferred():
+            for s in self.sinks:
+                s.process(t, q, u)
 
     def process_block(self, T, Q, U):
-        for s in self.sinks:
-            s.process_block(T, Q, U)
+        with self.signals.deferred():
+            for s in self.sinks:
+                s.process_block(T, Q, U)
