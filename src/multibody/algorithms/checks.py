@@ -6,6 +6,7 @@ import numpy as np
 from ..kernels import layout as L
 from ..kernels.status import Status
 from .entry import as_float_vector, check_vector  # noqa: F401  (re-exported for the algorithm modules)
+from .owners import Q_NAMES, coordinate_owner, nonfinite_error  # noqa: F401  (re-exported)
 
 
 def check_out(out, shape):
@@ -27,34 +28,10 @@ def missing(kind, name, options):
     return KeyError(f"unknown {kind} {name!r}{hint}")
 
 
-#: the names of q-sized arguments (the others are u-sized: u, udot, tau, u0, U0)
-Q_NAMES = ("q", "q0", "Q0")
-
-
-def coordinate_owner(c, name, idx):
-    """'it belongs to hinge ...' for entry idx of q (a name in ``Q_NAMES``) or of a u-sized vector."""
-    slices = c.q_slices if name in Q_NAMES else c.u_slices
-    for h, s in slices.items():
-        if s.start <= idx < s.stop:
-            return f"it belongs to hinge {h!r}"
-    for b, (sq, su) in getattr(c, "modal_slices", {}).items():
-        s = sq if name in Q_NAMES else su
-        if s.start <= idx < s.stop:
-            return f"it is mode {idx - s.start} of modal body {b!r}"
-    return "index out of range"
-
-
 #: the error of a singular articulated inertia in a model with modal bodies
 FLEX_SINGULAR = ("the joint-space inertia of a subhinge or modal body is singular (for a modal body with "
                  "geometric stiffening: a deflection too large for its second-order model of the "
                  "foreshortening, see docs/modal_data.md)")
-
-
-def nonfinite_error(c, name, x):
-    """The ValueError for the first NaN/inf entry of the vector x (argument ``name``), naming
-    the hinge or modal body that owns it."""
-    idx = int(np.flatnonzero(~np.isfinite(x))[0])
-    return ValueError(f"{name}[{idx}] is not finite ({x[idx]}); {coordinate_owner(c, name, idx)}")
 
 
 def quaternion_error(c, q, name="q", unit=True):

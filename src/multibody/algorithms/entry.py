@@ -22,6 +22,7 @@ from numba import types as nt
 
 from ..progress import compiling_notice
 from . import kernel_check
+from .owners import nonfinite_error
 
 from ..kernels.joint_transform import pin_variant
 from ..kernels import (
@@ -156,7 +157,6 @@ def check_vector(x, n, name, c=None):
         raise ValueError(f"{name} must have shape ({n},), got {x.shape}")
     if not np.all(np.isfinite(x)):
         if c is not None:
-            from .checks import nonfinite_error  # (checks imports this module)
             raise nonfinite_error(c, name, x)
         idx = int(np.flatnonzero(~np.isfinite(x))[0])
         raise ValueError(f"{name}[{idx}] is not finite ({x[idx]})")
