@@ -30,7 +30,7 @@ from numba.core.registry import CPUDispatcher
 #: machine, far below what a wrong kernel gives (1e-2 .. 1e4 measured)
 TOLERANCE = 1e-9
 _lock = threading.RLock()
-_models = {}
+_references = {}
 
 
 @functools.lru_cache(maxsize=None)
@@ -85,12 +85,12 @@ def reference(pins):
     a Data's of the check model (``tests/test_kernel_check.check_model``), stored as it is
     made, so that no model needs to be built here."""
     with _lock:
-        if pins not in _models:
+        if pins not in _references:
             key = "pins" if pins else "general"
             ref = {k.split(".", 1)[1]: v.copy() for k, v in stored_values("kernel_check", key + ".").items()}
             buf = np.ascontiguousarray(ref.pop("data_buffer"))
-            _models[pins] = (buf, tuple(ref.pop(s) for s in ("q", "u", "udot", "tau")), ref)
-        return _models[pins]
+            _references[pins] = (buf, tuple(ref.pop(s) for s in ("q", "u", "udot", "tau")), ref)
+        return _references[pins]
 
 
 def evaluate(name, kernel, buf, state):
