@@ -15,6 +15,7 @@ import numba
 import numpy as np
 
 from ..kernels import batch as K
+from ..kernels.inverse_mass_matrix import work_shape
 from . import dynamics, energy, flex_batch, kinematics
 from .checks import frame_row, raise_status
 
@@ -107,9 +108,9 @@ def _matrix_arguments(m, Q, out):
 
 
 def _minv_work(c, b):
-    """(the M^-1 work arrays (workers, n + 3, 6 nu),) of BatchData b, made on first use."""
+    """(the M^-1 work arrays (workers, *work_shape),) of BatchData b, made on first use."""
     if b.minv_work is None:
-        b.minv_work = np.zeros((b.workers, c.n_links + 3, 6 * c.nu))
+        b.minv_work = np.zeros((b.workers, *work_shape(c.n_links, c.nu)))
     return (b.minv_work,)
 
 

@@ -9,6 +9,7 @@ lengths and finite values.
 """
 import numpy as np
 
+from ..kernels.inverse_mass_matrix import work_shape
 from ..kernels.status import BAD_LENGTH_ARG1, MODAL
 from . import flex, flex_operators
 from .checks import as_float_vector, check_out, data_object, raise_status, zero_division_error
@@ -230,8 +231,9 @@ def _checked_mass_matrix(m, q, out, data):
 def inverse_mass_matrix(m, q, out=None, data=None):
     """M(q)^-1 (nu, nu), by an O(N nu) articulated-body recursion: no M, no factorisation.
 
-    It runs the ABA's passes on all unit forces at once, in each tree's root frame (see
-    ``kernels/inverse_mass_matrix.py``). ``out`` (an optional float64 C-contiguous
+    It runs the ABA's passes on the unit forces, up to 64 at a time, in each tree's root
+    frame (see ``kernels/inverse_mass_matrix.py``); its work array (kept by the Data) is
+    O(N) beside the result. ``out`` (an optional float64 C-contiguous
     (nu, nu) array) and ``data`` as in ``mass_matrix``.
     """
     c = m.compiled
@@ -279,7 +281,7 @@ def _minv_arrays(c, d):
     if own:
         d = c.thread_data()
     if d.minv_work is None:
-        d.minv_work = np.zeros((c.n_links + 3, 6 * c.nu))
+        d.minv_work = np.zeros(work_shape(c.n_links, c.nu))
     arrays = (d.buf, d.minv_work, c.shape_M)
     if own:
         c.thread_local.minv = arrays

@@ -22,10 +22,10 @@ class Data:
     step by the model, read-only here; it lets an entry kernel take one buffer), then
     ``flags``, one row per link ``ws`` (chart offsets, external forces, placements,
     velocities, articulated inertias ...) and the ragged blocks ``z`` (U, G, D^-1,
-    residuals). ``minv_work`` and ``dense_scratch(key, shape)``
-    lend reusable work arrays to the algorithms that need more than O(N) memory (the
-    inverse mass matrix, the operational-space compliance), made on first use. A Data object must not be used by two
-    threads at once; the model it belongs to is ``model``.
+    residuals). ``minv_work`` (the inverse mass matrix's, O(N): one block of columns) and
+    ``dense_scratch(key, shape)`` (the operational-space compliance's, more than O(N)) lend
+    reusable work arrays, made on first use. A Data object must not be used by two threads
+    at once; the model it belongs to is ``model``.
     """
 
     def __init__(self, model):
@@ -41,7 +41,7 @@ class Data:
         for j, s in enumerate(model.link_subhinges):
             self.ws[j, L.W_CHART:L.W_CHART + 4] = getattr(s, "chart_offset", (0.0, 0.0, 0.0, 1.0))
         self._scratch = {}
-        self.minv_work = None  # the inverse mass matrix's (n + 3, 6 nu) work array, made on first use
+        self.minv_work = None  # the inverse mass matrix's (n, 6 min(nu, 64)) work array, made on first use
         self.constraint_work = None  # constrained dynamics' (nc, ...) work array, made on first use
 
     @property
@@ -71,7 +71,7 @@ class BatchData:
         self.buf = np.repeat(one.buf[None], workers, axis=0)
         d0 = model.buf.shape[0]
         self.chart_offsets = self.buf[:, d0 + 1:d0 + 1 + model.n_links, L.W_CHART:L.W_CHART + 4]
-        self.minv_work = None  # (workers, n + 3, 6 nu), made on first use
+        self.minv_work = None  # (workers, n, 6 min(nu, 64)), made on first use
         self.flex_tables = None  # modal bodies: packed flex tables, a work row per worker (algorithms.flex_batch)
 
 
