@@ -1,0 +1,123 @@
+"""Loaders that stay bounded and inside the model's folder (issue 19).
+
+Mesh and include references refused outside the model's folder and its package roots
+(URDF, SDFormat, MJCF), without revealing whether the file exists, and the viewer drawing
+no mesh for them; non-regular and oversized files refused by name (``/dev/zero`` behind a
+``.urdf`` symlink).
+"""
+import os
+import re
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+import multibody as mb
+
+STL = "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid t\n"
+needs_dev_zero = pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+
+
+def _outside_refs(tmp_path):
+    """A URDF folder and the references that lead out of it; outside.stl exists, gone.stl not."""
+    model = tmp_path / "models" / "robot"
+    (model / "pkg").mkdir(parents=True)
+    (model / "pkg" / "package.xml").write_text("<package/>")
+    (tmp_path / "models" / "outside.stl").write_text(STL)
+    (model / "link.stl").symlink_to(tmp_path / "models" / "outside.stl")
+    outside = tmp_path / "models" / "outside.stl"
+    return model, {"package://pkg/../../outside.stl": True, "package://../../outside.stl": True,
+                   "file://" + str(outside): True, "file:///etc/hostname": os.path.exists("/etc/hostname"),
+                   "../outside.stl": True, "../gone.stl": False, str(outside): True,
+                   str(tmp_path / "gone.stl"): False, "link.stl": True}
+
+
+def _urdf(*filenames):
+    visuals = "".join(f'<visual><geometry><mesh filename="{f}"/></geometry></visual>' for f in filenames)
+    return f'<robot name="r"><link name="a">{visuals}</link></robot>'
+
+
+def test_urdf_mesh_paths_outside_are_refused_by_name(tmp_path, monkeypatch):
+    model, refs = _outside_refs(tmp_path)
+    assert any(refs.values()) and not all(refs.values())  # files that exist and files that do not
+    f = model / "robot.urdf"
+    f.write_text(_urdf(*refs))
+    with pytest.warns(UserWarning, match=r"robot\.urdf: 9 mesh file reference\(s\) lead outside .*package://pkg"):
+        m = mb.load_urdf(f)
+    for uri, v in zip(refs, m.body("a").visuals, strict=True):  # existing or not: the same entry
+        assert v == {**v, "filename": uri, "resolved": False, "uri": uri, "refused": True}, uri
+    assert m.file_roots == (str(model),)
+    trimesh = pytest.importorskip("trimesh")
+    from multibody.viz._geometry import visual_meshes
+    monkeypatch.setattr(trimesh, "load", lambda *a, **k: pytest.fail("a refused mesh file was read"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert visual_meshes(m.body("a"), m.file_roots) == []
+    said = " ".join(str(w.message) for w in caught)
+    assert len(caught) == len(refs) and all(f"mesh file reference {u} leads outside" in said for u in refs)
+    monkeypatch.undo()
+    m = mb.load_urdf(f, allow_outside=True)  # allowed explicitly: the files there resolve
+    resolved = {u: v["resolved"] for u, v in zip(refs, m.body("a").visuals)}
+    assert all(resolved[u] for u in ("package://pkg/../../outside.stl", "../outside.stl", "link.stl"))
+    assert not resolved["../gone.stl"] and m.file_roots is None
+
+
+def test_sdf_mesh_path_outside_is_refused(tmp_path):
+    model, _ = _outside_refs(tmp_path)
+    f = model / "m.sdf"
+    f.write_text('<sdf version="1.9"><model name="m"><link name="a"><visual name="v"><geometry><mesh>'
+                 '<uri>../outside.stl</uri></mesh></geometry></visual></link></model></sdf>')
+    with pytest.warns(UserWarning, match=r"m\.sdf: 1 mesh file reference.*'\.\./outside\.stl'"):
+        v = mb.load_sdf(f).body("a").visuals[0]
+    assert v["refused"] and not v["resolved"]
+    assert mb.load_sdf(f, allow_outside=True).body("a").visuals[0]["resolved"]
+
+
+@needs_dev_zero
+def test_non_regular_and_oversized_files_are_refused_by_name(tmp_path):
+    for name, load in (("z.urdf", mb.load_urdf), ("z.sdf", mb.load_sdf)):
+        link = tmp_path / name
+        link.symlink_to("/dev/zero")
+        t = time.perf_counter()
+        with pytest.raises(ValueError, match=f"{name}: a character device, not a regular file"):
+            load(link)
+        assert time.perf_counter() - t < 1.0
+    fifo = tmp_path / "f.urdf"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match=r"f\.urdf: a FIFO"):  # opened without blocking
+        mb.load_urdf(fifo)
+    (tmp_path / "d.urdf").mkdir()
+    with pytest.raises(ValueError, match="d.urdf: a folder"):
+        mb.load_urdf(tmp_path / "d.urdf")
+    big = tmp_path / "big.urdf"
+    big.write_text(_urdf())
+    with pytest.raises(ValueError, match=r"big\.urdf: \d+ bytes, more than the limit of 10 bytes"):
+        mb.load_urdf(big, max_bytes=10)
+    assert mb.load_urdf(big).name == "r"
+    with pytest.raises(FileNotFoundError, match="nope.urdf"):
+        mb.load_urdf(tmp_path / "nope.urdf")
+
+
+def test_mjcf_includes_and_assets_outside_are_refused(tmp_path):
+    pytest.importorskip("mujoco")
+    model = tmp_path / "model"
+    model.mkdir()
+    (tmp_path / "outside.xml").write_text('<mujocoinclude><option timestep="0.003"/></mujocoinclude>')
+    (model / "in.xml").write_text('<mujocoinclude><option timestep="0.004"/></mujocoinclude>')
+    body = '<worldbody><body><joint type="hinge"/><geom size="0.1"/></body></worldbody>'
+    cases = {'<include file="../outside.xml"/>': "<include file> '../outside.xml'",
+             '<asset><mesh file="/etc/hostname"/></asset>': "<mesh file> '/etc/hostname'",
+             '<compiler meshdir=".."/><asset><mesh file="x.stl"/></asset>': "<mesh file> 'x.stl'",
+             '<asset><texture type="cube" fileleft="../t.png"/></asset>': "<texture fileleft> '../t.png'"}
+    for i, (xml, named) in enumerate(cases.items()):
+        f = model / f"m{i}.xml"
+        f.write_text(f"<mujoco>{xml}{body}</mujoco>")
+        with pytest.raises(ValueError, match=f"m{i}.xml: {named} leads outside the model's folder"):
+            mb.load_mjcf(f)
+    ok = model / "ok.xml"
+    ok.write_text(f'<mujoco><include file="in.xml"/>{body}</mujoco>')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # contacts are not modelled
+        assert mb.load_mjcf(ok).nu == 1
+        assert mb.load_mjcf(model / "m0.xml", allow_outside=True).nu == 1  # allowed explicitly
