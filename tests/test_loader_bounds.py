@@ -1,9 +1,10 @@
 """Loaders that stay bounded and inside the model's folder (issue 19).
 
-Mesh and include references refused outside the model's folder and its package roots
-(URDF, SDFormat, MJCF), without revealing whether the file exists, and the viewer drawing
-no mesh for them; non-regular and oversized files refused by name (``/dev/zero`` behind a
-``.urdf`` symlink).
+YAML anchors and aliases refused (an alias bomb in under a second, naming file and line);
+mesh and include references refused outside the model's folder and its package roots
+(URDF, SDFormat, YAML ``filename``, MJCF), without revealing whether the file exists, and
+the viewer drawing no mesh for them; non-regular and oversized files refused by name
+(``/dev/zero`` behind a ``.urdf`` symlink).
 """
 import os
 import re
@@ -14,9 +15,40 @@ import numpy as np
 import pytest
 
 import multibody as mb
+from multibody.io.model_file import dumps_model, loads_model
 
 STL = "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid t\n"
 needs_dev_zero = pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+
+
+def _bomb(levels=14, width=10):
+    """A model file whose world.visuals nest ``width`` aliases ``levels`` deep (about 1 KB)."""
+    lines = ["format: multibody-model", "format_version: 1", "name: bomb", "world:", "  visuals:",
+             "  - &a0 [" + ", ".join(["x"] * width) + "]"]
+    lines += [f"  - &a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]" for i in range(1, levels + 1)]
+    return "\n".join(lines + ["bodies: []", "hinges: []", ""])
+
+
+def test_yaml_alias_bomb_is_refused_at_once(tmp_path):
+    path = tmp_path / "bomb.yaml"
+    path.write_text(_bomb())
+    assert 900 < path.stat().st_size < 1100
+    t = time.perf_counter()
+    with pytest.raises(ValueError, match=r"bomb\.yaml: invalid YAML: line 6, column 5: anchors and aliases"):
+        mb.load_model(path)
+    assert time.perf_counter() - t < 1.0
+    with pytest.raises(ValueError, match="line 1, column 4: anchors and aliases"):
+        loads_model("a: &x 1\nb: *x\n")  # a harmless one too: model files have none
+
+
+def test_dumped_yaml_has_no_aliases():
+    m = mb.Multibody("shared")
+    m.add_serial_chain("l", 2)
+    shared = {"type": "box", "size": [1.0, 2.0, 3.0]}
+    m.body("l0").visuals = [shared, shared]  # one object twice: written twice, not as an alias
+    text = dumps_model(m)
+    assert "&" not in text and "*" not in text
+    assert loads_model(text).body("l0").visuals[1]["type"] == "box"
 
 
 def _outside_refs(tmp_path):
@@ -74,9 +106,34 @@ def test_sdf_mesh_path_outside_is_refused(tmp_path):
     assert mb.load_sdf(f, allow_outside=True).body("a").visuals[0]["resolved"]
 
 
+def test_yaml_mesh_filename_outside_is_refused_by_the_viewer(tmp_path, monkeypatch):
+    trimesh = pytest.importorskip("trimesh")
+    from multibody.viz._geometry import visual_meshes
+    (tmp_path / "meshes").mkdir()
+    (tmp_path / "models").mkdir()
+    mesh = tmp_path / "meshes" / "m.stl"
+    mesh.write_text(STL)
+    m = mb.Multibody("y")
+    m.add_serial_chain("l", 1)
+    m.body("l0").visuals = [{"type": "mesh", "filename": str(mesh), "resolved": True}]
+    path = tmp_path / "models" / "y.yaml"
+    m.save(path)
+    with pytest.warns(UserWarning, match=r"y\.yaml: 1 mesh file reference.*meshes/m\.stl"):
+        m2 = mb.load_model(path)
+    assert m2.body("l0").visuals[0]["filename"] == str(mesh)  # kept as written: the file round-trips
+    assert m2.file_roots == (str(path.parent.resolve()),)
+    real_load = trimesh.load
+    monkeypatch.setattr(trimesh, "load", lambda *a, **k: pytest.fail("a refused mesh file was read"))
+    with pytest.warns(UserWarning, match=f"body 'l0': mesh file {re.escape(str(mesh))} lies outside"):
+        assert visual_meshes(m2.body("l0"), m2.file_roots) == []
+    monkeypatch.setattr(trimesh, "load", real_load)
+    for allowed in (mb.load_model(path, mesh_dirs=[tmp_path / "meshes"]), mb.load_model(path, allow_outside=True)):
+        assert len(visual_meshes(allowed.body("l0"), allowed.file_roots)) == 1
+
+
 @needs_dev_zero
 def test_non_regular_and_oversized_files_are_refused_by_name(tmp_path):
-    for name, load in (("z.urdf", mb.load_urdf), ("z.sdf", mb.load_sdf)):
+    for name, load in (("z.urdf", mb.load_urdf), ("z.yaml", mb.load_model), ("z.sdf", mb.load_sdf)):
         link = tmp_path / name
         link.symlink_to("/dev/zero")
         t = time.perf_counter()
