@@ -4,7 +4,9 @@ YAML anchors and aliases refused (an alias bomb in under a second, naming file a
 mesh and include references refused outside the model's folder and its package roots
 (URDF, SDFormat, YAML ``filename``, MJCF), without revealing whether the file exists, and
 the viewer drawing no mesh for them; non-regular and oversized files refused by name
-(``/dev/zero`` behind a ``.urdf`` symlink).
+(``/dev/zero`` behind a ``.urdf`` symlink); bad modal data files (empty, truncated, not a
+zip, complex, wrong shapes, unknown entries) refused naming the file; complex inputs of
+``ModalData`` and ``rollout`` refused by name, never cast.
 """
 import os
 import re
@@ -15,6 +17,7 @@ import numpy as np
 import pytest
 
 import multibody as mb
+from multibody.flex import beam_modes, load_modal_data
 from multibody.io.model_file import dumps_model, loads_model
 
 STL = "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid t\n"
@@ -133,7 +136,8 @@ def test_yaml_mesh_filename_outside_is_refused_by_the_viewer(tmp_path, monkeypat
 
 @needs_dev_zero
 def test_non_regular_and_oversized_files_are_refused_by_name(tmp_path):
-    for name, load in (("z.urdf", mb.load_urdf), ("z.yaml", mb.load_model), ("z.sdf", mb.load_sdf)):
+    for name, load in (("z.urdf", mb.load_urdf), ("z.yaml", mb.load_model), ("z.sdf", mb.load_sdf),
+                       ("z.npz", load_modal_data)):
         link = tmp_path / name
         link.symlink_to("/dev/zero")
         t = time.perf_counter()
@@ -178,3 +182,58 @@ def test_mjcf_includes_and_assets_outside_are_refused(tmp_path):
         warnings.simplefilter("ignore")  # contacts are not modelled
         assert mb.load_mjcf(ok).nu == 1
         assert mb.load_mjcf(model / "m0.xml", allow_outside=True).nu == 1  # allowed explicitly
+
+
+def _modal_file(tmp_path, name, **changes):
+    md = beam_modes(1.0, EI=100.0, rhoA=1.0, n_modes=2, nodes=[1.0])
+    arrays = {**md.arrays(), **changes}
+    path = tmp_path / name
+    np.savez(path, format=np.array("multibody.modal_data"), version=np.array(1), meta=np.array("{}"),
+             **{k: v for k, v in arrays.items() if v is not None})
+    return path
+
+
+def test_bad_modal_files_name_the_file(tmp_path):
+    good = _modal_file(tmp_path, "good.npz")
+    md = load_modal_data(good)
+    data = good.read_bytes()
+    (tmp_path / "empty.npz").write_bytes(b"")
+    (tmp_path / "truncated.npz").write_bytes(data[:len(data) // 2])
+    (tmp_path / "text.npz").write_text("not a zip")
+    np.save(tmp_path / "array.npy", np.zeros(3))
+    os.replace(tmp_path / "array.npy", tmp_path / "array.npz")  # an .npy under an .npz name
+    cases = {"empty.npz": "not an .npz file", "truncated.npz": "not an .npz file", "text.npz": "not an .npz file",
+             "array.npz": "not an .npz file",
+             "complex.npz": ("mode_shapes: complex values are not allowed",
+                             dict(mode_shapes=md.mode_shapes * (1 + 1j))),
+             "complex_m1.npz": ("M1: complex values are not allowed", dict(M1=np.zeros((2, 6, 8)) + 0j,
+                                                                           M2=np.zeros((2, 2, 6, 6)))),
+             "shape.npz": ("stiffness: expected shape", dict(stiffness=np.ones(3))),
+             "strings.npz": ("mass: expected an array of numbers", dict(mass=np.array("heavy"))),
+             "unknown.npz": ("extra: not a modal data entry", dict(extra=np.zeros(2)))}
+    for name, case in cases.items():
+        if isinstance(case, tuple):
+            _modal_file(tmp_path, name, **case[1])
+            case = case[0]
+        with pytest.raises(ValueError, match=f"{name}: (modal data: )?{case}"):
+            load_modal_data(tmp_path / name)
+    big = tmp_path / "big.npz"  # 8 MB of zeros, compressed: the arrays' declared size is checked first
+    np.savez_compressed(big, extra=np.zeros(10**6))
+    assert big.stat().st_size < 100_000
+    with pytest.raises(ValueError, match=r"big\.npz: its arrays take \d+ bytes, more than the limit of 100000"):
+        load_modal_data(big, max_bytes=100_000)
+
+
+def test_complex_inputs_are_refused_not_cast():
+    md = beam_modes(1.0, EI=100.0, rhoA=1.0, n_modes=2, nodes=[1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning: refused before any cast
+        with pytest.raises(ValueError, match="stiffness: complex values are not allowed"):
+            md.replace(stiffness=md.stiffness + 1e-3j)
+        m = mb.Multibody()
+        m.add_serial_chain("l", 2)
+        for kw, name in ((dict(Q0=np.zeros((2, 2)) + 0j), "Q0"), (dict(U0=[[0j, 0], [0, 0]]), "U0"),
+                         (dict(tau=np.full((2, 2), 1j)), "tau")):
+            args = {"Q0": np.zeros((2, 2)), "U0": np.zeros((2, 2)), **kw}
+            with pytest.raises(ValueError, match=f"{name} must be real"):
+                mb.rollout(m, args["Q0"], args["U0"], 0.01, dt=0.005, tau=args.get("tau"), progress=False)

@@ -17,17 +17,12 @@ import numpy as np
 from ..kernels import batch as K
 from ..kernels.inverse_mass_matrix import work_shape
 from . import dynamics, energy, flex_batch, kinematics
-from .checks import frame_row, raise_status
+from .checks import frame_row, raise_status, real_array
 
 
 def stacked(x, shape, name):
     """x as a C-contiguous float64 array of ``shape``, or ValueError naming ``name``."""
-    if np.iscomplexobj(x):
-        raise ValueError(f"{name} must be real; got complex values")
-    try:
-        y = np.ascontiguousarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an array of numbers, got {type(x).__name__}") from None
+    y = real_array(x, name)
     if y.shape != shape:
         raise ValueError(f"{name} must have shape {shape} (stacked states), got {y.shape}")
     return y

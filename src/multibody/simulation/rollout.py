@@ -2,6 +2,7 @@
 import numba
 import numpy as np
 
+from ..algorithms.checks import real_array
 from ..kernels.status import FINISHED, Status
 from ..progress import ProgressBar
 from . import flex_rollout as FR
@@ -38,10 +39,10 @@ class RolloutResult:
 
 
 def _stacked(x, shape, name):
-    x = np.asarray(x, dtype=float)
+    x = real_array(x, name)
     if x.shape != shape or not np.all(np.isfinite(x)):
         raise ValueError(f"{name} must be a finite array of shape {shape}, got {x.shape}")
-    return np.ascontiguousarray(x)
+    return x
 
 
 def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=None, forces=(),
@@ -68,7 +69,7 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     longer than a second (the run then goes in blocks of rows; the results are the same).
     """
     c = m.compiled
-    Q0 = np.atleast_2d(np.asarray(Q0, dtype=float))
+    Q0 = np.atleast_2d(real_array(Q0, "Q0"))
     B = Q0.shape[0]
     Q0 = _stacked(Q0, (B, c.nq), "Q0")
     U0 = _stacked(U0, (B, c.nu), "U0")
@@ -90,7 +91,7 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     lie = int(tpl.lie_group)
     if tau is None:
         tau = np.zeros((B, c.nu))
-    tau = np.asarray(tau, dtype=float)
+    tau = real_array(tau, "tau")
     segmented = tau.ndim == 3
     tau = _stacked(tau, (B, n_rows, c.nu) if segmented else (B, c.nu), "tau")
 
