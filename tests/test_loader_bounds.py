@@ -176,8 +176,14 @@ def test_mjcf_includes_and_assets_outside_are_refused(tmp_path):
         f.write_text(f"<mujoco>{xml}{body}</mujoco>")
         with pytest.raises(ValueError, match=f"m{i}.xml: {named} leads outside the model's folder"):
             mb.load_mjcf(f)
+    twice = model / "twice.xml"
+    twice.write_text(f'<mujoco><include file="in.xml"/><include file="./in.xml"/>{body}</mujoco>')
+    with pytest.raises(ValueError, match=r"twice\.xml: .*in\.xml is included twice"):
+        mb.load_mjcf(twice)
     ok = model / "ok.xml"
     ok.write_text(f'<mujoco><include file="in.xml"/>{body}</mujoco>')
+    with pytest.raises(ValueError, match=r"in\.xml: \d+ bytes, more than the limit of \d+ bytes"):
+        mb.load_mjcf(ok, max_bytes=ok.stat().st_size + 10)  # the model file and its includes together
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # contacts are not modelled
         assert mb.load_mjcf(ok).nu == 1

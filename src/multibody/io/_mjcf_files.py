@@ -2,27 +2,28 @@
 
 MuJoCo's compiler opens the model file, its ``<include file>``s and its asset files (mesh,
 skin, height field, texture and model assets) itself. ``check_mjcf_files`` walks the same
-references first: the model file and every include read with a bound (``_files``) and
-parsed with the URDF reader's safeguards (no DTD or entity declarations); each reference
-resolved as MuJoCo does (includes relative to the model file's folder, assets to
-``meshdir``/``texturedir``/``assetdir`` of ``<compiler>``, themselves relative to it) and
-refused, naming the file and the reference, unless it lies inside the model's folder or a
-folder of ``mesh_dirs`` (decided from the text, so a refusal says nothing about whether
-the file exists; a symlink inside must lead inside too), and unless it is a regular file
-of at most ``max_bytes``. ``allow_outside=True`` keeps the bound checks only. MuJoCo then
-reads the files, a moment later.
+references first: the model file and every include read with a bound (``_files``; all
+together at most ``max_bytes``, none included twice, as MuJoCo refuses) and parsed with the
+URDF reader's safeguards (no DTD or entity declarations); each reference resolved as MuJoCo
+does (includes relative to the model file's folder, assets to ``meshdir``/``texturedir``/
+``assetdir`` of ``<compiler>``, themselves relative to it) and refused, naming the file and
+the reference, unless it lies inside the model's folder or a folder of ``mesh_dirs``
+(decided from the text, so a refusal says nothing about whether the file exists; a symlink
+inside must lead inside too), and unless it is a regular file of at most ``max_bytes``.
+``allow_outside=True`` keeps the bound checks only. MuJoCo then reads the files, a moment
+later.
 """
 import os
 
 from . import _xml
 from ._files import MAX_BYTES, check_file, inside, lexically_inside, read_bounded
+from ._uri import as_dir_list
 
 #: asset tag -> (its file attributes, the <compiler> folder it is looked for in)
 _ASSETS = {"mesh": (("file",), "meshdir"), "skin": (("file",), "meshdir"), "hfield": (("file",), "meshdir"),
            "texture": (("file", "fileright", "fileleft", "fileup", "filedown", "filefront", "fileback"),
                        "texturedir"),
            "model": (("file",), None)}
-_MAX_INCLUDES = 1000
 
 
 class _Walk:
@@ -31,11 +32,11 @@ class _Walk:
     def __init__(self, path, mesh_dirs, allow_outside, max_bytes):
         self.source = os.fspath(path)
         self.folder = os.path.dirname(os.path.abspath(self.source))
-        dirs = [] if mesh_dirs is None else [mesh_dirs] if isinstance(mesh_dirs, (str, os.PathLike)) else mesh_dirs
-        self.roots = None if allow_outside else [self.folder, *(os.fspath(d) for d in dirs)]
+        self.roots = None if allow_outside else [self.folder, *map(str, as_dir_list(mesh_dirs))]
         self.max_bytes = max_bytes
         self.elements = []
-        self.files = 0
+        self.read_bytes = 0
+        self.seen = set()
 
     def checked(self, ref, base, what):
         """The path of reference ``ref`` (relative to ``base``), checked (see the module docstring)."""
@@ -48,11 +49,19 @@ class _Walk:
         return path
 
     def read(self, path):
-        """Parse the XML file ``path`` and, in document order, its includes' elements."""
-        self.files += 1
-        if self.files > _MAX_INCLUDES:
-            raise ValueError(f"{self.source}: more than {_MAX_INCLUDES} included files")
-        text = _xml.decode(read_bounded(path, self.max_bytes), path)
+        """Parse the XML file ``path`` and, in document order, its includes' elements; the
+        files together at most ``max_bytes``, none read twice."""
+        real = os.path.realpath(path)
+        if real in self.seen:
+            raise ValueError(f"{self.source}: {path} is included twice (as MuJoCo refuses)")
+        self.seen.add(real)
+        left = self.max_bytes - self.read_bytes
+        if left < 1:
+            raise ValueError(f"{self.source}: its files take more than the limit of {self.max_bytes} bytes "
+                             "(max_bytes= raises it)")
+        data = read_bounded(path, left)
+        self.read_bytes += len(data)
+        text = _xml.decode(data, path)
         root = _xml.parse_root(text, path, None, "MJCF")
         for el in root.iter():
             if el.tag == "include" and el.get("file"):

@@ -34,12 +34,13 @@ def as_path(p):
 
 
 def as_dir_list(package_dirs):
-    """``package_dirs`` (None, one folder or a list of folders) as a list of ``Path``."""
+    """``package_dirs`` (None, one folder or a list of folders) as a list of absolute ``Path``s
+    (a relative one taken from the current folder now, not when a viewer later reads)."""
     if package_dirs is None:
         return []
     if isinstance(package_dirs, (str, os.PathLike)):
         package_dirs = [package_dirs]
-    return [as_path(d) for d in package_dirs]
+    return [Path(os.path.abspath(os.fspath(d))) for d in package_dirs]
 
 
 def _climbs(rel):
