@@ -40,9 +40,10 @@ unresolved (``resolved`` False, ``refused`` True), named in one warning, and
 ``m.file_roots`` lists the folders the viewer may read mesh files from.
 
 The work is split over private modules of ``multibody.io``: ``_xml`` (safe reading,
-attribute parsing), ``_uri`` (``package://`` resolution), ``_links`` (mass properties,
-geometry), ``_files`` (bounded reading, containment), ``_joints`` (joint types, axes, limit/mimic metadata), ``_tree`` (topology
-checks, depth-first order) and ``_build`` (the ``Multibody``).
+attribute parsing), ``_files`` (bounded reading, containment), ``_uri`` (``package://``
+resolution), ``_links`` (mass properties, geometry), ``_joints`` (joint types, axes,
+limit/mimic metadata), ``_tree`` (topology checks, depth-first order) and ``_build`` (the
+``Multibody``).
 """
 
 from . import _xml
