@@ -410,6 +410,8 @@ def test_package_resolution(tmp_path):
     (ws / "mypkg" / "meshes" / "a.stl").write_text("solid a")
     (ws / "otherpkg" / "meshes").mkdir(parents=True)
     (ws / "otherpkg" / "meshes" / "b.stl").write_text("solid b")
+    for pkg in ("mypkg", "otherpkg"):  # ROS packages: the search takes folders with a package.xml
+        (ws / pkg / "package.xml").write_text("<package/>")
     (tmp_path / "elsewhere" / "thirdpkg" / "meshes").mkdir(parents=True)
     (tmp_path / "elsewhere" / "thirdpkg" / "meshes" / "c.dae").write_text("<c/>")
     (ws / "mypkg" / "urdf" / "local.obj").write_text("o")
@@ -419,37 +421,51 @@ def test_package_resolution(tmp_path):
             "package://nope/meshes/x.stl",         # unresolvable
             "package:///mypkg/meshes/a.stl",       # extra slash (seen in the wild)
             "local.obj",                           # relative to the URDF folder
-            "file://" + str(ws / "otherpkg" / "meshes" / "b.stl")]
+            "file://" + str(ws / "otherpkg" / "meshes" / "b.stl")]  # outside the URDF's folder
     f = ws / "mypkg" / "urdf" / "robot.urdf"
     f.write_text(_mesh_robot(*uris))
 
-    def check(m, third_resolved):
+    def check(m, third_resolved, absolute_resolved=False):
         vis = m.body("a").visuals
         assert [v["type"] for v in vis] == ["mesh"] * len(uris)
         assert [v["uri"] for v in vis] == uris
         assert np.allclose(vis[0]["scale"], [1, 2, 3])
         expect = {0: ws / "mypkg/meshes/a.stl", 1: ws / "otherpkg/meshes/b.stl",
-                  4: ws / "mypkg/meshes/a.stl", 5: ws / "mypkg/urdf/local.obj",
-                  6: ws / "otherpkg/meshes/b.stl"}
+                  4: ws / "mypkg/meshes/a.stl", 5: ws / "mypkg/urdf/local.obj"}
+        if absolute_resolved:
+            expect[6] = ws / "otherpkg/meshes/b.stl"
+        else:  # an absolute path outside the URDF's folder and package_dirs: refused, not looked up
+            assert vis[6]["resolved"] is False and vis[6]["refused"] and vis[6]["filename"] == uris[6]
         for i, p in expect.items():
             assert vis[i]["resolved"] and vis[i]["filename"] == str(p.resolve()), uris[i]
-        assert vis[3]["resolved"] is False and vis[3]["filename"] == uris[3]
+            assert "refused" not in vis[i]
+        assert vis[3]["resolved"] is False and vis[3]["filename"] == uris[3] and "refused" not in vis[3]
         assert vis[2]["resolved"] is third_resolved
         if third_resolved:
             assert vis[2]["filename"] == str((tmp_path / "elsewhere/thirdpkg/meshes/c.dae").resolve())
         else:
             assert vis[2]["filename"] == uris[2]
 
-    check(load_urdf(f), False)
-    check(load_urdf(f, package_dirs=[tmp_path / "elsewhere"]), True)      # folder of packages
-    check(load_urdf(f, package_dirs=str(tmp_path / "elsewhere" / "thirdpkg")), True)  # the package
-    check(load_urdf_string(f.read_text(), base_dir=f.parent, package_dirs=[tmp_path / "elsewhere"]), True)
-    # without a base folder only package_dirs and absolute paths resolve
+    with pytest.warns(UserWarning, match="otherpkg/meshes/b.stl"):
+        check(load_urdf(f), False)
+    with pytest.warns(UserWarning, match="1 mesh file reference"):
+        check(load_urdf(f, package_dirs=[tmp_path / "elsewhere"]), True)      # folder of packages
+        check(load_urdf(f, package_dirs=str(tmp_path / "elsewhere" / "thirdpkg")), True)  # the package
+        check(load_urdf_string(f.read_text(), base_dir=f.parent, package_dirs=[tmp_path / "elsewhere"]), True)
+    check(load_urdf(f, package_dirs=[tmp_path / "elsewhere", ws]), True, True)  # a folder allowed
+    check(load_urdf(f, allow_outside=True), False, True)
+    # without a base folder only package_dirs resolve, absolute paths inside them
     m = load_urdf_string(f.read_text(), package_dirs=[ws])
     vis = m.body("a").visuals
     assert vis[0]["resolved"] and vis[1]["resolved"] and not vis[2]["resolved"]
     assert not vis[5]["resolved"] and vis[6]["resolved"]
+    assert m.file_roots == (str(ws), str(ws / "mypkg"), str(ws / "otherpkg"))
     assert resolve_uri("package://", tmp_path) == ("package://", False)
+    # a folder named like the package but no ROS package is no package root
+    (ws / "mypkg" / "package.xml").unlink()
+    assert load_urdf(f, allow_outside=True).body("a").visuals[0]["resolved"]
+    with pytest.warns(UserWarning):
+        assert not load_urdf(f).body("a").visuals[0]["resolved"]
 
 
 def test_package_resolution_example_robot_data():

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..kernels import layout as L
 from ..kernels.status import Status
-from .entry import as_float_vector, check_vector  # noqa: F401  (re-exported for the algorithm modules)
+from .entry import as_float_vector, check_vector, real_array  # noqa: F401  (re-exported for the algorithm modules)
 from .owners import Q_NAMES, coordinate_owner, nonfinite_error  # noqa: F401  (re-exported)
 
 

@@ -133,14 +133,21 @@ def kernel_names(pins=False):
     return tuple(_PIN_VARIANTS) if pins else tuple(_SIGNATURES)
 
 
-def as_float_vector(x, name):
-    """x as a new C-contiguous, writeable float64 1-D array, or ValueError naming ``name``."""
+def real_array(x, name, what="an array of numbers", copy=False):
+    """x as a C-contiguous float64 array (a new one with ``copy``, else only where needed), or
+    ValueError naming ``name``: complex values are refused, never cast (a cast drops their
+    imaginary parts), and so is what is not numbers (``what`` says what is wanted)."""
     if np.iscomplexobj(x):
         raise ValueError(f"{name} must be real; got complex values")
     try:
-        y = np.array(x, dtype=np.float64, order="C")
+        return np.array(x, dtype=np.float64, order="C") if copy else np.asarray(x, dtype=np.float64, order="C")
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a 1-D array of numbers, got {type(x).__name__}") from None
+        raise ValueError(f"{name} must be {what}, got {type(x).__name__}") from None
+
+
+def as_float_vector(x, name):
+    """x as a new C-contiguous, writeable float64 1-D array, or ValueError naming ``name``."""
+    y = real_array(x, name, "a 1-D array of numbers", copy=True)
     if y.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array, got shape {y.shape}")
     return y
@@ -167,12 +174,7 @@ def stacked(x, shape, name):
     """x as a C-contiguous, writeable float64 array of ``shape`` (stacked states; no copy when
     it already is one, a read-only one is copied as in ``check_vector``), or ValueError
     naming ``name``."""
-    if np.iscomplexobj(x):
-        raise ValueError(f"{name} must be real; got complex values")
-    try:
-        y = np.ascontiguousarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an array of numbers, got {type(x).__name__}") from None
+    y = real_array(x, name)
     if y.shape != shape:
         raise ValueError(f"{name} must have shape {shape} (stacked states), got {y.shape}")
     return y if y.flags.writeable else y.copy()

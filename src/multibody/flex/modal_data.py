@@ -50,7 +50,10 @@ from .modal_integrals import check_integrals
 
 
 def _array(name, value, shape):
-    """``value`` as a float64 array of ``shape`` (None entries are free), finite."""
+    """``value`` as a float64 array of ``shape`` (None entries are free), finite; complex
+    values are refused (a cast would drop their imaginary parts)."""
+    if np.iscomplexobj(value):
+        raise ValueError(f"{name}: complex values are not allowed (modal data is real), got {np.asarray(value).dtype}")
     try:
         a = np.array(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:

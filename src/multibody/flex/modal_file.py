@@ -32,10 +32,19 @@ In an ``.npz`` every entry is an array (strings as 0-d unicode arrays; read with
 ``allow_pickle=False``). In HDF5 the arrays are datasets of the root group and
 ``format``, ``version`` and ``meta`` are attributes of the root group. The arrays are
 written as they are, so a file read back is bit-for-bit the object written.
+
+Reading validates (issue 19), every error naming the file: a regular file of at most
+``max_bytes`` (1 GiB by default; for an ``.npz`` also the arrays' total size as the archive
+declares it, before any is inflated), an archive NumPy can read (an empty, truncated or
+non-zip file is refused by name, not left to ``EOFError``/``BadZipFile``), only the names
+above, a string ``format`` and ``meta`` and an integer ``version``, then the fields as
+``ModalData`` checks them (shapes, finite real numbers: complex data is refused, never cast).
 """
 import json
 import os
 import tempfile
+import zipfile
+import zlib
 
 import numpy as np
 
@@ -43,8 +52,12 @@ from .modal_data import ModalData
 
 FORMAT = "multibody.modal_data"
 VERSION = 1
+#: Default bound on the size of a modal data file (and of an .npz's arrays), 1 GiB.
+MAX_BYTES = 2**30
 _OPTIONAL = ("damping", "Kg_centrifugal", "M1", "M2")
 _REQUIRED = tuple(k for k in ModalData._ARRAYS if k not in _OPTIONAL)
+_HEADER = ("format", "version", "meta")
+_NPZ_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error)
 
 
 def _kind(path):
@@ -99,47 +112,109 @@ def save_modal_data(data, path):
             os.remove(tmp)
 
 
-def _from_entries(entries, header, path):
+def _text(value, what):
+    """A 0-d string entry as str (bytes decoded), or ValueError naming ``what``."""
+    a = np.asarray(value)
+    if a.shape != () or a.dtype.kind not in "USO":
+        raise ValueError(f"{what}: expected a string, got an array of {a.dtype} with shape {a.shape}")
+    v = a.item()
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def _from_entries(entries, header):
+    """The ModalData of a file's entries; ValueError naming the field (``load_modal_data``
+    adds the file)."""
+    unknown = sorted(set(entries) - set(ModalData._ARRAYS) - set(_HEADER))
+    if unknown:
+        raise ValueError(f"{unknown[0]}: not a modal data entry (expected some of "
+                         f"{', '.join(ModalData._ARRAYS + _HEADER)})")
     fmt, version = header
     if fmt != FORMAT:
-        raise ValueError(f"format: {path!r} is not a modal data file (format {fmt!r})")
+        raise ValueError(f"format: not a modal data file (format {fmt!r})")
     if version != VERSION:
-        raise ValueError(f"version: {path!r} has version {version}, this reader reads {VERSION}")
+        raise ValueError(f"version: version {version}, this reader reads {VERSION}")
     missing = [k for k in _REQUIRED if k not in entries]
     if missing:
-        raise ValueError(f"{missing[0]}: missing from {path!r}")
+        raise ValueError(f"{missing[0]}: missing")
     try:
-        meta = json.loads(entries.pop("meta", "{}"))
-    except ValueError as exc:
-        raise ValueError(f"meta: not valid JSON in {path!r} ({exc})") from None
+        meta = json.loads(_text(entries.pop("meta", "{}"), "meta"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"meta: not valid JSON ({exc})") from None
     known = {k: entries[k] for k in ModalData._ARRAYS if k in entries}
     return ModalData(meta=meta, **known)
 
 
-def load_modal_data(path):
-    """Read a ModalData from ``path`` (.npz, or .h5/.hdf5 with h5py), validated as on
-    construction: a ValueError names the bad field."""
+def _header(values):
+    """(format, version) from the ``format``/``version`` values of a file."""
+    if "format" not in values or "version" not in values:
+        raise ValueError("format: not a modal data file (no format/version)")
+    v = np.asarray(values["version"])
+    if v.shape != () or v.dtype.kind not in "iu":
+        raise ValueError(f"version: expected an integer, got an array of {v.dtype} with shape {v.shape}")
+    return _text(values["format"], "format"), int(v)
+
+
+def _read_npz(path, max_bytes):
+    """(entries, header) of an .npz file, its arrays' declared size bounded first."""
+    if not zipfile.is_zipfile(path):
+        raise ValueError("not an .npz file (not a zip archive: empty, truncated or another format)")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            size = sum(i.file_size for i in zf.infolist())
+    except _NPZ_ERRORS as exc:
+        raise ValueError(f"not a readable .npz file ({type(exc).__name__}: {exc})") from None
+    if size > max_bytes:
+        raise ValueError(f"its arrays take {size} bytes, more than the limit of {max_bytes} (max_bytes= raises it)")
+    entries, name = {}, None
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            for name in z.files:
+                entries[name] = z[name]
+    except _NPZ_ERRORS as exc:
+        where = "" if name is None else f"{name}: "
+        raise ValueError(f"{where}cannot be read ({type(exc).__name__}: {exc})") from None
+    return entries, _header(entries)
+
+
+def _read_h5(path, max_bytes):
+    """(entries, header) of an HDF5 file (format, version and meta from the root's
+    attributes), its datasets' declared size bounded first."""
+    h5py = _h5py()
+    try:
+        with h5py.File(path, "r") as f:
+            attrs = dict(f.attrs)
+            items = dict(f.items())
+            bad = [k for k, d in items.items() if not isinstance(d, h5py.Dataset)]
+            if bad:
+                raise ValueError(f"{bad[0]}: not a dataset")
+            size = sum(d.size * d.dtype.itemsize for d in items.values())
+            if size > max_bytes:
+                raise ValueError(f"its arrays take {size} bytes, more than the limit of {max_bytes} "
+                                 "(max_bytes= raises it)")
+            entries = {k: d[()] for k, d in items.items()}
+    except (OSError, TypeError) as exc:
+        raise ValueError(f"not a readable HDF5 file ({type(exc).__name__}: {exc})") from None
+    entries["meta"] = attrs.get("meta", "{}")
+    return entries, _header(attrs)
+
+
+def load_modal_data(path, max_bytes=MAX_BYTES):
+    """Read a ModalData from ``path`` (.npz, or .h5/.hdf5 with h5py), validated on load (see
+    the module docstring) and as on construction.
+
+    Raises FileNotFoundError for a missing file and ValueError naming the file and the bad
+    field (or entry) otherwise.
+    """
+    from ..io._files import check_file  # (multibody.io imports the model, which imports flex)
     kind = _kind(path)
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"path: no such file {path!r}")
-    if kind == "npz":
-        with np.load(path, allow_pickle=False) as z:
-            entries = {k: z[k] for k in z.files}
-        if "format" not in entries or "version" not in entries:
-            raise ValueError(f"format: {path!r} is not a modal data file (no format/version)")
-        header = (str(entries.pop("format")), int(entries.pop("version")))
-        if "meta" in entries:
-            entries["meta"] = str(entries["meta"])
-    else:
-        h5py = _h5py()
-        with h5py.File(path, "r") as f:
-            attrs = dict(f.attrs)
-            entries = {k: f[k][()] for k in f.keys()}
-        if "format" not in attrs or "version" not in attrs:
-            raise ValueError(f"format: {path!r} is not a modal data file (no format/version)")
-        fmt = attrs["format"]
-        header = (fmt.decode() if isinstance(fmt, bytes) else str(fmt), int(attrs["version"]))
-        meta = attrs.get("meta", "{}")
-        entries["meta"] = meta.decode() if isinstance(meta, bytes) else str(meta)
-    return _from_entries(entries, header, path)
+    check_file(path, max_bytes)
+    try:
+        entries, header = _read_npz(path, max_bytes) if kind == "npz" else _read_h5(path, max_bytes)
+        for key in ("format", "version"):
+            entries.pop(key, None)
+        return _from_entries(entries, header)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None

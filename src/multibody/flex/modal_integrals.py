@@ -104,6 +104,9 @@ def check_integrals(where, M1, M2, n, S):
     equal to ``[S_k]x`` and a zero linear/modal block of ``M2[k, l]``; ValueError naming
     ``where`` (e.g. "modal body 'beam'") otherwise. A (6 + n) ``M2`` whose modal rows are
     zero is returned as its rigid (6, 6) block, which the kernels evaluate at less cost."""
+    for name, a in (("M1", M1), ("M2", M2)):
+        if np.iscomplexobj(a):
+            raise ValueError(f"{where}: {name}: complex values are not allowed (modal data is real)")
     M1 = np.array(M1, dtype=float)
     if M1.shape != (n, 6, 6 + n) or not np.all(np.isfinite(M1)):
         raise ValueError(f"{where}: M1 must be a finite array of shape {(n, 6, 6 + n)}, got {M1.shape}")

@@ -19,10 +19,10 @@ from ._joints import add_mimic_constraints, axis, hinge_kind, set_metadata
 from ._links import link_geometries, mass_properties, nearest_psd
 
 
-def _add_bodies(m, tree, materials, base_dir, package_dirs, root_kind, on_bad_inertia, source):
+def _add_bodies(m, tree, materials, refs, root_kind, on_bad_inertia, source):
     """One body per link (the link ``"world"`` is ``m.world``), with its geometry metadata."""
     for name, el in tree.links.items():
-        visuals, collisions = link_geometries(name, el, materials, base_dir, package_dirs)
+        visuals, collisions = link_geometries(name, el, materials, refs)
         mass, com, inertia = mass_properties(el, name)
         if on_bad_inertia == "project":
             inertia = nearest_psd(inertia, name, source)
@@ -60,13 +60,13 @@ def _add_root_hinge(m, tree, root_kind, source):
     return skip
 
 
-def build_multibody(tree, name, source, materials, base_dir, package_dirs, root_kind, on_bad_inertia,
+def build_multibody(tree, name, source, materials, refs, root_kind, on_bad_inertia,
                     mimic="metadata"):
     """A finalized ``Multibody`` named ``name`` from a checked ``Tree`` (``mimic``: "metadata"
     keeps ``<mimic>`` as hinge metadata only, "constraint" also adds coordinate constraints)."""
     m = Multibody(name=name)
     m.source = source
-    _add_bodies(m, tree, materials, base_dir, package_dirs, root_kind, on_bad_inertia, source)
+    _add_bodies(m, tree, materials, refs, root_kind, on_bad_inertia, source)
     skip = _add_root_hinge(m, tree, root_kind, source)
     root_hinge_added = tree.root != "world" or root_kind is not None
     for j in tree.order:

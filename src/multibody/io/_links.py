@@ -7,14 +7,13 @@
 * ``nearest_psd`` replaces an inertia that is not positive semi-definite by the
   nearest one (eigenvalues clipped at 0), with a warning naming the link.
 * ``geometry`` turns a ``<visual>`` or ``<collision>`` element into a dict (``name``,
-  ``origin``, ``type`` and the shape's sizes; mesh file names resolved with
-  ``resolve_uri``; ``material`` and ``rgba``), with named colours taken from the
+  ``origin``, ``type`` and the shape's sizes; mesh file names resolved by the model's
+  ``_uri.FileRefs``; ``material`` and ``rgba``), with named colours taken from the
   robot's top-level ``<material>`` elements (``global_materials``).
 """
 import numpy as np
 
 from . import _xml
-from ._uri import resolve_uri
 
 
 def read_links(robot, source):
@@ -39,7 +38,7 @@ def global_materials(robot, source):
     return out
 
 
-def _shape(shape, what, base_dir, package_dirs):
+def _shape(shape, what, refs):
     """The size entries of a ``<geometry>`` child (box, sphere, cylinder, capsule, mesh)."""
     t = shape.tag
     g = {"type": t}
@@ -51,15 +50,13 @@ def _shape(shape, what, base_dir, package_dirs):
         g["radius"] = _xml.float_attr(shape, "radius", f"{what} {t}")
         g["length"] = _xml.float_attr(shape, "length", f"{what} {t}")
     elif t == "mesh":
-        fn = shape.get("filename") or ""
-        g["filename"], g["resolved"] = resolve_uri(fn, base_dir, package_dirs)
-        g["uri"] = fn
+        g.update(refs.mesh_entry(shape.get("filename") or ""))
         scale = shape.get("scale")
         g["scale"] = np.ones(3) if scale is None else _xml.floats(scale, 3, f"{what} mesh scale")
     return g
 
 
-def geometry(link_name, el, kind, materials, base_dir, package_dirs):
+def geometry(link_name, el, kind, materials, refs):
     """Metadata dict of a ``<visual>`` or ``<collision>`` element (``kind``) of a link."""
     what = f"link {link_name!r} {kind}"
     g = {"name": el.get("name"), "origin": _xml.origin(el, what)}
@@ -68,7 +65,7 @@ def geometry(link_name, el, kind, materials, base_dir, package_dirs):
     if shape is None:
         g["type"] = None
     else:
-        g.update(_shape(shape, what, base_dir, package_dirs))
+        g.update(_shape(shape, what, refs))
     mat = el.find("material")
     if mat is not None:
         g["material"] = mat.get("name")
@@ -80,9 +77,9 @@ def geometry(link_name, el, kind, materials, base_dir, package_dirs):
     return g
 
 
-def link_geometries(link_name, el, materials, base_dir, package_dirs):
+def link_geometries(link_name, el, materials, refs):
     """``(visuals, collisions)``: the metadata dicts of a link's geometry elements."""
-    return tuple([geometry(link_name, g, kind, materials, base_dir, package_dirs) for g in el.findall(kind)]
+    return tuple([geometry(link_name, g, kind, materials, refs) for g in el.findall(kind)]
                  for kind in ("visual", "collision"))
 
 

@@ -101,14 +101,14 @@ def _in_link(frames, link, X_MF):
     return transform_inverse(frames.pose_in_model(link)) @ X_MF
 
 
-def add_bodies(m, links, frames, base_dir, package_dirs, source):
+def add_bodies(m, links, frames, refs, source):
     for name, el in links.items():
         mass, com, inertia = mass_properties(el, name, frames)
         try:
             body = m.add_body(name, mass, com, nearest_psd(inertia, name, source))
         except ValueError as e:
             raise ValueError(f"{source}: link {name!r} <inertial>: {e}") from None
-        body.visuals, body.collisions = link_geometries(name, el, frames, base_dir, package_dirs)
+        body.visuals, body.collisions = link_geometries(name, el, frames, refs)
 
 
 def _hinge_args(j, kind):
@@ -195,11 +195,11 @@ def add_gearbox(m, j, frames, source):
     return c
 
 
-def build(name, links, joints, frames, root_kind, base_dir, package_dirs, source):
+def build(name, links, joints, frames, root_kind, refs, source):
     """The finalized ``Multibody`` of a read model."""
     m = Multibody(name=name)
     m.source = source
-    add_bodies(m, links, frames, base_dir, package_dirs, source)
+    add_bodies(m, links, frames, refs, source)
     root, tree, skipped = choose_tree(links, joints, frames, root_kind is not None, source)
     order = depth_first(root, tree, joints)
     add_tree(m, root, order, frames, root_kind, source)

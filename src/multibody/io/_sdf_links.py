@@ -13,14 +13,15 @@
   ``uri`` and ``scale``, and ``rgba`` from ``<material>`` (diffuse, else ambient).
   ``model://NAME/rest`` is looked for as ``package://NAME/rest`` (among the ancestors of
   the file's folder, then in ``package_dirs`` and the folders of the ``GZ_SIM_RESOURCE_PATH``,
-  ``IGN_GAZEBO_RESOURCE_PATH``, ``GAZEBO_MODEL_PATH`` and ``SDF_PATH`` variables).
+  ``IGN_GAZEBO_RESOURCE_PATH``, ``GAZEBO_MODEL_PATH`` and ``SDF_PATH`` variables: see
+  ``search_dirs``), inside the roots the URDF reader allows (``_uri.FileRefs``).
 """
 import os
 
 import numpy as np
 
 from . import _sdf_xml, _xml
-from ._uri import as_dir_list, resolve_uri
+from ._uri import as_dir_list
 
 _MODEL_URI = "model://"
 _PATH_VARIABLES = ("GZ_SIM_RESOURCE_PATH", "IGN_GAZEBO_RESOURCE_PATH", "GAZEBO_MODEL_PATH", "SDF_PATH")
@@ -68,23 +69,23 @@ def mass_properties(el, name, frames):
     return mass, T[:3, 3].copy(), R @ inertia @ R.T
 
 
-def _search_dirs(package_dirs):
+def search_dirs(package_dirs):
+    """``package_dirs`` and the folders of the model path variables, as a list of folders."""
     dirs = as_dir_list(package_dirs)
     for var in _PATH_VARIABLES:
         dirs += [d for d in os.environ.get(var, "").split(os.pathsep) if d]
     return dirs
 
 
-def _mesh(shape, what, base_dir, package_dirs):
+def _mesh(shape, what, refs):
     uri = _sdf_xml.child_text(shape, "uri", "")
     lookup = "package://" + uri[len(_MODEL_URI):] if uri.startswith(_MODEL_URI) else uri
-    filename, found = resolve_uri(lookup, base_dir, _search_dirs(package_dirs))
     scale = _sdf_xml.child_text(shape, "scale")
-    return {"type": "mesh", "uri": uri, "filename": filename if found else uri, "resolved": found,
+    return {"type": "mesh", **refs.mesh_entry(uri, lookup),
             "scale": np.ones(3) if scale is None else _xml.floats(scale, 3, f"{what} mesh <scale>")}
 
 
-def _shape(geo, what, base_dir, package_dirs):
+def _shape(geo, what, refs):
     """The type and sizes of the shape inside a ``<geometry>`` element."""
     shape = None if geo is None else next(iter(geo), None)
     if shape is None:
@@ -99,7 +100,7 @@ def _shape(geo, what, base_dir, package_dirs):
         return {"type": t, "radius": _sdf_xml.child_float(shape, "radius", f"{what} {t}", 1.0),
                 "length": _sdf_xml.child_float(shape, "length", f"{what} {t}", 1.0)}
     if t == "mesh":
-        return _mesh(shape, what, base_dir, package_dirs)
+        return _mesh(shape, what, refs)
     return {"type": None, "sdf_shape": t}  # plane, ellipsoid, heightmap, polyline ...: not drawn
 
 
@@ -114,11 +115,11 @@ def _rgba(material, what):
     return None
 
 
-def _geometry(link, el, kind, frames, base_dir, package_dirs):
+def _geometry(link, el, kind, frames, refs):
     what = f"{frames.source}: link {link!r} <{kind}>"
     T, rel = _sdf_xml.pose(el, frames.version, what)
     g = {"name": el.get("name"), "origin": frames.relative_pose(T, rel, link, f"link {link!r} <{kind}>")}
-    g.update(_shape(el.find("geometry"), what, base_dir, package_dirs))
+    g.update(_shape(el.find("geometry"), what, refs))
     material = el.find("material")
     if material is not None:
         color = _rgba(material, what)
@@ -127,7 +128,8 @@ def _geometry(link, el, kind, frames, base_dir, package_dirs):
     return g
 
 
-def link_geometries(link, el, frames, base_dir, package_dirs):
-    """``(visuals, collisions)``: the metadata dicts of a link's geometry elements."""
-    return tuple([_geometry(link, g, kind, frames, base_dir, package_dirs) for g in el.findall(kind)]
+def link_geometries(link, el, frames, refs):
+    """``(visuals, collisions)``: the metadata dicts of a link's geometry elements (mesh
+    references resolved by ``refs``, an ``_uri.FileRefs``)."""
+    return tuple([_geometry(link, g, kind, frames, refs) for g in el.findall(kind)]
                  for kind in ("visual", "collision"))

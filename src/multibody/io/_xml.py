@@ -46,8 +46,8 @@ def decode(data, source):
 
 
 def parse_root(text, source, tag, file_kind):
-    """The root element of XML text, which must be ``<tag>``; no DTD or entity declarations
-    (``file_kind`` names the format in the error: "URDF", "SDFormat")."""
+    """The root element of XML text, which must be ``<tag>`` (any with ``tag`` None); no DTD or
+    entity declarations (``file_kind`` names the format in the error: "URDF", "SDFormat")."""
     if _DTD.search(text):
         raise ValueError(f"{source}: entity/DTD declarations are not allowed in {file_kind} files")
     try:
@@ -56,7 +56,7 @@ def parse_root(text, source, tag, file_kind):
         line, col = getattr(e, "position", (None, None))
         msg = str(e).split(":")[0]
         raise ValueError(f"{source}: malformed XML at line {line}, column {col}: {msg}") from None
-    if root.tag != tag:
+    if tag is not None and root.tag != tag:
         raise ValueError(f"{source}: the root element must be <{tag}>, got <{root.tag}>")
     return root
 

@@ -25,6 +25,10 @@ equality constraints, tendons, actuators, contacts, friction loss, gravity compe
 fluid forces, flexes, ball-joint limits, springs that a hinge cannot carry.
 Unnamed bodies, joints and sites get stable generated names (``body<i>``,
 ``<body>_joint<k>``, ``site<i>``).
+
+Before MuJoCo opens anything, the model file, its includes and its asset files are checked
+(``_mjcf_files``): read with a bound, regular files, inside the model's folder or
+``mesh_dirs`` (``allow_outside=True`` lifts that), each refusal naming the file.
 """
 import warnings
 from pathlib import Path
@@ -33,6 +37,8 @@ import numpy as np
 
 from ..model import Multibody
 from ..simulation import JointSpringDamper
+from ._files import MAX_BYTES
+from ._mjcf_files import check_mjcf_files
 from ._mjcf_geoms import geom_visuals
 from ._mjcf_build import BALL, FREE, Joint, quat_wxyz_to_matrix, split_runs, transform
 from ._mjcf_map import MjcfMap
@@ -55,22 +61,27 @@ def _import_mujoco():
     return mujoco
 
 
-def load_mjcf(path, name=None):
+def load_mjcf(path, name=None, *, mesh_dirs=None, allow_outside=False, max_bytes=MAX_BYTES):
     """Load the MJCF file ``path`` (compiled by MuJoCo) into a new ``Multibody``.
 
-    ``name``: the model's name (default: the file's stem). Returns the Multibody with
+    ``name``: the model's name (default: the file's stem). ``mesh_dirs``: folders besides the
+    file's own that its includes and asset files may lie in (``allow_outside=True``: any);
+    ``max_bytes``: the largest file read (default 256 MiB). Returns the Multibody with
     ``mjcf_forces`` (force models for ``simulate(..., forces=...)``), ``mjcf_map`` (an
     ``MjcfMap``: q, u, udot, tau, M <-> qpos, qvel, qacc, qfrc, ``mj_fullM``) and
     ``mjcf_unmapped`` (one line per element not modelled, each also warned).
 
-    Raises FileNotFoundError for a missing file, ValueError naming the file with MuJoCo's
-    own message when MuJoCo refuses it, and ValueError naming the body for joints that have
-    no counterpart (a free joint below another body or beside other joints).
+    Raises FileNotFoundError for a missing file, ValueError naming the file and the reference
+    for a file refused (outside, not a regular file, too large) or malformed XML, ValueError
+    naming the file with MuJoCo's own message when MuJoCo refuses it, and ValueError naming
+    the body for joints that have no counterpart (a free joint below another body or beside
+    other joints).
     """
     mujoco = _import_mujoco()
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise FileNotFoundError(f"MJCF file not found: {path}")
+    check_mjcf_files(p, mesh_dirs, allow_outside, max_bytes)
     try:
         mm = mujoco.MjModel.from_xml_path(str(p))
     except ValueError as e:

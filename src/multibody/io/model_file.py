@@ -4,6 +4,13 @@
 them (and ``.urdf``). Schema: ``docs/model_format.md``. Floats are written as ``repr`` (read back
 to the same float) and the model is stored as it holds itself, so a re-loaded model compiles to
 the same model buffer bit for bit.
+
+Reading is bounded (issue 19): a file of at most ``max_bytes`` (256 MiB) that is a regular
+file, YAML without anchors and aliases (``_yaml``: a few hundred bytes of nested aliases
+would describe billions of nodes), nesting deeper than Python's recursion refused by name.
+Mesh ``filename``s are kept as written; ``m.file_roots`` (the file's folder and
+``mesh_dirs``, None with ``allow_outside=True``) are the folders the viewer reads meshes
+from, and one warning names those outside.
 """
 import json
 from pathlib import Path
@@ -12,10 +19,13 @@ import numpy as np
 
 from ..model import HINGE_KINDS, Multibody
 from ..model import subhinge as sh
+from . import _yaml
+from ._files import MAX_BYTES, read_bounded
 from ._model_fields import (
     MAT4, REQUIRED, VEC3, VEC4, as_float, as_limit, as_list, as_mapping, as_str, built, get_field, limit_out,
     shaped,
 )
+from ._uri import mesh_files_outside, model_roots, warn_outside
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "load_model", "save_model", "model_to_dict", "model_from_dict", "dumps_model",
            "loads_model"]
@@ -135,23 +145,13 @@ def _format_of(path, fmt):
     return fmt
 
 
-def _yaml():
-    try:
-        import yaml
-    except ImportError:  # pragma: no cover - PyYAML is a dependency
-        raise ImportError("YAML model files need PyYAML: pip install pyyaml (or use .json)") from None
-    return yaml
-
-
 def dumps_model(m, format="yaml"):
     """The model file text (str) of Multibody ``m``; ``format`` is "yaml" or "json"."""
     d = model_to_dict(m)
     if format == "json":
         return json.dumps(d, indent=1) + "\n"
     if format == "yaml":
-        yaml = _yaml()
-        return yaml.dump(d, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False,
-                         default_flow_style=None, allow_unicode=True, width=100)
+        return _yaml.dump(d, sort_keys=False, default_flow_style=None, allow_unicode=True, width=100)
     raise ValueError(f"format must be 'yaml' or 'json', got {format!r}")
 
 
@@ -307,35 +307,70 @@ def model_from_dict(d, source="<model>"):
     return m
 
 
-def loads_model(text, format="yaml", source="<string>"):
-    """A new ``Multibody`` from model file text (str); ``format`` is "yaml" or "json"."""
+def loads_model(text, format="yaml", source="<string>", *, base_dir=None, mesh_dirs=None, allow_outside=False):
+    """A new ``Multibody`` from model file text (str); ``format`` is "yaml" or "json".
+
+    ``base_dir`` (the file's folder) and ``mesh_dirs`` are the folders the model's mesh files
+    may come from (``m.file_roots``; ``allow_outside=True``: anywhere); YAML anchors and
+    aliases are refused. Raises ValueError naming ``source`` (and the line, for YAML).
+    """
     if format not in ("json", "yaml"):
         raise ValueError(f"format must be 'yaml' or 'json', got {format!r}")
-    yaml = _yaml() if format == "yaml" else None
+    errors = (json.JSONDecodeError,) if format == "json" else _yaml.error_types()
     try:
-        d = json.loads(text) if yaml is None else yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (json.JSONDecodeError, *(() if yaml is None else (yaml.YAMLError,))) as e:
-        raise ValueError(f"{source}: invalid {format.upper()}: {' '.join(str(e).split())}") from None
-    return model_from_dict(d, source)
+        try:
+            d = json.loads(text) if format == "json" else _yaml.load(text)
+        except errors as e:
+            raise ValueError(f"{source}: invalid {format.upper()}: {' '.join(str(e).split())}") from None
+        m = model_from_dict(d, source)
+    except RecursionError:
+        raise ValueError(f"{source}: nested too deeply to read") from None
+    m.file_roots = model_roots(base_dir, mesh_dirs, allow_outside)
+    warn_outside(source, mesh_files_outside(m, m.file_roots))
+    return m
 
 
-def load_model(path, format=None, **urdf_options):
+def load_model(path, format=None, *, mesh_dirs=None, allow_outside=False, max_bytes=MAX_BYTES, **urdf_options):
     """Load a model file into a new ``Multibody``.
 
-    ``path``: a ``.yaml``/``.yml`` or ``.json`` model file (see docs/model_format.md) or a
-    ``.urdf`` file (read by ``load_urdf``, which takes ``urdf_options`` such as
-    ``floating_base``) or a ``.xml`` MJCF file (read by ``load_mjcf``); ``format`` ("yaml", "json",
-    "urdf", "mjcf") overrides the extension.
-    Raises ValueError naming the file and the field path on bad content.
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.yaml``/``.yml`` or ``.json`` model file (see docs/model_format.md), a ``.urdf``
+        file (read by ``load_urdf``, which takes ``urdf_options`` such as ``floating_base``)
+        or a ``.xml`` MJCF file (read by ``load_mjcf``).
+    format : str, optional
+        "yaml", "json", "urdf" or "mjcf", overriding the extension.
+    mesh_dirs : list of folders, optional
+        Folders besides the file's own that a YAML/JSON model's mesh files may lie in (a
+        URDF's are ``package_dirs``; an MJCF's ``mesh_dirs`` of ``load_mjcf``).
+    allow_outside : bool
+        Mesh (and MJCF include) files anywhere (default False: inside the model's folder,
+        the package roots and the folders given).
+    max_bytes : int
+        The largest model file read (default 256 MiB).
+
+    Raises
+    ------
+    ValueError
+        Naming the file, and the field path on bad content; a file that is not a regular
+        file or is larger than ``max_bytes``; YAML anchors and aliases.
     """
     fmt = _format_of(path, format)
     if fmt == "urdf":
         from .urdf import load_urdf
-        return load_urdf(path, **urdf_options)
+        if mesh_dirs is not None:
+            raise TypeError("mesh_dirs applies to YAML/JSON and MJCF model files; a URDF's are package_dirs")
+        return load_urdf(path, allow_outside=allow_outside, max_bytes=max_bytes, **urdf_options)
     if fmt == "mjcf":
         from .mjcf import load_mjcf
-        return load_mjcf(path, **urdf_options)
+        return load_mjcf(path, mesh_dirs=mesh_dirs, allow_outside=allow_outside, max_bytes=max_bytes, **urdf_options)
     if urdf_options:
         raise TypeError(f"options {sorted(urdf_options)} apply to URDF files only")
-    text = Path(path).read_text(encoding="utf-8")
-    return loads_model(text, fmt, source=str(path))
+    data = read_bounded(path, max_bytes)  # FileNotFoundError names the path
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not valid UTF-8 text ({e.reason} at byte {e.start})") from None
+    return loads_model(text, fmt, source=str(path), base_dir=Path(path).resolve().parent, mesh_dirs=mesh_dirs,
+                       allow_outside=allow_outside)

@@ -39,23 +39,26 @@ Mapping (SDFormat -> multibody):
 The loaded model's q = 0 is the file's configuration, so every loop is closed there (with
 a floating base, a loop closing on the world only if the root link's file pose is the
 identity, since q = 0 then puts the root link at the world origin).
-Security as in the URDF reader: document type and entity declarations are refused.
+Security as in the URDF reader: document type and entity declarations are refused, the file
+is read with a bound (``max_bytes``), mesh references resolve only inside the file's folder,
+the package roots they name and ``package_dirs`` (or anywhere with ``allow_outside=True``).
 Nested ``<model>`` and ``<include>`` elements are not supported (flatten the model).
 """
 import os
 from pathlib import Path
 
 from . import _sdf_xml, _xml
+from ._files import MAX_BYTES, read_bounded
 from ._sdf_build import build
 from ._sdf_frames import Frames
 from ._sdf_joints import read_joints
-from ._sdf_links import read_links
-from ._uri import as_path
+from ._sdf_links import read_links, search_dirs
+from ._uri import FileRefs, as_path
 
 __all__ = ["load_sdf"]
 
 
-def _text_and_source(path_or_string):
+def _text_and_source(path_or_string, max_bytes):
     """(text, source name, base folder or None) of a path, or of SDFormat text given directly."""
     if isinstance(path_or_string, (bytes, bytearray)):
         return _xml.decode(bytes(path_or_string), "<string>"), "<string>", None
@@ -64,11 +67,12 @@ def _text_and_source(path_or_string):
     if not isinstance(path_or_string, (str, os.PathLike)):
         raise TypeError(f"path_or_string must be a path, str or bytes, got {type(path_or_string).__name__}")
     path = as_path(path_or_string)
-    data = path.read_bytes()  # FileNotFoundError names the path
+    data = read_bounded(path, max_bytes)  # FileNotFoundError names the path
     return _xml.decode(data, str(path)), str(path), Path(path).resolve().parent
 
 
-def load_sdf(path_or_string, floating_base=False, model=None, *, package_dirs=None):
+def load_sdf(path_or_string, floating_base=False, model=None, *, package_dirs=None, allow_outside=False,
+             max_bytes=MAX_BYTES):
     """Load one model of an SDFormat file (or text) into a new ``Multibody``.
 
     Parameters
@@ -84,7 +88,13 @@ def load_sdf(path_or_string, floating_base=False, model=None, *, package_dirs=No
     model : str, optional
         The name of the ``<model>`` to read when the file (or its ``<world>``) has several.
     package_dirs : str, os.PathLike or list of them, optional
-        Extra folders where ``model://NAME/...`` (and ``package://``) mesh URIs are looked for.
+        Extra folders where ``model://NAME/...`` (and ``package://``) mesh URIs are looked for
+        (mesh files inside them are allowed by any path).
+    allow_outside : bool
+        Resolve mesh references that lead outside the file's folder, the package roots they
+        name and ``package_dirs`` (default False: they stay unresolved, with a warning).
+    max_bytes : int
+        The largest file read (default 256 MiB).
 
     Returns
     -------
@@ -95,17 +105,21 @@ def load_sdf(path_or_string, floating_base=False, model=None, *, package_dirs=No
     Raises
     ------
     ValueError
-        Malformed XML (with line), DTD/entity declarations, unsupported versions or joint
+        A file that is not a regular file or is larger than ``max_bytes`` (naming it),
+        malformed XML (with line), DTD/entity declarations, unsupported versions or joint
         types, nested models, bad numbers, unknown links or frames, cycles of frames,
         links the tree cannot reach, gearboxes whose links do not hang from the reference
         body by revolute joints; the message names the element.
     """
     root_kind = _xml.root_kind(floating_base)
-    text, source, base_dir = _text_and_source(path_or_string)
+    text, source, base_dir = _text_and_source(path_or_string, max_bytes)
     root, version = _sdf_xml.parse_sdf(text, source)
     el = _sdf_xml.select_model(root, model, source)
     links = read_links(el, source)
     joint_els = {j.get("name"): j for j in el.findall("joint") if j.get("name")}
     frames = Frames(el, version, source, links, joint_els)
     joints = read_joints(el, frames)
-    return build(el.get("name") or "model", links, joints, frames, root_kind, base_dir, package_dirs, source)
+    refs = FileRefs(base_dir, search_dirs(package_dirs), allow_outside)
+    m = build(el.get("name") or "model", links, joints, frames, root_kind, refs, source)
+    refs.finish(m, source)
+    return m

@@ -32,25 +32,32 @@ Mapping (URDF -> multibody):
 
 Security: the text is refused if it holds a document type or entity declaration
 (``<!DOCTYPE``/``<!ENTITY``), before it reaches the XML parser, so entity expansion
-("billion laughs") and external entities cannot run.
+("billion laughs") and external entities cannot run. The file is read with a bound
+(``max_bytes``, 256 MiB by default; ``/dev/zero``, FIFOs and other non-regular files are
+refused by name). Mesh references resolve only inside the URDF's folder, the package roots
+they name and ``package_dirs`` (``_uri``; ``allow_outside=True`` lifts it): the others stay
+unresolved (``resolved`` False, ``refused`` True), named in one warning, and
+``m.file_roots`` lists the folders the viewer may read mesh files from.
 
 The work is split over private modules of ``multibody.io``: ``_xml`` (safe reading,
-attribute parsing), ``_uri`` (``package://`` resolution), ``_links`` (mass properties,
-geometry), ``_joints`` (joint types, axes, limit/mimic metadata), ``_tree`` (topology
-checks, depth-first order) and ``_build`` (the ``Multibody``).
+attribute parsing), ``_files`` (bounded reading, containment), ``_uri`` (``package://``
+resolution), ``_links`` (mass properties, geometry), ``_joints`` (joint types, axes,
+limit/mimic metadata), ``_tree`` (topology checks, depth-first order) and ``_build`` (the
+``Multibody``).
 """
 
 from . import _xml
 from ._build import build_multibody
+from ._files import MAX_BYTES, read_bounded
 from ._links import global_materials
 from ._tree import read_tree
-from ._uri import as_path, resolve_uri
+from ._uri import FileRefs, as_path, resolve_uri
 
 __all__ = ["load_urdf", "load_urdf_string", "resolve_uri"]
 
 
 def load_urdf(path, floating_base=False, package_dirs=None, *, joint_order="name", on_bad_inertia="project",
-              mimic="metadata"):
+              mimic="metadata", allow_outside=False, max_bytes=MAX_BYTES):
     """Load a URDF file into a new ``Multibody``.
 
     Parameters
@@ -64,7 +71,8 @@ def load_urdf(path, floating_base=False, package_dirs=None, *, joint_order="name
     package_dirs : str, os.PathLike or list of them, optional
         Where to look for ``package://NAME/...`` mesh files after the ancestors of the
         URDF's folder: each entry is a package folder named NAME or a folder holding
-        package folders.
+        package folders. Mesh files inside these folders are also allowed by absolute or
+        ``file://`` paths.
     joint_order : "name" or "file"
         Order of a link's child joints in the tree: sorted by joint name (default; the
         order of urdfdom, hence of Pinocchio and ROS/KDL, so q and u line up with theirs)
@@ -80,6 +88,11 @@ def load_urdf(path, floating_base=False, package_dirs=None, *, joint_order="name
         (q_joint = multiplier q_target + offset), enabled: the mimic joints then move
         together in every algorithm. Mimics of one-dof joints only; a mimic of a mimic
         chains; a cycle of mimics or a mimic of an undefined joint is a ``ValueError``.
+    allow_outside : bool
+        Resolve mesh references that lead outside the URDF's folder, the package roots they
+        name and ``package_dirs`` (default False: they stay unresolved, with a warning).
+    max_bytes : int
+        The largest URDF file read (default 256 MiB).
 
     Returns
     -------
@@ -89,36 +102,39 @@ def load_urdf(path, floating_base=False, package_dirs=None, *, joint_order="name
     Raises
     ------
     ValueError
-        Malformed XML (with file and line), DTD/entity declarations, bad numbers,
+        A file that is not a regular file or is larger than ``max_bytes`` (naming it),
+        malformed XML (with file and line), DTD/entity declarations, bad numbers,
         unknown joint types, broken topology (missing links, two parents, cycles,
         several roots, duplicate names), invalid mass properties; the message names
         the offending link or joint.
     """
     path = as_path(path)
-    data = path.read_bytes()  # FileNotFoundError names the path
-    return _load(_xml.decode(data, str(path)), str(path), floating_base, path.resolve().parent,
-                 package_dirs, joint_order, default_name=path.stem, on_bad_inertia=on_bad_inertia, mimic=mimic)
+    data = read_bounded(path, max_bytes)  # FileNotFoundError names the path
+    refs = FileRefs(path.resolve().parent, package_dirs, allow_outside)
+    return _load(_xml.decode(data, str(path)), str(path), floating_base, refs, joint_order, default_name=path.stem,
+                 on_bad_inertia=on_bad_inertia, mimic=mimic)
 
 
 def load_urdf_string(xml, floating_base=False, base_dir=None, package_dirs=None, *, joint_order="name",
-                     on_bad_inertia="project", mimic="metadata"):
+                     on_bad_inertia="project", mimic="metadata", allow_outside=False):
     """Load URDF text (str or bytes) into a new ``Multibody``; see ``load_urdf``.
 
     ``base_dir`` plays the role of the URDF file's folder: relative mesh file names are
     taken relative to it and ``package://`` names are first looked for among its
-    ancestors. Without it, only absolute file names and ``package_dirs`` resolve.
+    ancestors. Without it, only ``package_dirs`` resolve (absolute file names inside them;
+    anywhere with ``allow_outside=True``).
     """
     if isinstance(xml, (bytes, bytearray)):
         xml = _xml.decode(bytes(xml), "<string>")
     elif not isinstance(xml, str):
         raise TypeError(f"xml must be str or bytes, got {type(xml).__name__}")
-    base = None if base_dir is None else as_path(base_dir).resolve()
-    return _load(xml, "<string>", floating_base, base, package_dirs, joint_order, default_name="robot",
+    refs = FileRefs(None if base_dir is None else as_path(base_dir).resolve(), package_dirs, allow_outside)
+    return _load(xml, "<string>", floating_base, refs, joint_order, default_name="robot",
                  on_bad_inertia=on_bad_inertia, mimic=mimic)
 
 
-def _load(text, source, floating_base, base_dir, package_dirs, joint_order, default_name,
-          on_bad_inertia="project", mimic="metadata"):
+def _load(text, source, floating_base, refs, joint_order, default_name, on_bad_inertia="project",
+          mimic="metadata"):
     """Check the options, read and check the tree, build the ``Multibody``."""
     root_kind = _xml.root_kind(floating_base)
     if mimic not in ("metadata", "constraint"):
@@ -130,5 +146,7 @@ def _load(text, source, floating_base, base_dir, package_dirs, joint_order, defa
     robot = _xml.parse_robot(text, source)
     materials = global_materials(robot, source)
     tree = read_tree(robot, source, joint_order, mimic)
-    return build_multibody(tree, robot.get("name") or default_name, source, materials, base_dir,
-                           package_dirs, root_kind, on_bad_inertia, mimic)
+    m = build_multibody(tree, robot.get("name") or default_name, source, materials, refs, root_kind,
+                        on_bad_inertia, mimic)
+    refs.finish(m, source)
+    return m

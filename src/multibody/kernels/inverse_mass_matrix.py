@@ -15,10 +15,13 @@ stay short, and a free root's S is I.
    each entry mirrored into the lower triangle as it is written.
 The unit forces are taken k at a time (k = min(nu, BLOCK)): steps 2 and 3 run per block of
 k columns on F and A of those columns only, a (n, 6k) work array, O(N), writing M^-1 as
-they go; the first block's step 2 also factors the links (U_j, D_j^-1, G_j, IA_p; kept in
-the data for the later blocks). A block's step 2 visits the links whose subtree holds
-some of its columns, its step 3 the links up to its last column: the entries computed,
-hence the time, are those of the unblocked recursion.
+they go. The first block's step 2 also factors the links (U_j, D_j^-1, G_j, IA_p, kept in
+the data where later blocks need them), and its passes are the unblocked recursion's code
+(one-speed links inline); the later blocks (models of more than k speeds only) take every
+link through the out-of-line general steps, step 2 visiting the links whose subtree holds
+some of the block's columns, step 3 the links up to its last column: the entries computed,
+and each with the same operations, are the unblocked recursion's (equal values, bit for
+bit but for the sign of a zero).
 A free root (S = I) takes closed-form steps: M^-1[0:6, c] = -D^-1 F_0[:, c], A_0 = M^-1[0:6, :].
 Links with one speed run inline; others (and the free root) in out-of-line steps.
 ``world_columns`` serves the operational-space compliance.
@@ -27,7 +30,7 @@ from numba import njit
 
 from .common import check_state, data_start, link_rows, model_arrays, ragged, result_status
 from .inverse_mass_steps import (
-    DINV, INL, NO_NRT, S_ROOT, dot6, general_first, general_later, general_outward, load6, pass_inertia,
+    DINV, INL, NO_NRT, S_ROOT, dot6, general_columns, general_first, general_outward, load6, pass_inertia,
     root_frames, sym_mul, z6,
 )
 from .layout import ARMATURE, FREE, FREE_QUAT, G_ADR, H_NU, KIND, NU, PARENT, S_COLS, SUBTREE_END, U_ADR, UOFF, W_PR
@@ -123,23 +126,6 @@ def _inward_first(mi, mf, ws, z, W, Minv, free_root, c1):
 
 
 @njit(**INL)
-def _inward_later(mi, ws, z, W, Minv, free_root, c0, c1):
-    """Step 2 on a later block's columns c0 <= c < c1, for the links whose subtree holds
-    some of them, with the factors the first block kept."""
-    for j in range(mi.shape[0] - 1, -1, -1):
-        u0 = mi[j, UOFF]
-        le = mi[j, SUBTREE_END] - 1
-        ue = mi[le, UOFF] + mi[le, NU]
-        if u0 >= c1 or ue <= c0:
-            continue
-        if mi[j, NU] != 1:
-            general_later(mi, ws, z, W, Minv, j, j == 0 and free_root, c0, c1)
-            continue
-        _pin_columns(W, Minv, j, mi[j, PARENT], u0, ue, load6(ws, j, S_ROOT), z6(z, mi[j, U_ADR]),
-                     z6(z, mi[j, G_ADR]), ws[j, DINV], c0, c1)
-
-
-@njit(**INL)
 def _outward(mi, ws, z, W, Minv, free_root, c0, c1):
     """Step 3 on the columns c0 <= c < c1, for the links up to the block's last speed
     (M^-1[j, c] is 0 before it for c past j's subtree)."""
@@ -178,6 +164,25 @@ def _outward(mi, ws, z, W, Minv, free_root, c0, c1):
                     W[j, o + r] = a[r] + sj[r] * x
 
 
+@njit(**NO_NRT)
+def _later_blocks(mi, ws, z, W, Minv, free_root, k):
+    """Steps 2 and 3 on the blocks of k columns after the first, every link through the
+    general steps (a one-speed link's U, G, D^-1 are kept where theirs are): only models of
+    more than k speeds come here, where a link's work is its columns, not its call."""
+    n = mi.shape[0]
+    nu = Minv.shape[0]
+    for c0 in range(k, nu, k):
+        c1 = min(c0 + k, nu)
+        for j in range(n - 1, -1, -1):  # step 2: the links whose subtree holds some columns
+            le = mi[j, SUBTREE_END] - 1
+            if mi[j, UOFF] < c1 and mi[le, UOFF] + mi[le, NU] > c0:
+                general_columns(mi, ws, z, W, Minv, j, j == 0 and free_root, c0, c1)
+        for j in range(n):  # step 3: the links up to the block's last column
+            if mi[j, UOFF] >= c1:
+                break
+            general_outward(mi, ws, z, W, Minv, j, j == 0 and free_root, c0, c1)
+
+
 @njit(**INL)
 def _minv(mi, mf, ws, z, q, W, Minv):
     """Fill the full symmetric M^-1 (nu, nu), k columns at a time (k = W.shape[1] // 6):
@@ -191,10 +196,8 @@ def _minv(mi, mf, ws, z, q, W, Minv):
     free_root = mi.shape[0] > 0 and (mi[0, KIND] == FREE or mi[0, KIND] == FREE_QUAT)  # S = I in its frame
     good = _inward_first(mi, mf, ws, z, W, Minv, free_root, min(k, nu))
     _outward(mi, ws, z, W, Minv, free_root, 0, min(k, nu))
-    for c0 in range(k, nu, k):
-        c1 = min(c0 + k, nu)
-        _inward_later(mi, ws, z, W, Minv, free_root, c0, c1)
-        _outward(mi, ws, z, W, Minv, free_root, c0, c1)
+    if nu > k:
+        _later_blocks(mi, ws, z, W, Minv, free_root, k)
     return good
 
 

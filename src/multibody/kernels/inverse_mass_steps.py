@@ -1,9 +1,11 @@
 """The steps of ``inverse_mass_matrix.py``'s recursion (see its docstring): placements,
 rigid inertias and S in each tree's root frame (step 1, ``root_frames``), and the
-out-of-line steps of links with nj != 1 speeds (``general_first``, ``general_later``:
-step 2 of the first and of a later block of columns; ``general_outward``: step 3), with
-the small inline helpers both modules use. Kept in the data between the passes and the
-blocks: S (ws ``S_ROOT``), D^-1 (ws ``DINV``), U and G (z at U_ADR, G_ADR).
+out-of-line steps of a link of any number of speeds (``general_first``: step 2 of the first
+block of columns, factoring the link; ``general_columns``: step 2 on a block's columns;
+``general_outward``: step 3), which links with nj != 1 speeds take in every block and all
+links in the blocks after the first, with the small inline helpers both modules use. Kept
+in the data between the passes and the blocks: S (ws ``S_ROOT``), D^-1 (ws ``DINV``), U
+and G (z at U_ADR, G_ADR), for a one-speed link as for the others.
 """
 import math
 
@@ -182,10 +184,10 @@ def general_factor(mi, mf, ws, z, Minv, j, free_root):
     return ok
 
 
-@njit(**INL)
+@njit(**NO_NRT)
 def general_columns(mi, ws, z, W, Minv, j, free_root, c0, c1):
-    """Step 2 on the block's columns c0 <= c < c1 for a link with nj != 1 speeds: M^-1[j, c]
-    for c in its subtree past its own speeds (a free root: -D^-1 F_0[:, c]), then F_p."""
+    """Step 2 on the block's columns c0 <= c < c1 for link j: M^-1[j, c] for c in its
+    subtree past its own speeds (a free root: -D^-1 F_0[:, c]), then F_p."""
     nj = mi[j, NU]
     u0 = mi[j, UOFF]
     p = mi[j, PARENT]
@@ -223,20 +225,14 @@ def general_first(mi, mf, ws, z, W, Minv, j, free_root, c1):
     """Step 2 of the first block (columns 0 <= c < c1) for a link with nj != 1 speeds: its
     factors (``general_factor``), then its columns. False when D is not positive definite."""
     ok = general_factor(mi, mf, ws, z, Minv, j, free_root)
-    general_columns(mi, ws, z, W, Minv, j, free_root, 0, c1)
+    general_columns(mi, ws, z, W, Minv, j, free_root, int(0), c1)  # int(): no literal, one compiled version
     return ok
 
 
 @njit(**NO_NRT)
-def general_later(mi, ws, z, W, Minv, j, free_root, c0, c1):
-    """Step 2 of a later block (columns c0 <= c < c1) for a link with nj != 1 speeds."""
-    general_columns(mi, ws, z, W, Minv, j, free_root, c0, c1)
-
-
-@njit(**NO_NRT)
 def general_outward(mi, ws, z, W, Minv, j, free_root, c0, c1):
-    """Step 3 on the block's columns for a link with nj != 1 speeds (a free root: A_0 =
-    M^-1[0:6, :]); its own block's lower triangle mirrored once the block is complete."""
+    """Step 3 on the block's columns c0 <= c < c1 for link j (a free root: A_0 = M^-1[0:6, :]);
+    its own block's lower triangle mirrored once the block is complete."""
     nj = mi[j, NU]
     u0 = mi[j, UOFF]
     p = mi[j, PARENT]

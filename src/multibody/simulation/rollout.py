@@ -3,7 +3,7 @@ import numba
 import numpy as np
 
 from ..algorithms.checks import refuse_zero_quaternions
-from ..algorithms.entry import stacked
+from ..algorithms.entry import real_array, stacked
 from ..kernels.status import FINISHED, Status
 from ..progress import ProgressBar
 from . import flex_rollout as FR
@@ -73,7 +73,7 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     longer than a second (the run then goes in blocks of rows; the results are the same).
     """
     c = m.compiled
-    Q0 = np.atleast_2d(np.asarray(Q0, dtype=float))
+    Q0 = np.atleast_2d(real_array(Q0, "Q0"))
     B = Q0.shape[0]
     Q0 = _stacked(Q0, (B, c.nq), "Q0")
     refuse_zero_quaternions(c, Q0, "Q0")  # (normalised below; a zero one is no rotation)
@@ -96,7 +96,7 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     lie = int(tpl.lie_group)
     if tau is None:
         tau = np.zeros((B, c.nu))
-    tau = np.asarray(tau, dtype=float)
+    tau = real_array(tau, "tau")
     segmented = tau.ndim == 3
     tau = _stacked(tau, (B, n_rows, c.nu) if segmented else (B, c.nu), "tau")
 

@@ -5,15 +5,20 @@
 ``filename`` (resolved from ``package://`` and relative paths), ``resolved`` and
 ``scale``, ``origin`` (4x4 T_body_visual) and maybe ``rgba``.
 
-``visual_meshes(body)`` gives ``[(name, vertices, faces, rgb, opacity, T_body_visual)]``
-in the body frame's units, ready for ``viser``'s ``add_mesh_simple``. A mesh file that
-cannot be found or read is reported by a ``UserWarning`` that names it; the rest of the
-model is drawn.
+``visual_meshes(body, roots)`` gives ``[(name, vertices, faces, rgb, opacity, T_body_visual)]``
+in the body frame's units, ready for ``viser``'s ``add_mesh_simple``. A mesh file is read
+only when its loader resolved it (``resolved`` not False), it lies inside ``roots`` (the
+model's ``file_roots``: its folder, its package roots and the folders given when loading;
+None: anywhere) and it is a regular file of at most ``max_bytes``; checked in that order,
+so a refused path is refused whether or not it exists. A mesh file that is refused, cannot
+be found or cannot be read is reported by a ``UserWarning`` that names the body and the
+file; that visual is left out and the rest of the model is drawn.
 """
-import os
 import warnings
 
 import numpy as np
+
+from ..io._files import MAX_BYTES, check_file, inside
 
 #: colour of a visual without ``<material>`` colour and of a mesh file without colours
 DEFAULT_RGB = (170, 175, 185)
@@ -62,15 +67,35 @@ def _mesh_colour(mesh):
     return tuple(int(round(x)) for x in mean[:3]), float(mean[3] / 255.0)
 
 
-def _load_mesh(trimesh, vis, body_name):
-    """A trimesh.Trimesh of a ``mesh`` visual (scaled), or None with a warning."""
+def _refusal(vis, roots, max_bytes):
+    """Why the mesh file of visual ``vis`` is not read (a message naming it), or None."""
     path = vis.get("filename") or ""
     uri = vis.get("uri") or path
-    if not path or not os.path.isfile(path):
-        warnings.warn(f"viewer: body {body_name!r}: mesh file not found: {uri}"
-                      + (f" (looked for {path})" if path and path != uri else "")
-                      + "; the rest of the model is drawn", UserWarning, stacklevel=4)
+    if vis.get("refused"):
+        return f"mesh file reference {uri} leads outside the model's folder and its package roots; not read"
+    if vis.get("resolved") is False or not path:
+        return f"mesh file not found: {uri}"
+    if roots is not None and not inside(path, roots):
+        return (f"mesh file {path} lies outside the folders this model's files may come from "
+                f"({', '.join(roots) or 'none'}); not read (a loader's mesh_dirs/package_dirs or "
+                "allow_outside=True allow it)")
+    try:
+        check_file(path, max_bytes)
+    except FileNotFoundError:
+        return f"mesh file not found: {uri}" + (f" (looked for {path})" if path != uri else "")
+    except ValueError as e:  # not a regular file, too large: the message names it
+        return str(e)
+    return None
+
+
+def _load_mesh(trimesh, vis, body_name, roots, max_bytes):
+    """A trimesh.Trimesh of a ``mesh`` visual (scaled), or None with a warning."""
+    why = _refusal(vis, roots, max_bytes)
+    if why is not None:
+        warnings.warn(f"viewer: body {body_name!r}: {why}; the rest of the model is drawn", UserWarning,
+                      stacklevel=4)
         return None
+    path = vis["filename"]
     try:
         mesh = trimesh.load(path, force="mesh", process=False)
     except Exception as e:  # trimesh raises many kinds (missing pycollada for .dae, parse errors)
@@ -89,8 +114,10 @@ def _load_mesh(trimesh, vis, body_name):
     return mesh
 
 
-def visual_meshes(body):
-    """``[(name, vertices, faces, rgb, opacity, T_body_visual)]`` of a body's visuals."""
+def visual_meshes(body, roots=None, max_bytes=MAX_BYTES):
+    """``[(name, vertices, faces, rgb, opacity, T_body_visual)]`` of a body's visuals; mesh
+    files are read only inside the folders ``roots`` (None: anywhere; see the module
+    docstring) and up to ``max_bytes`` each."""
     import trimesh
 
     out = []
@@ -98,7 +125,7 @@ def visual_meshes(body):
         if not isinstance(vis, dict) or vis.get("type") is None:
             continue
         if vis["type"] == "mesh":
-            mesh = _load_mesh(trimesh, vis, body.name)
+            mesh = _load_mesh(trimesh, vis, body.name, roots, max_bytes)
             colour = _mesh_colour(mesh) if mesh is not None else None
         else:
             try:

@@ -99,11 +99,12 @@ class Viewer:
                         position=(look_at[0], look_at[1], min(0.0, floor)))
         self._frames = {}
         axes = 0.15 * size
+        roots = getattr(self.model, "file_roots", None)  # where its loader allows mesh files (None: anywhere)
         for name in self.body_names:
             body = self.model.body(name)
             h = sc.add_frame(f"/robot/{name}", show_axes=bool(frames), axes_length=axes, axes_radius=axes / 20)
             self._frames[name] = h
-            for vname, V, F, rgb, opacity, T in (visual_meshes(body) if visuals else []):
+            for vname, V, F, rgb, opacity, T in (visual_meshes(body, roots) if visuals else []):
                 wxyz, xyz = wxyz_xyz(T[None])
                 sc.add_mesh_simple(f"/robot/{name}/{vname}", V, F, color=rgb,
                                    opacity=None if opacity >= 1.0 else opacity,
