@@ -92,7 +92,7 @@ def test_inverse_mass_matrix_forest_far_base_armature_and_data():
     from the origin, armature, a spherical hinge inside the tree: equal to inv(M) through
     the thread's data, data= and the batched path. M^-1 does not depend on the free base's
     position (u is in the base frame), so the reference is inv(M) with the base at the
-    origin (the CRBA works about the world origin and loses digits 1 km away)."""
+    origin (tests/test_translation_invariance.py checks M itself far away)."""
     m = mb.Multibody()
     base = m.add_body("base", mass=3.0, com=[0.1, -0.05, 0.02], inertia=[0.3, 0.01, 0.0, 0.4, 0.02, 0.5])
     m.add_hinge(None, base, "free_quat")

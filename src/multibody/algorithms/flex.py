@@ -96,9 +96,9 @@ def mass_and_com(m, q, data=None):
         nb, ma = f.fi[k, FL.NB], f.fi[k, FL.MADR]
         M = w["M"][ma:ma + nb * nb].reshape(nb, nb)
         mc = np.array([M[2, 4], M[0, 5], M[1, 3]])  # M[:3, 3:6] = [m c]x
-        R = w["pose"][k, :9].reshape(3, 3)
+        R = w["pose"][k, FL.POSE_R:FL.POSE_R + 9].reshape(3, 3)
         out[0] += M[3, 3]
-        out[1:] += M[3, 3] * w["pose"][k, 9:] + R @ mc
+        out[1:] += M[3, 3] * w["pose"][k, FL.POSE_P:FL.POSE_P + 3] + R @ mc
     if out[0] > 0.0:
         out[1:] /= out[0]
     return out
@@ -129,8 +129,8 @@ def link_poses(m, q, data=None):
     flex_kinematics(c.mi, c.mf, d.ws, f.fi, f.fnode, q, np.zeros(c.nu), w["phi"], w["V"], w["abias"], w["pose"],
                     w["VN"])
     T = np.zeros((c.n_links, 4, 4))
-    T[:, :3, :3] = w["pose"][:, :9].reshape(-1, 3, 3)
-    T[:, :3, 3] = w["pose"][:, 9:]
+    T[:, :3, :3] = w["pose"][:, FL.POSE_R:FL.POSE_R + 9].reshape(-1, 3, 3)
+    T[:, :3, 3] = w["pose"][:, FL.POSE_P:FL.POSE_P + 3]
     T[:, 3, 3] = 1.0
     return T
 

@@ -3,14 +3,14 @@
 1. Tree ABA: the unconstrained accelerations udot_f (forward_dynamics.aba_core), which
    leaves the articulated-inertia factors (U, D^-1, G) in the data.
 2. The constraint rows (constraint_rows.py): residuals r, their coefficients and bias kappa.
-3. On each row's support (constraint_gamma.py, world coordinates): its row of Gc, its
+3. On each row's support (constraint_gamma.py, tree coordinates): its row of Gc, its
    innovations eps and Gamma = Gc M^-1 Gc^T (seed 000's Gamma, = Q Upsilon Q^T at the
    constraint nodes): O(d) per row, O(d) per pair.
 4. The multipliers: Gamma lambda = -(Gc udot_f + kappa) - kd r_dot - kp r (Baumgarte gains
    per row; zero gains leave pure acceleration-level constraints). Redundant rows (a pivot
    of the LDL^T factorisation below tol of the largest diagonal) get lambda = 0.
 5. The correction: udot = udot_f + M^-1 Gc^T lambda, the ABA's inward and outward passes on
-   the kept factors (no velocity, no gravity) in world coordinates, without transforms.
+   the kept factors (no velocity, no gravity) in tree coordinates, without transforms.
    Gc^T lambda is the constraint force.
 6. One step of iterative refinement, taken when a kept row misses its wanted acceleration
    by more than REFINE_TOL of the magnitudes its miss is formed from: the miss (from the
@@ -29,7 +29,7 @@ The work array ``W`` is laid out in constraint_work.py.
 from numba import njit
 
 from .common import check_state, data_start, frame_table, link_rows, model_arrays, ragged, result_status
-from .constraint_gamma import W_GW, gamma_rows, group_jacobian, row_innovations, supports, world_factors
+from .constraint_gamma import W_GT, gamma_rows, group_jacobian, row_innovations, supports, tree_factors
 from .constraint_rows import bias_motion_pass, constraint_rows_core
 from .constraint_work import (
     K_COLS, NO_NRT, R_KAPPA, R_RDOT, R_WA, ROW_COLS, WC_COLS, WC_DRHS, WC_GEND, WC_KD, WC_KIN, WC_KP, WC_LA, WC_LAMBDA,
@@ -46,12 +46,12 @@ REFINE_TOL = 1e-13  # a row's miss above ~500 roundings of what it is formed fro
 
 
 @njit(**NO_NRT)
-def world_solve(mi, ws, z, tau, udot):
-    """udot += M^-1 (tau + the generalized force of the wrenches ws[j, W_F:] on the links, world
+def tree_solve(mi, ws, z, tau, udot):
+    """udot += M^-1 (tau + the generalized force of the wrenches ws[j, W_F:] on the links, tree
     coordinates) by the ABA's inward and outward passes on the kept factors with no velocity
-    and no gravity, in world coordinates (no transforms): eps_j = tau_j + S_j . F_j,
+    and no gravity, in tree coordinates (no transforms): eps_j = tau_j + S_j . F_j,
     F_p += F_j - G_j eps_j; x_j = D_j^-1 eps_j - G_j^T a_p, a_j = a_p + S_j x_j (W_A).
-    tau is overwritten by eps, W_F by F. Needs W_SW and W_GW."""
+    tau is overwritten by eps, W_F by F. Needs W_SW and W_GT."""
     n = mi.shape[0]
     for j in range(n - 1, -1, -1):
         nj = mi[j, NU]
@@ -64,7 +64,7 @@ def world_solve(mi, ws, z, tau, udot):
             tau[uj] = e
             if p >= 0:
                 for r in range(6):
-                    ws[p, W_F + r] += ws[j, W_F + r] - ws[j, W_GW + r] * e
+                    ws[p, W_F + r] += ws[j, W_F + r] - ws[j, W_GT + r] * e
             continue
         for k in range(nj):
             s = tau[uj + k]
@@ -76,7 +76,7 @@ def world_solve(mi, ws, z, tau, udot):
         for r in range(6):
             f = ws[j, W_F + r]
             for k in range(nj):
-                f -= ws[j, W_GW + 6 * k + r] * tau[uj + k]
+                f -= ws[j, W_GT + 6 * k + r] * tau[uj + k]
             ws[p, W_F + r] += f
     for j in range(n):
         nj = mi[j, NU]
@@ -87,7 +87,7 @@ def world_solve(mi, ws, z, tau, udot):
             x = z[da] * tau[uj]
             if p >= 0:
                 for r in range(6):
-                    x -= ws[j, W_GW + r] * ws[p, W_A + r]
+                    x -= ws[j, W_GT + r] * ws[p, W_A + r]
             udot[uj] += x
             for r in range(6):
                 ws[j, W_A + r] = (ws[p, W_A + r] if p >= 0 else 0.0) + ws[j, W_SW + r] * x
@@ -100,7 +100,7 @@ def world_solve(mi, ws, z, tau, udot):
                 x += z[da + nj * k + b] * tau[uj + b]
             if p >= 0:
                 for r in range(6):
-                    x -= ws[j, W_GW + 6 * k + r] * ws[p, W_A + r]
+                    x -= ws[j, W_GT + 6 * k + r] * ws[p, W_A + r]
             udot[uj + k] += x
             for r in range(6):
                 ws[j, W_A + r] += ws[j, W_SW + 6 * k + r] * x
@@ -169,9 +169,9 @@ def ldl_solve(W, nu, nc, col):
 @njit(**NO_NRT)
 def apply_multipliers(mi, cr, ws, z, W, nu, c0, l0, col, udot):
     """udot += M^-1 Gc^T x for the multipliers x in column c0 + col of W: the coordinate rows'
-    entries of Gc^T x and the other rows' wrenches x w on their links' W_F, then world_solve.
+    entries of Gc^T x and the other rows' wrenches x w on their links' W_F, then tree_solve.
     Leaves Gc^T x's coordinate part (then its innovations) in row 0 after the support speeds,
-    and in W_A the links' accelerations M^-1 Gc^T x makes (world coordinates)."""
+    and in W_A the links' accelerations M^-1 Gc^T x makes (tree coordinates)."""
     n = mi.shape[0]
     nc = cr.shape[0]
     force = W[0, l0 + 2 * n + nu:l0 + 2 * n + 2 * nu]
@@ -196,7 +196,7 @@ def apply_multipliers(mi, cr, ws, z, W, nu, c0, l0, col, udot):
                 w = c0 + WC_ROW + R_WA + 6 * side
                 for r in range(6):
                     ws[link, W_F + r] += lam * W[i, w + r]
-    world_solve(mi, ws, z, force, udot)
+    tree_solve(mi, ws, z, force, udot)
 
 
 @njit(**NO_NRT)
@@ -257,7 +257,7 @@ def ta_core(mi, mf, fr, cr, ws, z, q, u, tau, use_fext, W, udot):
     n = mi.shape[0]
     base = (-mf[n, GRAVITY], -mf[n, GRAVITY + 1], -mf[n, GRAVITY + 2])
     constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, W[:, c0 + WC_ROW:c0 + WC_ROW + ROW_COLS], W, base)
-    world_factors(mi, ws, z)
+    tree_factors(mi, ws, z)
     supports(mi, fr, cr, W, c0, l0)
     i0 = 0
     while i0 < nc:

@@ -9,9 +9,12 @@ the tree depth d), and
     Gamma_rs = sum over links j of eps_j^r . D_j^-1 eps_j^s,
 a sum over the links both supports share. No column of M^-1 is formed.
 
-Everything here is in world coordinates (Pluecker, about the world origin): the motion
-columns S_j (W_SW), the ABA's G_j = U_j D_j^-1 (``world_factors``, into W_GW) and the
-wrenches. Then the force a row passes inward needs no transform: F starts as the wrench
+Everything here is in tree coordinates (world axes, about the root origin of each link's
+tree, layout.py): the motion columns S_j (W_SW), the ABA's G_j = U_j D_j^-1
+(``tree_factors``, into W_GT) and the wrenches. About the world origin these grow with the
+tree's distance from it and eps cancels them (TA on a four-bar 1.5e11 m out was off by 5e-4);
+a chain of ancestors never leaves its tree, and a row on two trees runs up each chain in
+its own. Then the force a row passes inward needs no transform: F starts as the wrench
 on its chain's frame, eps_j = tau_j + S_j . F, F -= G_j eps_j (tau: a coordinate row's
 own entries). A support is two chains of ancestors that merge, so F is carried as two
 running sums, one per chain, added where the chains meet. Gc's rows (S_j . w on the
@@ -21,27 +24,27 @@ from numba import njit
 
 from .constraint_work import NO_NRT, R_WA, R_WB, WC_GEND, WC_LA, WC_LB, WC_NA, WC_NB, WC_NDOF, WC_NSUP, WC_ROW, WC_TEND
 from .layout import (
-    CR_FA, CR_FB, CR_TYPE, CR_UA, CR_UB, DINV_ADR, FR_LINK, G_ADR, NU, PARENT, SUBTREE_END, UOFF, W_PPLUS, W_SW,
+    CR_FA, CR_FB, CR_TYPE, CR_UA, CR_UB, DINV_ADR, FR_LINK, G_ADR, NU, PARENT, SUBTREE_END, UOFF, W_PPLUS, W_PR, W_SW,
 )
 from .spatial_inline import force_to_world
 
 COORD = 5
-W_GW = W_PPLUS  # 36: G_j's columns in world coordinates (force vectors), written after the ABA (P+ is dead then)
+W_GT = W_PPLUS  # 36: G_j's columns in tree coordinates (force vectors), written after the ABA (P+ is dead then)
 
 
 @njit(**NO_NRT)
-def world_factors(mi, ws, z):
-    """ws[j, W_GW + 6k:] = column k of G_j = U_j D_j^-1 in world coordinates, for every link
-    with a parent (a root passes nothing on). Needs the world placements."""
+def tree_factors(mi, ws, z):
+    """ws[j, W_GT + 6k:] = column k of G_j = U_j D_j^-1 in tree coordinates, for every link
+    with a parent (a root passes nothing on). Needs the placements (W_RW, W_PR)."""
     for j in range(mi.shape[0]):
         if mi[j, PARENT] < 0:
             continue
         ga = mi[j, G_ADR]
         for k in range(mi[j, NU]):
             a = ga + 6 * k
-            f = force_to_world(ws, j, z[a], z[a + 1], z[a + 2], z[a + 3], z[a + 4], z[a + 5])
+            f = force_to_world(ws, j, z[a], z[a + 1], z[a + 2], z[a + 3], z[a + 4], z[a + 5], W_PR)
             for r in range(6):
-                ws[j, W_GW + 6 * k + r] = f[r]
+                ws[j, W_GT + 6 * k + r] = f[r]
 
 
 @njit(cache=True, inline="always")
@@ -196,13 +199,13 @@ def _general_step(mi, ws, z, W, i, j, nu, coord, f):
         W[i, nu + e0 + a] = y
     if mi[j, PARENT] >= 0:
         for k in range(nj):
-            f = _sub6(f, _load6(ws, j, W_GW + 6 * k), W[i, e0 + k])
+            f = _sub6(f, _load6(ws, j, W_GT + 6 * k), W[i, e0 + k])
     return f
 
 
 @njit(cache=True, inline="always")
 def _link_step(mi, ws, z, W, i, j, nu, coord, f):
-    """One link j of row i's inward pass (the force f, world coordinates, passed from below):
+    """One link j of row i's inward pass (the force f, tree coordinates, passed from below):
     eps_j = tau_j + S_j . f into W[i, nu + u_j:], D_j^-1 eps_j into W[i, 2 nu + u_j:];
     returns f - G_j eps_j, what the parent gets (a root passes nothing on)."""
     if mi[j, NU] != 1:
@@ -214,17 +217,17 @@ def _link_step(mi, ws, z, W, i, j, nu, coord, f):
     W[i, nu + uj] = e
     W[i, 2 * nu + uj] = z[mi[j, DINV_ADR]] * e
     if mi[j, PARENT] >= 0:
-        f = _sub6(f, _load6(ws, j, W_GW), e)
+        f = _sub6(f, _load6(ws, j, W_GT), e)
     return f
 
 
 @njit(**NO_NRT)
 def row_innovations(mi, ws, z, W, i, nu, c0, l0, coord):
-    """Row i's inward pass on its support, in world coordinates: eps^i into W[i, nu:] and
+    """Row i's inward pass on its support, in tree coordinates: eps^i into W[i, nu:] and
     D^-1 eps^i into W[i, 2 nu:] (eps stays 0 off the support). The force starts as the wrench
     on each frame, runs up each chain alone, then, summed, up the common ancestors. A
     coordinate row's tau is its row of Gc (W[i, :nu]), its forces start at 0. Needs W_SW
-    and W_GW."""
+    and W_GT."""
     na = int(W[i, c0 + WC_NA])
     nab = na + int(W[i, c0 + WC_NB])
     zero = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)

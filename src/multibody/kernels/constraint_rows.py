@@ -14,8 +14,16 @@ accelerations plus the rates of the coefficient vectors. With d = p_b - p_a:
     COORD  r = q_a - ratio q_b - offset, r_dot = u_a - ratio u_b, kappa = 0
 (_A, _B: fixed in frame a, b, rotated into the world). The coefficients stay in C
 (alpha, beta, gamma, delta: 12 columns per row): they are the rows of seed 000's Q matrix.
-Moved to the world origin they are the row's wrenches w_a, w_b on the two frames, and
-Gc's row is J_a^T w_a + J_b^T w_b: constraint_gamma.group_jacobian, on the row's support.
+Moved to the root origin of each frame's tree (tree coordinates, layout.py) they are the
+row's wrenches w_a, w_b on the two frames, and Gc's row is J_a^T w_a + J_b^T w_b:
+constraint_gamma.group_jacobian, on the row's support.
+
+Positions never go through the world origin: a frame's K holds its origin relative to a
+reference point (K_P; its tree's root origin, or the frame itself on the world) and that
+point (K_O), and d = (o_b - o_a) + (p_b - p_a). Two frames of one tree share o (d is then
+exact however far the tree is); two reference points far out but close together subtract
+exactly (Sterbenz). World origins of the frames, 1e11 m out, would leave d 3e-5 m of
+rounding.
 """
 import math
 
@@ -23,28 +31,30 @@ from numba import njit
 
 from .common import joint_motion
 from .constraint_work import K_COLS, NO_NRT, R_WA, R_WB
-from .joint_transform import world_placement
+from .joint_transform import tree_root, world_placement
 from .mass_matrix import world_motion_columns
 from .layout import (
     CR_B, CR_E, CR_E2, CR_E3, CR_FA, CR_FB, CR_OFFSET, CR_QA, CR_QB, CR_SCALAR, CR_TYPE, CR_UA, CR_UB,
-    FR_LINK, FR_P, PARENT, W_A, W_C, W_PW, W_RW, W_V,
+    FR_LINK, FR_P, PARENT, W_A, W_C, W_PR, W_PW, W_RW, W_V,
 )
 from .spatial_inline import cross_motion_add, motion_to_child
 
 ALIGN, TRANS, SCREW, CONVEL, COORD = 1, 2, 3, 4, 5
-# per-frame kinematics, world axes: R_world_link (9), origin p, w, v, w_dot, a (origin, classical)
-K_R, K_P, K_W, K_V, K_WD, K_AD = 0, 9, 12, 15, 18, 21  # K_COLS = 24 (constraint_work)
+# per-frame kinematics, world axes: R_world_link (9), origin p relative to the reference point o,
+# w, v, w_dot, a (origin, classical), o in the world (the module docstring)
+K_R, K_P, K_W, K_V, K_WD, K_AD, K_O = 0, 9, 12, 15, 18, 21, 24  # K_COLS = 27 (constraint_work)
 
 
 @njit(**NO_NRT)
 def bias_motion_pass(mi, mf, ws, u, after_aba):
-    """World placements and motion columns W_SW; unless ``after_aba``, also the link
-    velocities W_V, W_C = v x (S u) and the velocity-product accelerations W_A (udot = 0, no
-    gravity). The link placements W_R/W_P must be there; ``after_aba``: W_V and W_A are the
-    ABA's (its accelerations, with the base accelerated by -g: see ``frame_kinematics``)."""
+    """World and tree placements and the motion columns W_SW (tree coordinates); unless
+    ``after_aba``, also the link velocities W_V, W_C = v x (S u) and the velocity-product
+    accelerations W_A (udot = 0, no gravity). The link placements W_R/W_P must be there;
+    ``after_aba``: W_V and W_A are the ABA's (its accelerations, with the base accelerated
+    by -g: see ``frame_kinematics``)."""
     for j in range(mi.shape[0]):
         world_placement(mi, ws, j)
-        world_motion_columns(mi, mf, ws, j)
+        world_motion_columns(mi, mf, ws, j, W_PR)
         if after_aba:
             continue
         p = mi[j, PARENT]
@@ -75,24 +85,28 @@ def _rot(K, o, x0, x1, x2):
 
 
 @njit(**NO_NRT)
-def frame_kinematics(fr, ws, f, K, o, base):
-    """K[o:o+24] = world R of frame f's link, the frame origin, and its w, v, w_dot, a in
-    world axes, from the links' W_V and W_A (velocity-product accelerations, or those of a
-    whole motion with the base accelerated by ``base``: a frame on the world then moves so)."""
+def frame_kinematics(mi, fr, ws, f, K, o, base):
+    """K[o:o+27] = world R of frame f's link, the frame origin relative to its reference point
+    (its tree's root origin, W_PR), its w, v, w_dot, a in world axes, from the links' W_V and
+    W_A (velocity-product accelerations, or those of a whole motion with the base
+    accelerated by ``base``: a frame on the world then moves so), and the reference point in
+    the world (a frame on the world is its own)."""
     link = int(fr[f, FR_LINK])
     px, py, pz = fr[f, FR_P], fr[f, FR_P + 1], fr[f, FR_P + 2]
     if link < 0:
         for k in range(K_COLS):
             K[o + k] = 0.0
         K[o], K[o + 4], K[o + 8] = 1.0, 1.0, 1.0
-        K[o + K_P], K[o + K_P + 1], K[o + K_P + 2] = px, py, pz
+        K[o + K_O], K[o + K_O + 1], K[o + K_O + 2] = px, py, pz
         _put(K, o + K_AD, base)
         return
     for k in range(9):
         K[o + k] = ws[link, W_RW + k]
     r = _rot(K, o, px, py, pz)
+    root = tree_root(mi, link)
     for k in range(3):
-        K[o + K_P + k] = ws[link, W_PW + k] + r[k]
+        K[o + K_P + k] = ws[link, W_PR + k] + r[k]
+        K[o + K_O + k] = ws[root, W_PW + k]
     wx, wy, wz = ws[link, W_V], ws[link, W_V + 1], ws[link, W_V + 2]
     vx = ws[link, W_V + 3] + wy * pz - wz * py  # frame origin velocity, link axes
     vy = ws[link, W_V + 4] + wz * px - wx * pz
@@ -134,8 +148,15 @@ def _add(a, b, s):
 
 
 @njit(cache=True, inline="always")
+def _frame_offset(K, a, b):
+    """p_b - p_a (world axes) of the frames whose K begin at K[a], K[b]: (o_b - o_a) + (p_b - p_a),
+    the reference points first (0 in one tree; exact when close, however far out)."""
+    return _add(_add(_vec(K, b + K_O), _vec(K, a + K_O), -1.0), _add(_vec(K, b + K_P), _vec(K, a + K_P), -1.0), 1.0)
+
+
+@njit(cache=True, inline="always")
 def _align(K, e, b):
-    """(r, w, r_ddot bias) of r = e . b for e fixed in frame a (K[0:24]), b in frame b (K[24:48]):
+    """(r, w, r_ddot bias) of r = e . b for e fixed in frame a (K[0:27]), b in frame b (K[27:54]):
     r_dot = (w_a - w_b) . w with w = e x b."""
     wa, wb = _vec(K, K_W), _vec(K, K_COLS + K_W)
     w = _cross(e, b)
@@ -150,7 +171,7 @@ def _align(K, e, b):
 def _trans(K, c):
     """(r, alpha, r_dot, r_ddot bias) of r = c . d for c fixed in frame a: r_dot = c . (d_dot - w_a x d)."""
     wa = _vec(K, K_W)
-    d = _add(_vec(K, K_COLS + K_P), _vec(K, K_P), -1.0)
+    d = _frame_offset(K, 0, K_COLS)
     dd = _add(_vec(K, K_COLS + K_V), _vec(K, K_V), -1.0)
     ddd = _add(_vec(K, K_COLS + K_AD), _vec(K, K_AD), -1.0)
     rel = _add(dd, _cross(wa, d), -1.0)
@@ -225,9 +246,9 @@ def row_coefficients(cr, i, K, q, u, C):
 @njit(cache=True, inline="always")
 def _wrench(C, i, o, p, w):
     """C[i, w:w+6] = the wrench of the row's coefficients (alpha = C[i, o:o+3] on the frame's w,
-    beta = C[i, o+3:o+6] on the velocity of its origin p) about the world origin: a motion
-    vector (w, v_O) in Pluecker world coordinates moves p at v_O + w x p, so the row's rate
-    is (alpha + p x beta) . w + beta . v_O."""
+    beta = C[i, o+3:o+6] on the velocity of its origin p) about its tree's root origin (p
+    relative to it, K_P): a motion vector (w, v_O) in tree coordinates moves p at
+    v_O + w x p, so the row's rate is (alpha + p x beta) . w + beta . v_O."""
     b0, b1, b2 = C[i, o + 3], C[i, o + 4], C[i, o + 5]
     C[i, w] = C[i, o] + p[1] * b2 - p[2] * b1
     C[i, w + 1] = C[i, o + 1] + p[2] * b0 - p[0] * b2
@@ -257,8 +278,8 @@ def constraint_rows_core(mi, mf, fr, cr, ws, q, u, K, C, G, base):
             continue
         fa, fb = int(cr[i, CR_FA]), int(cr[i, CR_FB])
         if fa != fa0 or fb != fb0:
-            frame_kinematics(fr, ws, fa, K, 0, base)
-            frame_kinematics(fr, ws, fb, K, K_COLS, base)
+            frame_kinematics(mi, fr, ws, fa, K, 0, base)
+            frame_kinematics(mi, fr, ws, fb, K, K_COLS, base)
             fa0, fb0 = fa, fb
         row_coefficients(cr, i, K, q, u, C)
         _wrench(C, i, 1, _vec(K, K_P), R_WA)

@@ -24,7 +24,7 @@ from numba import njit
 # and a cheaper entry (each array argument unboxes in about 15 ns instead of 35).
 NO_NRT = dict(cache=True, _nrt=False)
 
-K_COLS = 24      # per-frame kinematics (constraint_rows.frame_kinematics)
+K_COLS = 27      # per-frame kinematics (constraint_rows.frame_kinematics)
 WC_KP = 0        # Baumgarte position gain [1/s^2] (written by the caller)
 WC_KD = 1        # Baumgarte velocity gain [1/s] (written by the caller)
 WC_ROW = 2       # 28: the row's coefficients (constraint_rows.row_coefficients: r, alpha, beta,
@@ -32,8 +32,8 @@ WC_ROW = 2       # 28: the row's coefficients (constraint_rows.row_coefficients:
 ROW_COLS = 28
 R_RDOT = 13      # offsets inside WC_ROW
 R_KAPPA = 14
-R_WA = 16        # 6, the row's wrench [moment about the world origin; force], world axes, at frame a
-R_WB = 22        # 6, the same at frame b: Gc_i u = w_a . V_a + w_b . V_b (Pluecker world velocities)
+R_WA = 16        # 6, the row's wrench [moment about the root origin of a's tree; force], world axes, at frame a
+R_WB = 22        # 6, the same at frame b (its tree's): Gc_i u = w_a . V_a + w_b . V_b (tree coordinates)
 WC_LAMBDA = 30   # the multiplier
 WC_RHS = 31      # right-hand side: the rows' wanted acceleration minus their acceleration in the
 #                  unconstrained motion

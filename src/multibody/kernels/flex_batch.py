@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..simulation.flex_stepping import CONSTANTS, WORK, flex_udot
+from . import flex_layout as FL
 from .common import check_state_modal_ok, coordinate_sizes, data_start, link_rows, model_arrays, result_status
 from .flex_articulated import flex_mass_matrix
 from .flex_dynamics import flex_inverse_dynamics
@@ -45,7 +46,7 @@ def flex_tau(mi, mf, ws, fx, q, u, udot, tau):
         mi, mf, ws, fi, ff[fo[_MASS]:fo[_MASS + 1]], ff[fo[_M1]:fo[_M1 + 1]], ff[fo[_M2]:fo[_M2 + 1]],
         fw[fo[_MQ]:fo[_MQ + 1]], ff[fo[_NODE]:fo[_NODE + 1]], ff[fo[_K]:fo[_K + 1]], ff[fo[_C]:fo[_C + 1]],
         q, u, udot, fw[fo[_PHI]:fo[_PHI + 1]], fw[fo[_V]:fo[_V + 1]], fw[fo[_A]:fo[_A + 1]],
-        fw[fo[_F]:fo[_F + 1]], fw[fo[_AB]:fo[_AB + 1]], fw[fo[_POSE]:fo[_POSE + 1]].reshape((n, 12)),
+        fw[fo[_F]:fo[_F + 1]], fw[fo[_AB]:fo[_AB + 1]], fw[fo[_POSE]:fo[_POSE + 1]].reshape((n, FL.POSE_COLS)),
         fw[fo[_VN]:fo[_VN + 1]].reshape((n, 6)), tau)
 
 
@@ -57,7 +58,7 @@ def flex_mass(mi, mf, ws, fx, q, u0, M):
     flex_mass_matrix(
         mi, mf, ws, fi, ff[fo[_MASS]:fo[_MASS + 1]], ff[fo[_M1]:fo[_M1 + 1]], ff[fo[_M2]:fo[_M2 + 1]],
         fw[fo[_MQ]:fo[_MQ + 1]], ff[fo[_NODE]:fo[_NODE + 1]], q, u0, fw[fo[_PHI]:fo[_PHI + 1]],
-        fw[fo[_V]:fo[_V + 1]], fw[fo[_AB]:fo[_AB + 1]], fw[fo[_POSE]:fo[_POSE + 1]].reshape((n, 12)),
+        fw[fo[_V]:fo[_V + 1]], fw[fo[_AB]:fo[_AB + 1]], fw[fo[_POSE]:fo[_POSE + 1]].reshape((n, FL.POSE_COLS)),
         fw[fo[_VN]:fo[_VN + 1]].reshape((n, 6)), fw[fo[_P]:fo[_P + 1]], fw[fo[_SCR]:fo[_SCR + 1]], M)
 
 

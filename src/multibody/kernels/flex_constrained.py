@@ -4,7 +4,9 @@ lambda at (q, u, tau, Baumgarte gains); and the constraint rows alone (r, their 
 coefficients, kappa = Gc_dot u, Gc) for the constraint functions.
 
 A row's frames may be nodes of modal bodies, which deform. The rows' formulas are the rigid
-ones (constraint_rows.row_coefficients) on each frame's world kinematics K, its rotation
+ones (constraint_rows.row_coefficients) on each frame's world kinematics K (its origin
+about its tree's root origin, as the rigid rows', so that nothing is lost far from the
+world origin), its rotation
 R_world_F(eta) R0^T (a row's vectors are stored in link axes through the frame's undeformed
 R0, model/compile.constraint_table). The passes:
 
@@ -35,12 +37,14 @@ import numpy as np
 from numba import njit
 
 from .constrained_dynamics import REFINE_TOL, factor_gamma, ldl_solve
-from .constraint_rows import COORD, K_AD, K_P, K_R, K_V, K_W, K_WD, row_coefficients
+from . import flex_layout as FL
+from .constraint_rows import COORD, K_AD, K_O, K_P, K_R, K_V, K_W, K_WD, row_coefficients
 from .constraint_work import K_COLS
 from .flex_articulated import flex_forward_dynamics
 from .flex_body_inertia import body_masses
 from .flex_jacobian import flex_frame_jacobian, flex_frame_velocity_acceleration
 from .flex_operational_space import flex_operational_space_compliance, scratch_size
+from .joint_transform import tree_root
 from .layout import CR_FA, CR_FB, CR_SCALAR, CR_TYPE, CR_UA, CR_UB, FR_LINK, FR_R
 from .status import NONFINITE_ARG0, NONFINITE_ARG1, NONFINITE_ARG2, OK, SINGULAR
 
@@ -131,7 +135,8 @@ def _frame_pass(mi, mf, ws, fi, fnode, frame_node, fr, q, u, phi, V, A, abias, p
         for r in range(6):
             for c in range(nu):
                 J[r, c] = 0.0
-        flex_frame_jacobian(mi, mf, ws, fi, fnode, frame_node, fr, q, zero, phi, V, abias, pose, VN, f, B, T, J)
+        o = flex_frame_jacobian(mi, mf, ws, fi, fnode, frame_node, fr, q, zero, phi, V, abias, pose, VN, f, B, T, J)
+        root = tree_root(mi, int(fr[f, FR_LINK]))
         flex_frame_velocity_acceleration(mi, mf, ws, fi, fnode, frame_node, fr, q, u, zero, phi, V, A, abias, pose,
                                          VN, f, B, va)
         if fr[f, FR_LINK] >= 0:
@@ -148,7 +153,10 @@ def _frame_pass(mi, mf, ws, fi, fnode, frame_node, fr, q, u, phi, V, A, abias, p
                 FK[a, K_COLS + 3 * r + c] = T[r, c]
                 FK[a, K_R + 3 * r + c] = (T[r, 0] * fr[f, FR_R + 3 * c] + T[r, 1] * fr[f, FR_R + 3 * c + 1]
                                           + T[r, 2] * fr[f, FR_R + 3 * c + 2])  # R R0^T
-            FK[a, K_P + r] = T[r, 3]
+            # the origin about its reference point and that point (constraint_rows: d is then
+            # exact however far out); a frame on the world is its own reference
+            FK[a, K_P + r] = o[r] if root >= 0 else 0.0
+            FK[a, K_O + r] = pose[root, FL.POSE_P + r] if root >= 0 else T[r, 3]
             FK[a, K_W + r] = T[r, 0] * w0 + T[r, 1] * w1 + T[r, 2] * w2
             FK[a, K_V + r] = T[r, 0] * va[3] + T[r, 1] * va[4] + T[r, 2] * va[5]
             FK[a, K_WD + r] = T[r, 0] * va[6] + T[r, 1] * va[7] + T[r, 2] * va[8]

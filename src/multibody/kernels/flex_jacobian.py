@@ -57,14 +57,20 @@ def frame_map(mi, fi, fnode, frame_node, fr, q, f, B):
 
 
 @njit(**_INL)
+def _frame_origin(pose, L, p, col, r):
+    """Component r of the origin of a frame at p in link L (L >= 0), its link's origin from
+    the pose column ``col`` (FL.POSE_P: in the world; FL.POSE_PT: about its tree's root)."""
+    return pose[L, col + r] + pose[L, 3 * r] * p[0] + pose[L, 3 * r + 1] * p[1] + pose[L, 3 * r + 2] * p[2]
+
+
+@njit(**_INL)
 def frame_world_pose(pose, L, R, p, T):
     """T (4x4) = the world pose of a frame at (R, p) in link L (pose: flex_kinematics')."""
     for r in range(3):
         for c in range(3):
             T[r, c] = R[3 * r + c] if L < 0 else (pose[L, 3 * r] * R[c] + pose[L, 3 * r + 1] * R[3 + c]
                                                     + pose[L, 3 * r + 2] * R[6 + c])
-        T[r, 3] = p[r] if L < 0 else (pose[L, 9 + r] + pose[L, 3 * r] * p[0] + pose[L, 3 * r + 1] * p[1]
-                                      + pose[L, 3 * r + 2] * p[2])
+        T[r, 3] = p[r] if L < 0 else _frame_origin(pose, L, p, FL.POSE_P, r)
         T[3, r] = 0.0
     T[3, 3] = 1.0
 
@@ -72,10 +78,17 @@ def frame_world_pose(pose, L, R, p, T):
 @njit(cache=True)
 def flex_frame_jacobian(mi, mf, ws, fi, fnode, frame_node, fr, q, u0, phi, V, abias, pose, VN, f, B, T, J):
     """J (6, nu), zero on entry: u -> [w; v] of frame row f in its own axes (v: its origin's
-    velocity); T (4x4): its world pose. u0: zeros (nu,); B: scratch of 12 max(nb)."""
+    velocity); T (4x4): its world pose. u0: zeros (nu,); B: scratch of 12 max(nb). Returns
+    the frame's origin about its tree's root origin (world axes; 0 for a frame on the world):
+    what a difference of two frames' positions needs, which T's far out has lost."""
     flex_kinematics(mi, mf, ws, fi, fnode, q, u0, phi, V, abias, pose, VN)
     L, _, R, p, _ = frame_map(mi, fi, fnode, frame_node, fr, q, f, B)
     frame_world_pose(pose, L, R, p, T)
+    if L >= 0:
+        origin = (_frame_origin(pose, L, p, FL.POSE_PT, 0), _frame_origin(pose, L, p, FL.POSE_PT, 1),
+                  _frame_origin(pose, L, p, FL.POSE_PT, 2))
+    else:
+        origin = (0.0, 0.0, 0.0)
     half = B.shape[0] // 2
     src = 0
     i = L
@@ -103,6 +116,7 @@ def flex_frame_jacobian(mi, mf, ws, fi, fnode, frame_node, fr, q, u0, phi, V, ab
                     B[dst + r * nbp + c] = s
             src = dst
         i = p_
+    return origin
 
 
 @njit(cache=True)

@@ -10,7 +10,8 @@ spatial velocity in its axes). A link hanging from a deforming node N of its par
 
 and its velocity-product acceleration is X(k<-N) (Psi' eta_p' + V_N x Psi eta_p') +
 V_k x S_k u_k. A link on a rigid parent (or a node without mode shapes) has Phi_k^T =
-X(k<-p). Written per link into the work arrays: Phi^T, the world pose, V, abias.
+X(k<-p). Written per link into the work arrays: Phi^T, the world pose (and the origin in
+tree coordinates: flex_layout.POSE_*), V, abias.
 """
 import math
 
@@ -111,8 +112,9 @@ def node_deformation(fnode, a, nm, q, qm):
 
 @njit(cache=True)
 def flex_kinematics(mi, mf, ws, fi, fnode, q, u, phi, V, abias, pose, VN):
-    """Outward pass: Phi^T, world poses (R (9), p (3) per link), V = [V_k; eta_k'] and the
-    velocity-product accelerations abias (zero u gives the placements and Phi^T only)."""
+    """Outward pass: Phi^T, world poses (R (9), p (3), p relative to the tree's root (3) per
+    link: flex_layout.POSE_*), V = [V_k; eta_k'] and the velocity-product accelerations abias
+    (zero u gives the placements and Phi^T only)."""
     n = mi.shape[0]
     place_links(mi, mf, ws, q)
     for k in range(n):
@@ -148,14 +150,16 @@ def flex_kinematics(mi, mf, ws, fi, fnode, q, u, phi, V, abias, pose, VN):
             Rw = mul33(Rp, R)
             tw = _mat_vec(Rp, t[0], t[1], t[2])
             for i in range(9):
-                pose[k, i] = Rw[i]
+                pose[k, FL.POSE_R + i] = Rw[i]
             for i in range(3):
-                pose[k, 9 + i] = pose[p, 9 + i] + tw[i]
+                pose[k, FL.POSE_P + i] = pose[p, FL.POSE_P + i] + tw[i]
+                pose[k, FL.POSE_PT + i] = pose[p, FL.POSE_PT + i] + tw[i]
         else:
             for i in range(9):
-                pose[k, i] = R[i]
+                pose[k, FL.POSE_R + i] = R[i]
             for i in range(3):
-                pose[k, 9 + i] = t[i]
+                pose[k, FL.POSE_P + i] = t[i]
+                pose[k, FL.POSE_PT + i] = 0.0
         nab = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
         if a >= 0:  # Phi^T's node columns (before they are used) and the node's abias part
             nab = _node_bias(fnode, a, nbp - 6, fi[p, FL.VOFF], V, th, RN, pN, R0, RNc, pNc, phi, o, nbp, VN, k)

@@ -48,3 +48,10 @@ SCR_BLOCKS = 6
 N_R0 = 0
 N_P0 = 9
 N_PI = 12
+# a row of the work array ``pose`` (one per link, flex_kinematics): the link's world rotation
+# (row-major), its world origin, and its origin relative to its tree's root origin (world
+# axes; summed from the root, so exact however far the tree is from the world origin)
+POSE_R = 0
+POSE_P = 9
+POSE_PT = 12
+POSE_COLS = 15

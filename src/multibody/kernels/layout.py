@@ -37,6 +37,15 @@ Data buffer rows (d0 = the number of model rows, 2 + 2n + nf + nc):
                           link's number of speeds, addressed by the mi columns U_ADR,
                           G_ADR, DINV_ADR, RES_ADR (MuJoCo's *_adr style)
 
+Tree coordinates (W_PR; the CRBA's W_SW, W_Y, the compliance, the constraint rows, Gamma
+and TA, which sum over links without per-link transforms): world axes, with the origin of
+the link's tree's root link (the link whose parent is the world) as reference point. About
+the world origin the same quantities grow with the tree's distance from it and cancel when
+combined (moments of 1 kg at 1e11 m lose every digit of a 1 m arm); about the root's origin
+they are as large as the tree, so M, Upsilon and Gamma do not depend on where the model
+sits. Trees share no spatial quantity (no link of one is an ancestor of a link of another),
+so each has its own reference point.
+
 Limits of this layout (stated, not hidden): a subhinge moves at most 6 dof, so the
 motion subspace S (6 x NU) fits in 36 columns of mf; the variable-size blocks (U, G,
 D^-1, residuals) are already ragged, so a link may own any number of speeds; a body's

@@ -37,7 +37,7 @@ class FlexModel:
         n = self.fi.shape[0]
         block = int(self.fi[:, FL.NB].max() * self.fi[:, FL.NUALL].max()) if n else 0
         shapes = dict(M=(nm,), V=(nv,), A=(nv,), F=(nv,), abias=(nv,), P=(nbb,), phi=(nphi,), G=(ng,), Dinv=(nd,),
-                      eps=(ne,), pose=(n, 12), VN=(n, 6),
+                      eps=(ne,), pose=(n, FL.POSE_COLS), VN=(n, 6),
                       scratch=(2 * max(block, 36),))  # two (nb x NUALL) column blocks
         buf = np.zeros(sum(int(np.prod(s)) for s in shapes.values()))
         out, at = {}, 0

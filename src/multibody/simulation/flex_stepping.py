@@ -39,7 +39,7 @@ WORK = ("M", "phi", "V", "A", "F", "abias", "P", "G", "Dinv", "eps", "scratch", 
 _MASS, _M1, _M2, _NODE, _K, _C, _CEND = range(7)
 _MQ, _PHI, _V, _A, _F, _AB, _P, _G, _DINV, _EPS, _SCR, _POSE, _VN, _WEND = range(7, 21)
 #: columns of the 2-D work arrays (reshaped from their flat pieces)
-_WIDTH = {"pose": 12, "VN": 6}
+_WIDTH = {"pose": FL.POSE_COLS, "VN": 6}
 
 
 def pack(c):
@@ -73,7 +73,7 @@ def flex_udot(mi, mf, ws, fx, q, u, tau, udot):
         mi, mf, ws, fi, ff[fo[_MASS]:fo[_M1]], ff[fo[_M1]:fo[_M2]], ff[fo[_M2]:fo[_NODE]], fw[fo[_MQ]:fo[_PHI]],
         ff[fo[_NODE]:fo[_K]], ff[fo[_K]:fo[_C]], ff[fo[_C]:fo[_CEND]], q, u, tau,
         fw[fo[_PHI]:fo[_V]], fw[fo[_V]:fo[_A]], fw[fo[_A]:fo[_F]], fw[fo[_F]:fo[_AB]], fw[fo[_AB]:fo[_P]],
-        fw[fo[_POSE]:fo[_VN]].reshape((n, 12)), fw[fo[_VN]:fo[_WEND]].reshape((n, 6)),
+        fw[fo[_POSE]:fo[_VN]].reshape((n, FL.POSE_COLS)), fw[fo[_VN]:fo[_WEND]].reshape((n, 6)),
         fw[fo[_P]:fo[_G]], fw[fo[_G]:fo[_DINV]], fw[fo[_DINV]:fo[_EPS]], fw[fo[_EPS]:fo[_SCR]],
         fw[fo[_SCR]:fo[_POSE]], udot)
 

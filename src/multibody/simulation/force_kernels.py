@@ -9,7 +9,8 @@ import math
 from numba import njit
 
 from ..kernels.energy import link_velocities
-from ..kernels.layout import W_FEXT, W_PW, W_RW, W_V
+from ..kernels.joint_transform import tree_root
+from ..kernels.layout import W_FEXT, W_PR, W_PW, W_RW, W_V
 from ..kernels.spatial_inline import load9, mul33T_vec, mul33_vec
 
 __all__ = ["apply_forces", "link_forces"]
@@ -85,17 +86,23 @@ def _world_wrench_to_link(ws, j, fmf, e, s):
 
 
 @njit(cache=True, inline="always")
-def _point_state(ws, j, fmf, e, o):
-    """World position and velocity of the point fmf[e, o:o+3] (link j axes; j < 0: the world)."""
+def _point_state(mi, ws, j, fmf, e, o):
+    """The point fmf[e, o:o+3] (link j axes; j < 0: the world) as (reference point, offset
+    from it, velocity), world axes: the reference is the origin of link j's tree's root and
+    the offset is taken from W_PR (tree coordinates, kernels/layout.py), so two points of one
+    tree are compared without going through the world origin; a point on the world is its
+    own reference."""
     x, y, z = fmf[e, o], fmf[e, o + 1], fmf[e, o + 2]
     if j < 0:
-        return (x, y, z), (0.0, 0.0, 0.0)
+        return (x, y, z), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
     R = load9(ws, j, W_RW)
     r = mul33_vec(R, x, y, z)
     wx, wy, wz = ws[j, W_V], ws[j, W_V + 1], ws[j, W_V + 2]
     v = mul33_vec(R, ws[j, W_V + 3] + wy * z - wz * y, ws[j, W_V + 4] + wz * x - wx * z,
                   ws[j, W_V + 5] + wx * y - wy * x)
-    return (ws[j, W_PW] + r[0], ws[j, W_PW + 1] + r[1], ws[j, W_PW + 2] + r[2]), v
+    root = tree_root(mi, j)
+    return ((ws[root, W_PW], ws[root, W_PW + 1], ws[root, W_PW + 2]),
+            (ws[j, W_PR] + r[0], ws[j, W_PR + 1] + r[1], ws[j, W_PR + 2] + r[2]), v)
 
 
 @njit(cache=True, inline="always")
@@ -113,12 +120,14 @@ def _push_at_point(ws, j, fmf, e, o, fx, fy, fz):
 
 
 @njit(cache=True)
-def linear_spring(ws, fmi, fmf, e):
-    """Apply the FM_LINEAR entry e (world placements and link velocities must be current)."""
+def linear_spring(mi, ws, fmi, fmf, e):
+    """Apply the FM_LINEAR entry e (world placements and link velocities must be current).
+    The points' separation is (o_b - o_a) + (r_b - r_a) from ``_point_state``: exact for two
+    points of one tree (o_b = o_a) however far it is from the world origin."""
     ja, jb = fmi[e, FMI_LINK], fmi[e, FMI_LINK_B]
-    pa, va = _point_state(ws, ja, fmf, e, FM_POINT_A)
-    pb, vb = _point_state(ws, jb, fmf, e, FM_POINT)
-    d = (pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2])
+    oa, ra, va = _point_state(mi, ws, ja, fmf, e, FM_POINT_A)
+    ob, rb, vb = _point_state(mi, ws, jb, fmf, e, FM_POINT)
+    d = ((ob[0] - oa[0]) + (rb[0] - ra[0]), (ob[1] - oa[1]) + (rb[1] - ra[1]), (ob[2] - oa[2]) + (rb[2] - ra[2]))
     length = math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
     if length == 0.0:
         return  # no direction: the spring pushes nowhere
@@ -167,7 +176,7 @@ def apply_forces(mi, mf, ws, fmi, fmf, q, u, t, tau0, tau, links):
                 if not velocities:
                     link_velocities(mi, mf, ws, u)
                     velocities = True
-                linear_spring(ws, fmi, fmf, e)
+                linear_spring(mi, ws, fmi, fmf, e)
                 continue
             j = fmi[e, FMI_LINK]
             s = wrench_phase(fmf, e, t)
