@@ -360,8 +360,8 @@ class Multibody(ConstraintsMixin, ModalMixin, GeneratorsMixin):
         """The model as URDF text (str), also written to ``path`` if given.
 
         For trees whose hinges URDF can express (pin, slider, locked, planar, a free
-        root); raises ValueError naming the first hinge it cannot express. See
-        ``multibody.io.to_urdf.to_urdf``.
+        root); raises ValueError naming the first hinge, modal body or constraint it cannot
+        express. See ``multibody.io.to_urdf.to_urdf``.
         """
         from ..io.to_urdf import to_urdf
         return to_urdf(self, path)
