@@ -199,8 +199,9 @@ def _set(d, path, value):
     ("gravity", [0.0, -9.81], "gravity: expected 3 numbers"),
     ("hinges[1].armature", [0.1] * 9, r"hinges\[1\]\.armature: expected \d+ or 1 numbers, got shape 9"),
     ("hinges[1].armature", -1.0, r"hinges\[1\]: hinge '\w+': armature must be"),
-    ("constraints", [{"kind": "loop"}], "constraints: reserved for a later format"),
-    ("modal_bodies", [{"name": "beam"}], "modal_bodies: reserved for a later format"),
+    ("constraints", [{"kind": "loop"}], r"constraints\[0\]\.type: required field missing"),
+    ("constraints", [{"type": "weld", "name": "c"}], r"constraints\[0\]\.type: unknown constraint type 'weld'"),
+    ("modal_bodies", [{"name": "beam"}], r"modal_bodies\[0\]\.modal_data: required field missing"),
 ])
 def test_bad_input_names_the_field(path, value, message):
     d = _model_dict()
@@ -213,7 +214,16 @@ def test_bad_input_names_the_field(path, value, message):
         model_from_dict(d, source="bad.model")
 
 
-def test_bad_text_and_empty_reserved_sections():
+def test_version_1_files_hold_no_constraints_or_modal_bodies():
+    d = _model_dict()
+    d["format_version"] = 1
+    model_from_dict(d)  # a version-1 file still loads
+    for key in ("constraints", "modal_bodies"):
+        with pytest.raises(ValueError, match=f"{key}: needs format_version 2 \\(this file is version 1"):
+            model_from_dict({**d, key: [{"name": "x"}]})
+
+
+def test_bad_text_and_empty_sections():
     with pytest.raises(ValueError, match="x.json: invalid JSON"):
         loads_model("{", "json", source="x.json")
     with pytest.raises(ValueError, match="x.yaml: invalid YAML"):
@@ -226,10 +236,14 @@ def test_bad_text_and_empty_reserved_sections():
 
 
 def test_schema_document_covers_every_field():
+    from multibody.io import _model_constraints as mc
+    from multibody.io import _model_hinges as mh
+    from multibody.io import _model_modal as mm
     from multibody.io import model_file as mf
     text = DOC.read_text()
-    fields = {*mf._TOP, *mf._BODY, *mf._HINGE, "T_body_node", "chart_offset", "max_chart_angle", "multiplier",
-              "offset", "joint", *mf._SUBHINGES, *mf._HINGE_PARTS, "custom"}
+    fields = {*mf._TOP, *mf._BODY, *mh.HINGE, "T_body_node", "chart_offset", "max_chart_angle", "multiplier",
+              "offset", "joint", *mh.SUBHINGES, *mh.HINGE_PARTS, "custom", *mm.ENTRY, *mc.TYPES,
+              *(f for fs in mc.FIELDS.values() for f in fs)}
     missing = sorted(f for f in fields if f"`{f}`" not in text)
     assert not missing, missing
     assert f"`format_version`: {FORMAT_VERSION}" in text or f"format_version: {FORMAT_VERSION}" in text

@@ -19,7 +19,9 @@ disk, later runs load them). ``demo`` and ``simulate`` then compile in two proce
 (``multibody.warmup.prefetch``); ``warmup`` compiles every common kernel ahead of time.
 
 MODEL and IN may be .urdf, .xml (MJCF), .sdf, .yaml/.yml or .json model files
-(``--floating-base`` applies to URDF input); OUT is .yaml/.yml, .json or .urdf. Output
+(``--floating-base`` applies to URDF input); OUT is .yaml/.yml, .json or .urdf. ``convert``
+to .yaml/.json keeps constraints and modal bodies (their modal data written beside OUT as
+``.npz`` files); to .urdf it refuses them by name. Output
 cut short by its reader (``multibody info MODEL | head``) ends quietly with status 141. Plots need matplotlib (``pip install multibody[plot]``), imported only when asked for.
 """
 import argparse
@@ -66,12 +68,13 @@ def _load(path, floating_base=False):
 
 
 def _convert(m, out):
-    """Write model ``m`` to ``out`` (.yaml/.yml, .json or .urdf)."""
+    """Write model ``m`` to ``out`` (.yaml/.yml, .json or .urdf); return the modal data files
+    written beside it."""
     try:
         if Path(out).suffix.lower() == ".urdf":
             m.to_urdf(out)
-        else:
-            m.save(out)
+            return []
+        return m.save(out)
     except (ValueError, OSError, ImportError) as e:
         raise SystemExit(f"multibody: cannot write {out}: {_one_line(e, out)}") from None
 
@@ -256,8 +259,12 @@ def _main(args):
             finish(helper)
     if args.command == "convert":
         m = _load(args.input, floating_base=fb)
-        _convert(m, args.output)
-        print(f"{args.input} -> {args.output}: {len(m.body_names)} bodies, nq = {m.nq}, nu = {m.nu}")
+        modal_files = _convert(m, args.output)
+        k = len(m.constraints)
+        extra = f", {k} constraint{'' if k == 1 else 's'}" if k else ""
+        print(f"{args.input} -> {args.output}: {len(m.body_names)} bodies{extra}, nq = {m.nq}, nu = {m.nu}")
+        for f in modal_files:
+            print(f"  modal data: {f}")
         return 0
     m = _load(args.model, floating_base=fb)
     if args.command == "info":

@@ -5,6 +5,29 @@ import numpy as np
 REQUIRED = object()
 
 
+def plain(v):
+    """Metadata as JSON/YAML values: arrays to (nested) lists, NumPy scalars to Python ones."""
+    if isinstance(v, (np.ndarray, np.generic)):
+        return v.tolist()
+    if isinstance(v, dict):
+        return {str(k): plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    return v
+
+
+def metadata(v):
+    """Geometry metadata back from JSON/YAML: lists of numbers become float arrays."""
+    if isinstance(v, dict):
+        return {k: metadata(x) for k, x in v.items()}
+    if isinstance(v, list):
+        flat = np.array(v, dtype=object).ravel() if v else []
+        if len(flat) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in flat):
+            return np.array(v, dtype=float)
+        return [metadata(x) for x in v]
+    return v
+
+
 def get_field(d, key, where, conv, default=REQUIRED):
     """``conv(d[key], path)``, or ``default`` if absent; ValueError naming the path if required."""
     path = f"{where}.{key}" if where else key
@@ -42,6 +65,19 @@ def as_str(v, where):
     if isinstance(v, str) and v:
         return v
     raise ValueError(f"{where}: expected a non-empty string, got {v!r}")
+
+
+def as_optional_str(v, where):
+    """A string or null (metadata such as ``urdf_type``)."""
+    if v is None or isinstance(v, str):
+        return v
+    raise ValueError(f"{where}: expected a string or null, got {v!r}")
+
+
+def as_bool(v, where):
+    if isinstance(v, bool):
+        return v
+    raise ValueError(f"{where}: expected true or false, got {v!r}")
 
 
 def limit_out(v):

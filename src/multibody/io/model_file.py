@@ -1,30 +1,38 @@
 """The multibody model file: a ``Multibody`` as YAML or JSON, and back, exactly.
 
 ``save_model`` (``Multibody.save``) writes ``.yaml``/``.yml`` or ``.json``; ``load_model`` reads
-them (and ``.urdf``). Schema: ``docs/model_format.md``. Floats are written as ``repr`` (read back
-to the same float) and the model is stored as it holds itself, so a re-loaded model compiles to
-the same model buffer bit for bit.
+them (and ``.urdf``, ``.xml`` MJCF). Schema: ``docs/model_format.md``. Floats are written as
+``repr`` (read back to the same float) and the model is stored as it holds itself, so a
+re-loaded model compiles to the same model buffer bit for bit: bodies, hinges
+(``_model_hinges``), nodes, loop, convel and coordinate constraints with their enabled state
+(``_model_constraints``) and modal bodies (``_model_modal``: their modal data in files beside
+the model file, or inline). What the file cannot hold raises ValueError naming it, never a
+silent drop. Version 1 files (no constraints, no modal bodies) are read as before.
 
 Reading is bounded (issue 19): a file of at most ``max_bytes`` (256 MiB) that is a regular
 file, YAML without anchors and aliases (``_yaml``: a few hundred bytes of nested aliases
 would describe billions of nodes), nesting deeper than Python's recursion refused by name.
 Mesh ``filename``s are kept as written; ``m.file_roots`` (the file's folder and
 ``mesh_dirs``, None with ``allow_outside=True``) are the folders the viewer reads meshes
-from, and one warning names those outside.
+from, and one warning names those outside. Modal data files are read only from inside the
+model file's folder (``allow_outside=True``: anywhere), each bounded and validated by
+``flex.load_modal_data``.
 """
 import json
 from pathlib import Path
 
 import numpy as np
 
-from ..model import HINGE_KINDS, Multibody
-from ..model import subhinge as sh
+from ..model import Multibody, RigidBody
+from ..model.modal_body import ModalBody
 from . import _yaml
 from ._files import MAX_BYTES, read_bounded
+from ._model_constraints import add_constraint, constraint_dict
 from ._model_fields import (
-    MAT4, REQUIRED, VEC3, VEC4, as_float, as_limit, as_list, as_mapping, as_str, built, get_field, limit_out,
-    shaped,
+    MAT4, VEC3, as_float, as_list, as_mapping, as_str, built, get_field, metadata, plain, shaped,
 )
+from ._model_hinges import add_hinge, attach_parent_nodes, hinge_dict, transform_field
+from ._model_modal import ModalFiles, ModalReader, inline, modal_body_dict
 from ._uri import mesh_files_outside, model_roots, warn_outside
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "load_model", "save_model", "model_to_dict", "model_from_dict", "dumps_model",
@@ -32,84 +40,49 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "load_model", "save_model", "model_to_dic
 
 #: The value of the ``format`` field of every model file.
 FORMAT = "multibody-model"
-#: The schema version this library writes and the newest it reads.
-FORMAT_VERSION = 1
-
-_SUBHINGES = {c.kind: c for c in (
-    sh.PinSubhinge, sh.SliderSubhinge, sh.ScrewSubhinge, sh.SphericalSubhinge,
-    sh.SphericalQuaternionSubhinge, sh.FreeSubhinge, sh.FreeQuaternionSubhinge,
-    sh.TranslationalSubhinge, sh.LockedSubhinge)}
-#: Subhinge kinds a hinge kind is made of (``custom``: any list).
-_HINGE_PARTS = {k: [k] for k in _SUBHINGES}
-_HINGE_PARTS.update(universal=["pin"] * 2, gimbal=["pin"] * 3, planar=["slider", "slider", "pin"],
-                    cylindrical=["slider", "pin"])
-_IDENTITY_Q = (0.0, 0.0, 0.0, 1.0)
-_DEFAULT_CHART_ANGLE = np.pi / 2
-_TOP = ("format", "format_version", "name", "gravity", "source", "world", "bodies", "hinges", "nodes",
-        "constraints", "modal_bodies")
+#: The schema version this library writes and the newest it reads (it reads 1 too).
+FORMAT_VERSION = 2
+#: top-level fields (``constraints`` and ``modal_bodies`` since version 2)
+_TOP = ("format", "format_version", "name", "gravity", "source", "world", "bodies", "modal_bodies", "hinges",
+        "nodes", "constraints")
 _BODY = ("name", "mass", "com", "inertia", "rod_length", "visuals", "collisions")
-_HINGE = ("name", "parent", "child", "kind", "subhinges", "axis", "axes", "pitch", "T_parent_joint",
-          "T_child_joint", "lower", "upper", "effort", "velocity", "damping", "friction", "mimic", "urdf_type",
-          "armature")
-_META = ("lower", "upper", "effort", "velocity")
-_CHART = ("chart_offset", "max_chart_angle")
-_SUB_PARAMS = {"pin": ("axis",), "slider": ("axis",), "screw": ("axis", "pitch"), "spherical": _CHART, "free": _CHART}
+_GEOMETRY = ("visuals", "collisions")
+_NODE = ("name", "body", "T_body_node")
+_MODAL_DATA = ("file", "inline")
 
 
 # ---------------------------------------------------------------------------- writing
-def _plain(v):
-    """Metadata as JSON/YAML values: arrays to (nested) lists, NumPy scalars to Python ones."""
-    if isinstance(v, (np.ndarray, np.generic)):
-        return v.tolist()
-    if isinstance(v, dict):
-        return {str(k): _plain(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_plain(x) for x in v]
-    return v
-
-
-def _transform(key, T):
-    """``{key: T as rows}``, or ``{}`` for the identity (the default)."""
-    return {} if np.array_equal(T, np.eye(4)) else {key: T.tolist()}
-
-
-def _subhinge_dict(s):
-    d = {"kind": s.kind} if s.name is None else {"kind": s.kind, "name": s.name}
-    if hasattr(s, "axis"):
-        d["axis"] = s.axis.tolist()
-    if s.kind == "screw":
-        d["pitch"] = float(s.pitch)
-    if s.kind_info.chart:
-        if not np.array_equal(s.chart_offset, _IDENTITY_Q):
-            d["chart_offset"] = np.asarray(s.chart_offset, dtype=float).tolist()
-        if s.max_chart_angle != _DEFAULT_CHART_ANGLE:
-            d["max_chart_angle"] = s.max_chart_angle
-    return d
-
-
-def _hinge_dict(h):
-    d = {"name": h.name, "parent": h.parent.name, "child": h.child.name, "kind": h.kind,
-         "subhinges": [_subhinge_dict(s) for s in h.subhinges],
-         **_transform("T_parent_joint", h.T_parent_joint), **_transform("T_child_joint", h.T_child_joint)}
-    d.update({k: limit_out(getattr(h, k)) for k in _META if getattr(h, k) is not None})
-    d.update({k: float(getattr(h, k)) for k in ("damping", "friction") if getattr(h, k) != 0.0})
-    if np.any(h.armature != 0.0):
-        d["armature"] = h.armature.tolist()
-    if h.mimic is not None:
-        d["mimic"] = _plain(h.mimic)
-    if hasattr(h, "urdf_type"):
-        d["urdf_type"] = h.urdf_type
-    return d
+def _geometry(b):
+    return {k: plain(getattr(b, k)) for k in _GEOMETRY if hasattr(b, k)}
 
 
 def _body_dict(b):
+    if type(b) is not RigidBody:
+        raise ValueError(f"body {b.name!r} is a {type(b).__name__}, which the model file cannot hold")
     d = {"name": b.name, "mass": float(b.mass), "com": b.com.tolist(),
          "inertia": b.inertia[np.triu_indices(3)].tolist()}  # ixx, ixy, ixz, iyy, iyz, izz
     if b.rod_length is not None:
         d["rod_length"] = float(b.rod_length)
-    for key in ("visuals", "collisions"):
-        if hasattr(b, key):
-            d[key] = _plain(getattr(b, key))
+    return {**d, **_geometry(b)}
+
+
+def _to_dict(m, store):
+    """The file content of ``m``; ``store(body, data)`` gives a modal body's ``modal_data`` value."""
+    d = {"format": FORMAT, "format_version": FORMAT_VERSION, "name": m.name, "gravity": m.gravity.tolist()}
+    if getattr(m, "source", None) is not None:
+        d["source"] = str(m.source)
+    world = _geometry(m.world)
+    if world:
+        d["world"] = world
+    hinges = m.hinges
+    d["bodies"] = [_body_dict(h.child) for h in hinges if not isinstance(h.child, ModalBody)]
+    if m.modal_bodies:
+        d["modal_bodies"] = [{**modal_body_dict(b, store), **_geometry(b)} for b in m.modal_bodies]
+    d["hinges"] = [hinge_dict(h) for h in hinges]
+    d["nodes"] = [{"name": nd.name, "body": nd.body.name, **transform_field("T_body_node", nd.T_body_node)}
+                  for nd in m.nodes.values()]
+    if m.constraints:
+        d["constraints"] = [constraint_dict(c) for c in m.constraints.values()]
     return d
 
 
@@ -117,21 +90,11 @@ def model_to_dict(m):
     """The model file content of Multibody ``m`` as plain Python data (dicts, lists, floats).
 
     Bodies and hinges come in topological order (which preserves every body's order of
-    child hinges, hence the coordinate order); nodes in the order they were added.
-    Raises ValueError if ``m`` is not a tree connected to the world.
+    child hinges, hence the coordinate order); modal bodies, nodes and constraints in the
+    order they were added; modal data inline. Raises ValueError if ``m`` is not a tree
+    connected to the world, or naming what the file cannot hold.
     """
-    d = {"format": FORMAT, "format_version": FORMAT_VERSION, "name": m.name, "gravity": m.gravity.tolist()}
-    if getattr(m, "source", None) is not None:
-        d["source"] = str(m.source)
-    world = {k: _plain(getattr(m.world, k)) for k in ("visuals", "collisions") if hasattr(m.world, k)}
-    if world:
-        d["world"] = world
-    hinges = m.hinges
-    d["bodies"] = [_body_dict(h.child) for h in hinges]
-    d["hinges"] = [_hinge_dict(h) for h in hinges]
-    d["nodes"] = [{"name": nd.name, "body": nd.body.name, **_transform("T_body_node", nd.T_body_node)}
-                  for nd in m.nodes.values()]
-    return d
+    return _to_dict(m, inline)
 
 
 def _format_of(path, fmt):
@@ -145,9 +108,7 @@ def _format_of(path, fmt):
     return fmt
 
 
-def dumps_model(m, format="yaml"):
-    """The model file text (str) of Multibody ``m``; ``format`` is "yaml" or "json"."""
-    d = model_to_dict(m)
+def _text(d, format):
     if format == "json":
         return json.dumps(d, indent=1) + "\n"
     if format == "yaml":
@@ -155,28 +116,35 @@ def dumps_model(m, format="yaml"):
     raise ValueError(f"format must be 'yaml' or 'json', got {format!r}")
 
 
-def save_model(m, path, format=None):
-    """Write Multibody ``m`` to the model file ``path`` (.yaml/.yml or .json, or ``format``)."""
+def dumps_model(m, format="yaml"):
+    """The model file text (str) of Multibody ``m``; ``format`` is "yaml" or "json". Modal
+    data is written inline (a text has no folder to put files in)."""
+    return _text(model_to_dict(m), format)
+
+
+def save_model(m, path, format=None, modal_data="file"):
+    """Write Multibody ``m`` to the model file ``path`` (.yaml/.yml or .json, or ``format``).
+
+    ``modal_data``: "file" (default) writes each modal body's data to an ``.npz`` beside
+    ``path`` (``<file name>.<body>.modal.npz``; bodies with equal data share one), referenced by
+    name; "inline" keeps it in the model file. Returns the modal data files written (a list
+    of paths). Raises ValueError naming what the file cannot hold, before writing anything.
+    """
     fmt = _format_of(path, format)
     if fmt == "urdf":
         raise ValueError(f"{path}: use Multibody.to_urdf to write URDF")
-    Path(path).write_text(dumps_model(m, fmt), encoding="utf-8")
+    if modal_data not in _MODAL_DATA:
+        raise ValueError(f"modal_data must be one of {_MODAL_DATA}, got {modal_data!r}")
+    files = ModalFiles(path) if modal_data == "file" else None
+    text = _text(_to_dict(m, inline if files is None else files), fmt)
+    written = [] if files is None else files.write()
+    Path(path).write_text(text, encoding="utf-8")
+    return written
 
 
 # ---------------------------------------------------------------------------- reading
-def _metadata(v):
-    """Geometry metadata back from JSON/YAML: lists of numbers become float arrays."""
-    if isinstance(v, dict):
-        return {k: _metadata(x) for k, x in v.items()}
-    if isinstance(v, list):
-        flat = np.array(v, dtype=object).ravel() if v else []
-        if len(flat) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in flat):
-            return np.array(v, dtype=float)
-        return [_metadata(x) for x in v]
-    return v
-
-
 def _check_version(d):
+    """The file's format version (1 or 2), checked."""
     if d.get("format") != FORMAT:
         raise ValueError(f"not a multibody model file (expected format: {FORMAT}, got {d.get('format')!r})")
     v = get_field(d, "format_version", "", lambda v, _: v)
@@ -186,8 +154,16 @@ def _check_version(d):
         raise ValueError(f"format_version {v} is newer than this multibody reads "
                          f"(up to {FORMAT_VERSION}); upgrade multibody to load it")
     for key in ("constraints", "modal_bodies"):
-        if d.get(key):
-            raise ValueError(f"{key}: reserved for a later format; this multibody cannot build them")
+        if v < 2 and d.get(key):
+            raise ValueError(f"{key}: needs format_version 2 (this file is version {v}, where {key} "
+                             f"must be empty or absent)")
+    return v
+
+
+def _read_geometry(b, e, where):
+    for key in _GEOMETRY:
+        if key in e:
+            setattr(b, key, metadata(as_list(e[key], f"{where}.{key}")))
 
 
 def _add_body(m, e, where):
@@ -196,90 +172,23 @@ def _add_body(m, e, where):
             get_field(e, "com", where, VEC3, (0.0, 0.0, 0.0)), get_field(e, "inertia", where, shaped((6,), (3, 3)), None))
     b = built(where, m.add_body, *args)
     b.rod_length = get_field(e, "rod_length", where, as_float, None)
-    for key in ("visuals", "collisions"):
-        if key in e:
-            setattr(b, key, _metadata(as_list(e[key], f"{where}.{key}")))
+    _read_geometry(b, e, where)
 
 
-def _kind(v, where, kinds):
-    if not isinstance(v, str) or v not in kinds:
-        raise ValueError(f"{where}: unknown kind {v!r}; expected one of {sorted(kinds)}")
-    return v
+def _add_node(m, e, where, modal):
+    as_mapping(e, where, _NODE)
+    name, body = get_field(e, "name", where, as_str), get_field(e, "body", where, as_str)
+    built(where, m.add_node, name, body, get_field(e, "T_body_node", where, MAT4, None), modal.mode_shapes(name, body))
 
 
-def _subhinge(e, where):
-    kind = get_field(as_mapping(e, where, None), "kind", where, lambda v, w: _kind(v, w, _SUBHINGES))
-    as_mapping(e, where, ("kind", "name", *_SUB_PARAMS.get(kind, ())))
-    cls, name = _SUBHINGES[kind], e.get("name")
-    if kind in ("pin", "slider", "screw"):
-        s = cls(name=name)
-        a = get_field(e, "axis", where, VEC3, s.axis)
-        n = np.linalg.norm(a)
-        if not (np.isfinite(n) and n >= 1e-12):
-            raise ValueError(f"{where}.axis: expected a finite non-zero axis, got {a.tolist()}")
-        s.axis = a if abs(n - 1.0) <= 1e-12 else a / n  # a stored unit axis is kept bit for bit
-        if kind == "screw":
-            s.pitch = get_field(e, "pitch", where, as_float, 0.0)
-            if not np.isfinite(s.pitch):
-                raise ValueError(f"{where}.pitch: must be finite, got {s.pitch!r}")
-        return s
-    if kind in ("spherical", "free"):
-        try:
-            s = cls(max_chart_angle=get_field(e, "max_chart_angle", where, as_float, _DEFAULT_CHART_ANGLE), name=name)
-        except ValueError as err:
-            raise ValueError(f"{where}.max_chart_angle: {err}") from None
-        q = get_field(e, "chart_offset", where, VEC4, np.array(_IDENTITY_Q))
-        if not abs(np.linalg.norm(q) - 1.0) <= 1e-9:
-            raise ValueError(f"{where}.chart_offset: expected a unit quaternion (x, y, z, w), got {q.tolist()}")
-        s.chart_offset = q
-        return s
-    return cls(name=name)
-
-
-def _hinge_args(e, where):
-    """``add_hinge`` keyword arguments for the kind/subhinges of hinge entry ``e``, and its kind."""
-    if "subhinges" not in e:
-        kind = get_field(e, "kind", where, lambda v, w: _kind(v, w, HINGE_KINDS))
-        return {"kind": kind, "pitch": get_field(e, "pitch", where, as_float, 0.0), "axis": get_field(e, "axis", where, VEC3, None),
-                "axes": get_field(e, "axes", where, shaped((2, 3), (3, 3)), None)}, None
-    for key in ("axis", "axes", "pitch"):
-        if key in e:
-            raise ValueError(f"{where}.{key}: give either kind parameters or subhinges, not both")
-    kind = get_field(e, "kind", where, lambda v, w: _kind(v, w, [*_HINGE_PARTS, "custom"]), "custom")
-    subs = [_subhinge(s, f"{where}.subhinges[{i}]") for i, s in enumerate(as_list(e["subhinges"], f"{where}.subhinges"))]
-    if kind != "custom" and [s.kind for s in subs] != _HINGE_PARTS[kind]:
-        raise ValueError(f"{where}.subhinges: a {kind} hinge is made of {_HINGE_PARTS[kind]}, "
-                         f"got {[s.kind for s in subs]}")
-    return {"subhinges": subs}, kind
-
-
-def _add_hinge(m, e, where):
-    as_mapping(e, where, _HINGE)
-    args, kind = _hinge_args(e, where)
-    h = built(where, m.add_hinge, get_field(e, "parent", where, as_str), get_field(e, "child", where, as_str),
-               name=get_field(e, "name", where, as_str), T_parent_joint=get_field(e, "T_parent_joint", where, MAT4, None),
-               T_child_joint=get_field(e, "T_child_joint", where, MAT4, None), **args)
-    built(where, setattr, h, "armature", get_field(e, "armature", where, shaped((h.nu,), ()), 0.0))
-    if kind is not None:
-        h.kind = kind
-    for key in (*_META, "damping", "friction"):
-        setattr(h, key, get_field(e, key, where, as_limit if key in ("lower", "upper") else as_float,
-                             None if key in _META else 0.0))
-    if e.get("mimic") is not None:
-        mim = as_mapping(e["mimic"], f"{where}.mimic", ("joint", "multiplier", "offset"))
-        h.mimic = {"joint": get_field(mim, "joint", f"{where}.mimic", as_str),
-                   "multiplier": get_field(mim, "multiplier", f"{where}.mimic", as_float, 1.0),
-                   "offset": get_field(mim, "offset", f"{where}.mimic", as_float, 0.0)}
-    if "urdf_type" in e:
-        h.urdf_type = e["urdf_type"]
-
-
-def model_from_dict(d, source="<model>"):
+def model_from_dict(d, source="<model>", *, base_dir=None, allow_outside=False):
     """A new ``Multibody`` from model file content ``d`` (as ``model_to_dict`` makes it).
 
-    ``source`` prefixes the error messages. Raises ValueError naming the field path
-    (e.g. ``bodies[3].mass``) on a missing field, unknown field or kind, wrong shape, a
-    newer ``format_version``, or a model the builder refuses.
+    ``source`` prefixes the error messages; ``base_dir`` is the folder modal data files are
+    named relative to (and must lie in, unless ``allow_outside``). Raises ValueError naming
+    the field path (e.g. ``bodies[3].mass``) on a missing field, unknown field or kind, wrong
+    shape, a newer ``format_version``, a modal data file outside ``base_dir`` or invalid, or
+    a model the builder refuses.
     """
     if not isinstance(d, dict):
         raise ValueError(f"{source}: expected a mapping at the top level, got {type(d).__name__}")
@@ -290,17 +199,21 @@ def model_from_dict(d, source="<model>"):
         m.gravity = get_field(d, "gravity", "", VEC3, m.gravity)
         if "source" in d:
             m.source = get_field(d, "source", "", as_str)
-        for key, v in as_mapping(d.get("world", {}), "world", ("visuals", "collisions")).items():
-            setattr(m.world, key, _metadata(as_list(v, f"world.{key}")))
+        _read_geometry(m.world, as_mapping(d.get("world", {}), "world", _GEOMETRY), "world")
         for i, e in enumerate(get_field(d, "bodies", "", as_list)):
             _add_body(m, e, f"bodies[{i}]")
-        for i, e in enumerate(get_field(d, "hinges", "", as_list)):
-            _add_hinge(m, e, f"hinges[{i}]")
+        modal = ModalReader(base_dir, allow_outside)
+        for e, where, b in modal.add_bodies(m, get_field(d, "modal_bodies", "", as_list, [])):
+            _read_geometry(b, e, where)
+        hinges = get_field(d, "hinges", "", as_list)
+        for i, e in enumerate(hinges):
+            add_hinge(m, e, f"hinges[{i}]")
         for i, e in enumerate(get_field(d, "nodes", "", as_list, [])):
-            where = f"nodes[{i}]"
-            as_mapping(e, where, ("name", "body", "T_body_node"))
-            built(where, m.add_node, get_field(e, "name", where, as_str), get_field(e, "body", where, as_str),
-                   get_field(e, "T_body_node", where, MAT4, None))
+            _add_node(m, e, f"nodes[{i}]", modal)
+        attach_parent_nodes(m, hinges)
+        modal.finish(m)
+        for i, e in enumerate(get_field(d, "constraints", "", as_list, [])):
+            add_constraint(m, e, f"constraints[{i}]")
         m.finalize()
     except ValueError as err:
         raise ValueError(f"{source}: {str(err).lstrip(': ')}") from None
@@ -311,8 +224,9 @@ def loads_model(text, format="yaml", source="<string>", *, base_dir=None, mesh_d
     """A new ``Multibody`` from model file text (str); ``format`` is "yaml" or "json".
 
     ``base_dir`` (the file's folder) and ``mesh_dirs`` are the folders the model's mesh files
-    may come from (``m.file_roots``; ``allow_outside=True``: anywhere); YAML anchors and
-    aliases are refused. Raises ValueError naming ``source`` (and the line, for YAML).
+    may come from (``m.file_roots``; ``allow_outside=True``: anywhere); modal data files are
+    named relative to ``base_dir`` and read from inside it only (without it, only inline modal
+    data is read). YAML anchors and aliases are refused. Raises ValueError naming ``source`` (and the line, for YAML).
     """
     if format not in ("json", "yaml"):
         raise ValueError(f"format must be 'yaml' or 'json', got {format!r}")
@@ -322,7 +236,7 @@ def loads_model(text, format="yaml", source="<string>", *, base_dir=None, mesh_d
             d = json.loads(text) if format == "json" else _yaml.load(text)
         except errors as e:
             raise ValueError(f"{source}: invalid {format.upper()}: {' '.join(str(e).split())}") from None
-        m = model_from_dict(d, source)
+        m = model_from_dict(d, source, base_dir=base_dir, allow_outside=allow_outside)
     except RecursionError:
         raise ValueError(f"{source}: nested too deeply to read") from None
     m.file_roots = model_roots(base_dir, mesh_dirs, allow_outside)
@@ -345,8 +259,9 @@ def load_model(path, format=None, *, mesh_dirs=None, allow_outside=False, max_by
         Folders besides the file's own that a YAML/JSON model's mesh files may lie in (a
         URDF's are ``package_dirs``; an MJCF's ``mesh_dirs`` of ``load_mjcf``).
     allow_outside : bool
-        Mesh (and MJCF include) files anywhere (default False: inside the model's folder,
-        the package roots and the folders given).
+        Mesh, modal data (and MJCF include) files anywhere (default False: inside the
+        model's folder, the package roots and the folders given; modal data files inside
+        the model's folder).
     max_bytes : int
         The largest model file read (default 256 MiB).
 
@@ -354,7 +269,8 @@ def load_model(path, format=None, *, mesh_dirs=None, allow_outside=False, max_by
     ------
     ValueError
         Naming the file, and the field path on bad content; a file that is not a regular
-        file or is larger than ``max_bytes``; YAML anchors and aliases.
+        file or is larger than ``max_bytes``; YAML anchors and aliases; a modal data file
+        outside the model's folder, missing or invalid (naming it).
     """
     fmt = _format_of(path, format)
     if fmt == "urdf":

@@ -23,7 +23,12 @@ Mapping (multibody -> URDF), the inverse of ``multibody.io.urdf``:
   fixed to their body by a joint ``"<node>_joint"``.
 * Limits, ``<dynamics>`` and ``<mimic>`` come from the hinge metadata.
 * Not stored: gravity (URDF has none), subhinge names, chart offsets. A hinge with
-  armature is refused (URDF has no element for it; the dynamics would change).
+  armature is refused (URDF has no element for it; the dynamics would change), and so
+  are modal (flexible) bodies and constraints (loop, convel, coordinate; enabled or
+  not), each by name: URDF is a tree of rigid links. The one exception is a coordinate
+  constraint that is a hinge's ``<mimic>`` as ``load_urdf(mimic="constraint")`` makes it
+  (enabled, named ``mimic_<joint>``, the hinge's ``mimic`` metadata saying the same):
+  the ``<mimic>`` element holds it. Save such models as ``.yaml``/``.json`` instead.
 
 Joints are written depth first in the model's coordinate order; a model loaded from
 URDF with the default ``joint_order="name"`` gets the same order back, any other model
@@ -77,6 +82,27 @@ def _joint_type(h, m, root_form):
     where = "the world" if root_form is None else "the root"
     raise ValueError(f"hinge {h.name!r} ({h.kind}: subhinges {kinds}) has no URDF joint type; to_urdf "
                      f"writes pin, slider, locked and planar hinges and a free hinge at {where}")
+
+
+def _is_mimic(c):
+    """Whether constraint ``c`` is its first hinge's ``<mimic>`` (see the module docstring)."""
+    if c.category != "coordinate" or not c.enabled or c.name != f"mimic_{c.hinge_a.name}":
+        return False
+    mim = c.hinge_a.mimic or {}
+    return (mim.get("joint"), mim.get("multiplier", 1.0), mim.get("offset", 0.0)) == (c.hinge_b.name, c.ratio, c.offset)
+
+
+def _check_rigid_tree(m):
+    """ValueError naming the first modal body or constraint that URDF cannot hold."""
+    for b in m.modal_bodies:
+        raise ValueError(f"modal body {b.name!r} ({b.n_modes} modes): URDF has no element for a flexible body; "
+                         f"save the model as .yaml or .json (Multibody.save) to keep it")
+    for c in m.constraints.values():
+        if not _is_mimic(c):
+            state = "" if c.enabled else ", disabled"
+            raise ValueError(f"constraint {c.name!r} ({c.category}{state}): URDF has no element for it (a "
+                             f"coordinate constraint only as its hinge's <mimic>); save the model as .yaml or "
+                             f".json (Multibody.save) to keep it")
 
 
 def _root_hinge(m):
@@ -168,8 +194,10 @@ def to_urdf(m, path=None):
     """The URDF text (str) of the tree Multibody ``m``; also written to ``path`` if given.
 
     See the module docstring for the mapping. Raises ValueError naming the first
-    hinge URDF cannot express, or a node whose joint name ``"<node>_joint"`` is taken.
+    modal body, constraint or hinge URDF cannot express, or a node whose joint name
+    ``"<node>_joint"`` is taken.
     """
+    _check_rigid_tree(m)
     hinges = m.hinges
     root, option = _root_hinge(m)
     # T_new_body[b]: the body frame of b in its URDF link frame (the hinge p-frame)

@@ -349,19 +349,22 @@ class Multibody(ConstraintsMixin, ModalMixin, GeneratorsMixin):
         from ..planning.liegroup import configuration_space
         return configuration_space(self)
 
-    def save(self, path, format=None):
+    def save(self, path, format=None, modal_data="file"):
         """Write the model to ``path``: a ``.yaml``/``.yml`` or ``.json`` model file (or
         ``format`` "yaml"/"json"); ``multibody.load_model`` reads it back exactly (the same
-        compiled arrays bit for bit). Schema: docs/model_format.md."""
+        compiled arrays bit for bit), constraints and modal bodies included. Modal data goes
+        to ``.npz`` files beside ``path`` (``modal_data="inline"``: into the model file);
+        returns the list of those files. Raises ValueError naming what the file cannot hold.
+        Schema: docs/model_format.md."""
         from ..io.model_file import save_model
-        save_model(self, path, format)
+        return save_model(self, path, format, modal_data)
 
     def to_urdf(self, path=None):
         """The model as URDF text (str), also written to ``path`` if given.
 
         For trees whose hinges URDF can express (pin, slider, locked, planar, a free
-        root); raises ValueError naming the first hinge it cannot express. See
-        ``multibody.io.to_urdf.to_urdf``.
+        root); raises ValueError naming the first hinge, modal body or constraint it cannot
+        express. See ``multibody.io.to_urdf.to_urdf``.
         """
         from ..io.to_urdf import to_urdf
         return to_urdf(self, path)
