@@ -1,5 +1,8 @@
 """README.md's code runs as written: every ```python block, in order, in one namespace,
-with a temporary folder as the working directory (files the snippets write land there).
+with a temporary folder as the working directory (files the snippets write land there),
+as the code of a script (``__name__ == "__main__"``). A block that starts local processes
+(a Dask ``LocalCluster``) also runs alone, pasted into a script file run by ``python``: its
+workers import that file again, which is what the ``__main__`` guard is for.
 
 The snippets load robot files of example-robot-data (a test extra). A block that still
 names a file that does not exist after ``pip install ".[test]"`` is listed in
@@ -47,7 +50,7 @@ def namespace(tmp_path_factory):
         pass
     cwd = os.getcwd()
     os.chdir(tmp_path_factory.mktemp("readme"))
-    yield {"__name__": "__readme__"}
+    yield {"__name__": "__main__"}  # as a script's: blocks guarded by `if __name__ == "__main__":` run
     os.chdir(cwd)
 
 
@@ -58,6 +61,28 @@ def test_readme_block_runs(namespace, index, request):
     if why:
         request.applymarker(pytest.mark.xfail(reason=why, strict=True))
     exec(compile(code, f"README.md:{line}", "exec"), namespace)  # noqa: S102 (the README's own code)
+
+
+SCRIPT_BLOCKS = [(line, code) for line, code in BLOCKS if "LocalCluster(" in code]
+
+
+def test_a_block_that_starts_processes_is_a_script():
+    assert SCRIPT_BLOCKS, "the README's Dask block is gone: update SCRIPT_BLOCKS' marker"
+    for line, code in SCRIPT_BLOCKS:
+        assert code.startswith("import ") and 'if __name__ == "__main__":' in code, f"README.md:{line}"
+
+
+@pytest.mark.parametrize("index", range(len(SCRIPT_BLOCKS)), ids=[f"line{ln}" for ln, _ in SCRIPT_BLOCKS])
+def test_readme_script_block_runs_as_a_script_file(index, tmp_path):
+    """Pasted into a file and run by ``python file.py``, as a user would (Dask's nanny
+    workers start by importing the file: unguarded, they fail to start)."""
+    import subprocess
+    import sys
+    line, code = SCRIPT_BLOCKS[index]
+    script = tmp_path / "readme_script.py"
+    script.write_text(code, encoding="utf-8")
+    r = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, f"README.md:{line} as a script:\n{r.stdout[-3000:]}{r.stderr[-3000:]}"
 
 
 @pytest.mark.skipif(not __import__("os").environ.get("MULTIBODY_FRESH_VENV"),

@@ -226,7 +226,9 @@ def main(argv=None):
                                                          "modal (flexible) bodies")
     args = ap.parse_args(argv)
     try:
-        return _main(args)
+        status = _main(args)
+        sys.stdout.flush()  # what is still buffered fails here, inside the try, on a closed pipe
+        return status
     except BrokenPipeError:  # ``multibody info ... | head``: the reader has what it wanted
         return _stdout_gone()
     except (ValueError, KeyError, OSError) as e:  # a user error the steps above did not word

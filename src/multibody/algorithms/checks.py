@@ -1,5 +1,6 @@
 """Argument checks and status decoding shared by the algorithm functions."""
 import difflib
+import math
 
 import numpy as np
 
@@ -169,3 +170,16 @@ def run_kernel(c, q, kernel, *args):
         return kernel(*args)
     except ZeroDivisionError as e:
         raise zero_division_error(c, q, e) from None
+
+
+def check_positive(x, name, allow_zero=False):
+    """float(x) if x is a finite positive (or, with allow_zero, non-negative) number, else
+    a ValueError naming the argument ``name``."""
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {x!r}") from None
+    if not math.isfinite(x) or x < 0 or (x == 0 and not allow_zero):
+        raise ValueError(f"{name} must be a finite {'non-negative' if allow_zero else 'positive'} "
+                         f"number, got {x!r}")
+    return x

@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from ..algorithms.checks import check_vector, refuse_zero_quaternions
+from ..algorithms.checks import check_positive, check_vector, refuse_zero_quaternions
 from ..algorithms.constraints import gains_of, simulation_work
 from ..kernels import layout as L
 from ..kernels.kinds import KINDS
@@ -33,19 +33,6 @@ from .sinks import ExpandingStorage
 from .tableaus import get_tableau
 
 __all__ = ["RungeKuttaIntegrator", "MuntheKaasIntegrator", "SimulationError", "step", "integrate"]
-
-
-def check_positive(x, name, allow_zero=False):
-    """float(x) if x is a finite positive (or, with allow_zero, non-negative) number, else
-    a ValueError naming the argument ``name``."""
-    try:
-        x = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {x!r}") from None
-    if not math.isfinite(x) or x < 0 or (x == 0 and not allow_zero):
-        raise ValueError(f"{name} must be a finite {'non-negative' if allow_zero else 'positive'} "
-                         f"number, got {x!r}")
-    return x
 
 
 def _error_scale_map(c):
@@ -68,26 +55,39 @@ class RungeKuttaIntegrator:
 
     Parameters
     ----------
-    m : Multibody.
-    q0 (nq,), u0 (nu,) : initial state (q in the model's current charts; its quaternions are
-        normalised, a zero one raises ValueError naming q0 and its hinge).
-    tableau : ButcherTableau or a name ("rk4", "dopri5", ... see ``TABLEAUS``).
-    sink : an ``OdeResultsSink`` (default: a new ``ExpandingStorage``).
-    control : optional ``control(t, q, u, tau_out)`` writing the joint forces tau_out (nu,)
-        in place; called at every stage. tau_out holds ``tau`` when called (add to it
-        to keep it). q (in the start charts), u and tau_out are arrays the integrator
-        reuses: copy what you keep.
-    tau : constant joint forces (nu,) added to the control's.
-    forces : force models (``JointSpringDamper``, ``ExternalForce``).
-    adaptive : step-size control with the tableau's embedded estimate (default: when
-        the tableau has one); rtol, atol the tolerances, h_min/h_max the step bounds.
-    t0 : initial time [s].
-    stabilization_gains : Baumgarte gains of the enabled constraints (``multibody.algorithms.
-        constraints.baumgarte_gains``): None (off: the accelerations keep the constraints'
-        acceleration level exactly), "default" (critically damped PD, kp = 100 1/s^2,
-        kd = 20 1/s, as in Featherstone 2008 section 8.3), (kp, kd) for all, or a dict
-        {constraint name: (kp, kd)}.
-    lie_group : integrate in local exponential coordinates (Munthe-Kaas).
+    m : Multibody
+        The model.
+    q0, u0 : (nq,), (nu,) array_like
+        Initial state (q in the model's current charts; its quaternions are normalised, a
+        zero one raises ValueError naming q0 and its hinge).
+    tableau : ButcherTableau or str
+        The method, or its name ("rk4", "dopri5", ... see ``TABLEAUS``).
+    sink : OdeResultsSink, optional
+        Where the samples go (default: a new ``ExpandingStorage``).
+    control : callable, optional
+        ``control(t, q, u, tau_out)`` writing the joint forces tau_out (nu,) in place; called
+        at every stage. tau_out holds ``tau`` when called (add to it to keep it). q (in the
+        start charts), u and tau_out are arrays the integrator reuses: copy what you keep.
+    tau : (nu,) array_like, optional
+        Constant joint forces, added to the control's.
+    forces : sequence
+        Force models (``JointSpringDamper``, ``ExternalForce``, ``LinearSpringDamper``, ...).
+    adaptive : bool, optional
+        Step-size control with the tableau's embedded estimate (default: when the tableau
+        has one).
+    rtol, atol : float
+        Tolerances of the adaptive steps.
+    h_min, h_max : float, optional
+        Bounds of the adaptive step [s].
+    t0 : float
+        Initial time [s].
+    stabilization_gains : None, "default", (kp, kd) or dict
+        Baumgarte gains of the enabled constraints (``multibody.algorithms.constraints.
+        baumgarte_gains``): None (off: the accelerations keep the constraints' acceleration
+        level exactly), "default" (critically damped PD, kp = 100 1/s^2, kd = 20 1/s, as in
+        Featherstone 2008 section 8.3), (kp, kd) for all, or {constraint name: (kp, kd)}.
+    lie_group : bool
+        Integrate in local exponential coordinates (Munthe-Kaas).
 
     The integrator owns a private copy of the model arrays: rotation-vector charts are
     re-centred on that copy between steps, and ``q`` and stored samples are always

@@ -5,12 +5,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ..algorithms.checks import check_positive
 from ..results import ResultWriter, SimulationResult, check_output_path, coordinate_labels
 from ..result_writer import BLOCK_SAMPLES, BLOCK_SECONDS
 from ..progress import ProgressBar
 from .failures import SimulationTerminated
 from .forces import limit_model, warn_outside_limits
-from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError, check_positive
+from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError
 from .run_signals import RunSignals
 from .sinks import ExpandingStorage, OdeResultsSink, RingBufferStorage
 from .tableaus import ButcherTableau, get_tableau
@@ -48,73 +49,96 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
 
     Parameters
     ----------
-    m : Multibody.
-    q0 (nq,), u0 (nu,) : initial configuration and generalized speeds (read-only arrays are
-        fine; q0's quaternions are normalised, a zero one raises ValueError naming q0 and its
-        hinge).
-    t_final : end time [s] (> 0).
-    dt : step size [s]; for the adaptive integrators ("dopri5", "bs32") the output interval.
-    integrator : "rk4" (default), "euler", "midpoint", "heun", "rk38" ("3/8"), "bs32",
-        "dopri5", "munthe_kaas" (Lie-group RK, RK4 tableau unless ``tableau=``), or a
-        ``ButcherTableau``.
-    control : optional ``control(t, q, u, tau_out)`` writing the joint forces tau_out (nu,)
-        in place (it holds ``tau`` when called); called at every Runge-Kutta stage (the
-        compiled loop pauses for it).
-    rtol, atol : tolerances of the adaptive integrators.
-    tableau : tableau name or ButcherTableau for "munthe_kaas".
-    tau : constant joint forces (nu,); forces : force models (``JointSpringDamper``,
-        ``ExternalForce``).
-    stabilization_gains : Baumgarte gains of the model's enabled constraints (loops, convel,
-        coordinate constraints; their forward dynamics is tree-augmented): "default"
-        (critically damped PD, kp = 100 1/s^2, kd = 20 1/s, Featherstone 2008 section 8.3),
-        None (off), (kp, kd) for all, or {constraint name: (kp, kd)}. Ignored by trees.
-    project_every : with constraints, every this many stored samples the state is moved back
-        onto the constraint manifold by the constraint kinematics solver (q by ``solve_q``,
-        u by ``solve_u``; default None: never).
-    save_every : fixed step: keep every n-th step (the last step is always kept).
-    h_min, h_max : adaptive step bounds [s].
-    output : optional path (.npz or .csv) the samples are streamed to while the run goes
-        on; checked before the run (a missing or read-only folder, an unknown suffix, or
-        another run writing that file: ``ValueError`` at once). Columns are named after
-        the hinges with units (``shoulder_pan_joint [rad]``); ``load_result`` reads the
-        file back. Durable: the samples go to ``<output>.partial`` in blocks of at most
-        8192 samples and about 1 s of wall time (``result_writer.BLOCK_SAMPLES``,
-        ``BLOCK_SECONDS``; with ``project_every``, of that many samples), each written
-        when computed and fsync'ed at least every second; the file is made from it
-        atomically however the run ends (finished, failed, SIGINT, SIGTERM; if writing
-        fails, the error says where the samples written are). After a SIGKILL or a power loss ``load_result(output)``
+    m : Multibody
+        The model (a sub-tree or sub-graph integrates its own coordinates).
+    q0, u0 : (nq,), (nu,) array_like
+        Initial configuration and generalized speeds (read-only arrays are fine; q0's
+        quaternions are normalised, a zero one raises ValueError naming q0 and its hinge).
+    t_final : float
+        End time [s] (> 0).
+    dt : float
+        Step size [s]; for the adaptive integrators ("dopri5", "bs32") the output interval.
+    integrator : str or ButcherTableau
+        "rk4" (default), "euler", "midpoint", "heun", "rk38" ("3/8"), "bs32", "dopri5",
+        "munthe_kaas" (Lie-group RK, RK4 tableau unless ``tableau=``), or a tableau.
+    control : callable, optional
+        ``control(t, q, u, tau_out)`` writing the joint forces tau_out (nu,) in place (it
+        holds ``tau`` when called); called at every Runge-Kutta stage (the compiled loop
+        pauses for it).
+    rtol, atol : float
+        Tolerances of the adaptive integrators.
+    tableau : str or ButcherTableau, optional
+        The tableau of "munthe_kaas".
+    tau : (nu,) array_like, optional
+        Constant joint forces.
+    forces : sequence
+        Force models (``JointSpringDamper``, ``ExternalForce``, ``LinearSpringDamper``, ...).
+    stabilization_gains : "default", None, (kp, kd) or dict
+        Baumgarte gains of the model's enabled constraints (loops, convel, coordinate
+        constraints; their forward dynamics is tree-augmented): "default" (critically damped
+        PD, kp = 100 1/s^2, kd = 20 1/s, Featherstone 2008 section 8.3), None (off), (kp, kd)
+        for all, or {constraint name: (kp, kd)}. Ignored by trees.
+    project_every : int, optional
+        With constraints, every this many stored samples the state is moved back onto the
+        constraint manifold by the constraint kinematics solver (q by ``solve_q``, u by
+        ``solve_u``; default None: never).
+    save_every : int
+        Fixed step: keep every n-th step (the last step is always kept).
+    h_min, h_max : float, optional
+        Adaptive step bounds [s].
+    output : str or path, optional
+        A .npz or .csv file the samples are streamed to while the run goes on; checked
+        before the run (a missing or read-only folder, an unknown suffix, or another run
+        writing that file: ``ValueError`` at once). Columns are named after the hinges with
+        units (``shoulder_pan_joint [rad]``); ``load_result`` reads the file back. Durable:
+        the samples go to ``<output>.partial`` in blocks of at most 8192 samples and about
+        1 s of wall time (``result_writer.BLOCK_SAMPLES``, ``BLOCK_SECONDS``; with
+        ``project_every``, of that many samples), each written when computed and fsync'ed
+        at least every second; the file is made from it atomically however the run ends
+        (finished, failed, SIGINT, SIGTERM; if writing fails, the error says where the
+        samples written are). After a SIGKILL or a power loss ``load_result(output)``
         recovers the samples up to the last block written (fsync'ed). ``<output>.lock``
         keeps a second writer out while the run goes on.
-    progress : show a progress bar on stderr for runs longer than a second.
-    output_every : keep a sample every ``output_every`` seconds (a multiple of dt for
-        the fixed-step integrators; the output interval of the adaptive ones, instead
-        of dt); None: every step (fixed) or every dt (adaptive). Long runs stay small.
-    keep_in_memory : False (needs ``output=``): the returned result holds only the
-        last sample and memory stays bounded however long the run; read the samples
-        back with ``load_result(output)``.
-    limits : True (default): enforce the hinges' position limits (``Hinge.lower`` /
-        ``upper``, e.g. from URDF) by a ``JointLimits`` force model (stiff one-sided
-        spring-dampers, at most 0.1 / dt Hz for the fixed-step integrators; see
-        ``simulation.forces.JointLimits`` for the equations and the penetration); a
-        ``JointLimits`` for other settings; False: not enforced, and a
-        ``JointLimitWarning`` names the hinge, time and value if a kept sample leaves them.
+    progress : bool
+        Show a progress bar on stderr for runs longer than a second.
+    output_every : float, optional
+        Keep a sample every ``output_every`` seconds (a multiple of dt for the fixed-step
+        integrators; the output interval of the adaptive ones, instead of dt); None: every
+        step (fixed) or every dt (adaptive). Long runs stay small.
+    keep_in_memory : bool
+        False (needs ``output=``): the returned result holds only the last sample and
+        memory stays bounded however long the run; read the samples back with
+        ``load_result(output)``.
+    limits : bool or JointLimits
+        True (default): enforce the hinges' position limits (``Hinge.lower`` / ``upper``,
+        e.g. from URDF) by a ``JointLimits`` force model (stiff one-sided spring-dampers, at
+        most 0.1 / dt Hz for the fixed-step integrators; see ``simulation.forces.JointLimits``
+        for the equations and the penetration); a ``JointLimits`` for other settings; False:
+        not enforced, and a ``JointLimitWarning`` names the hinge, time and value if a kept
+        sample leaves them.
 
     Returns
     -------
-    SimulationResult with ``t`` (N,) [s], ``q`` (N, nq), ``u`` (N, nu); t[0] = 0; its
-    ``q_names``/``q_units``/``u_names``/``u_units`` name the columns.
+    SimulationResult
+        ``t`` (N,) [s], ``q`` (N, nq), ``u`` (N, nu); t[0] = 0; its ``q_names``/``q_units``/
+        ``u_names``/``u_units`` name the columns.
 
-    Raises ``SimulationError`` (its ``result`` holds every sample computed, and so does
-    the file) when the state blows up (grows huge or non-finite: the message names the
-    time and the coordinate and suggests a smaller step), the mass matrix becomes
-    singular, the adaptive step falls below h_min, anything in the loop raises (the
-    control, a force model: the error is its ``__cause__``) or the results file cannot be
-    written (at the block that fails: a full disk, its folder deleted or made
-    read-only; the message says where the samples that were written are). SIGINT raises
-    ``KeyboardInterrupt`` and SIGTERM ``SimulationTerminated`` (a ``SystemExit``, exit
-    status 143), both with ``result`` and ``t`` (the last sample), the file complete up
-    to it (handlers installed for the run only, in the main thread, where Python's
-    defaults are). Bad arguments raise ``ValueError``.
+    Raises
+    ------
+    SimulationError
+        Its ``result`` holds every sample computed, and so does the file: when the state
+        blows up (grows huge or non-finite: the message names the time and the coordinate
+        and suggests a smaller step), the mass matrix becomes singular, the adaptive step
+        falls below h_min, anything in the loop raises (the control, a force model: the
+        error is its ``__cause__``) or the results file cannot be written (at the block
+        that fails: a full disk, its folder deleted or made read-only; the message says
+        where the samples that were written are).
+    KeyboardInterrupt, SimulationTerminated
+        On SIGINT, and on SIGTERM (a ``SystemExit``, exit status 143), both with ``result``
+        and ``t`` (the last sample), the file complete up to it (handlers installed for the
+        run only, in the main thread, where Python's defaults are).
+    ValueError
+        Bad arguments.
     """
     from ..model.subtree_algorithms import SubTreeAlgorithms
     if isinstance(m, SubTreeAlgorithms):  # a sub-tree or sub-graph integrates its own coordinates

@@ -18,13 +18,20 @@ class ButcherTableau:
 
     Parameters
     ----------
-    A : (s, s) array, strictly lower triangular stage coefficients.
-    b : (s,) weights of the propagated solution.
-    c : (s,) stage times as fractions of the step; defaults to the row sums of A.
-    order : order of the propagated solution.
-    b_hat : (s,) optional weights of the embedded solution (for error estimates).
-    embedded_order : order of the embedded solution.
-    name : a short name.
+    A : (s, s) array_like
+        Stage coefficients, strictly lower triangular (explicit methods only).
+    b : (s,) array_like
+        Weights of the propagated solution.
+    c : (s,) array_like, optional
+        Stage times as fractions of the step; default: the row sums of A.
+    order : int
+        Order of the propagated solution.
+    b_hat : (s,) array_like, optional
+        Weights of the embedded solution, for the error estimate of adaptive steps.
+    embedded_order : int, optional
+        Order of the embedded solution.
+    name : str
+        A short name.
     """
 
     def __init__(self, A, b, c=None, order=1, b_hat=None, embedded_order=None, name="custom"):
