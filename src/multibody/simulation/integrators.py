@@ -75,10 +75,8 @@ class RungeKuttaIntegrator:
     adaptive : bool, optional
         Step-size control with the tableau's embedded estimate (default: when the tableau
         has one).
-    rtol, atol : float
-        Tolerances of the adaptive steps.
-    h_min, h_max : float, optional
-        Bounds of the adaptive step [s].
+    rtol, atol, h_min, h_max : float
+        Tolerances and step bounds [s] of the adaptive steps (h_min None: 1e-14 of the span).
     t0 : float
         Initial time [s].
     stabilization_gains : None, "default", (kp, kd) or dict
@@ -89,6 +87,8 @@ class RungeKuttaIntegrator:
     lie_group : bool
         Integrate in local exponential coordinates (Munthe-Kaas).
 
+    Notes
+    -----
     The integrator owns a private copy of the model arrays: rotation-vector charts are
     re-centred on that copy between steps, and ``q`` and stored samples are always
     expressed in the charts the model had when the integrator was made.
