@@ -14,6 +14,8 @@ import numpy as np
 from ..kernels import layout as L
 from ..kernels.joint_transform import pin_variant
 
+_IDENTITY_QUATERNION = (0.0, 0.0, 0.0, 1.0)
+
 
 class Data:
     """Per-call state of one compiled model: create with ``m.create_data()``.
@@ -39,7 +41,7 @@ class Data:
         self.ws = self.buf[d0 + 1:d0 + 1 + n]
         self.z = self.buf[d0 + 1 + n:].reshape(-1)
         for j, s in enumerate(model.link_subhinges):
-            self.ws[j, L.W_CHART:L.W_CHART + 4] = getattr(s, "chart_offset", (0.0, 0.0, 0.0, 1.0))
+            self.ws[j, L.W_CHART:L.W_CHART + 4] = s.chart_offset if s.kind_info.chart else _IDENTITY_QUATERNION
         self._scratch = {}
         self.minv_work = None  # the inverse mass matrix's (n, 6 min(nu, 64)) work array, made on first use
         self.constraint_work = None  # constrained dynamics' (nc, ...) work array, made on first use
@@ -115,7 +117,7 @@ class CompiledModel:
         self.q_slices = q_slices
         self.u_slices = u_slices
         self.max_chart_angles = np.array(
-            [getattr(s, "max_chart_angle", np.inf) for s in link_subhinges], dtype=float)
+            [s.max_chart_angle if s.kind_info.chart else np.inf for s in link_subhinges], dtype=float)
         self.thread_local = threading.local()
         self._data = weakref.WeakSet()
         self.modal_slices = {}  # modal body name -> (q slice, u slice) of its eta
