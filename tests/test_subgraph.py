@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import multibody as mb
-from multibody.model.subgraph import SubGraph, SubTree
+from multibody.views import SubGraph, SubTree
 from multibody.model.subtree_select import descendants
 from multibody.results import coordinate_labels
 from subgraph_models import (

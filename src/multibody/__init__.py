@@ -29,6 +29,7 @@ from .simulation import (
     RingBufferStorage, RolloutResult, RungeKuttaIntegrator, SimulationError, SimulationResult, rollout, simulate,
     SimulationTerminated,
 )
+from . import methods  # noqa: F401  (after the layers: attaches Multibody's methods from above model)
 
 __version__ = "0.1.0"
 

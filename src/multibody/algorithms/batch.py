@@ -9,14 +9,16 @@ more). The work is split over Numba's threads (``numba.get_num_threads()``), eac
 its own data buffer (rotation-vector charts: those of the calling thread's default
 Data, as in a single call); every sample gets exactly the arithmetic of a single call.
 A failing sample raises an error naming its index (the others are computed).
-Models with modal (flexible) bodies take ``flex_batch`` after the same checks.
+Models with modal (flexible) bodies take ``flex_batch`` after the same checks; where that
+is a loop of single calls, the caller passes its single-state function as ``single``
+(this module imports none of them: they import it).
 """
 import numba
 import numpy as np
 
 from ..kernels import batch as K
 from ..kernels.inverse_mass_matrix import work_shape
-from . import dynamics, energy, flex_batch, kinematics
+from . import flex_batch
 from .checks import frame_row, raise_status
 from .entry import stacked
 
@@ -77,12 +79,12 @@ def mass_matrix(m, Q, out=None):
     return out
 
 
-def inverse_mass_matrix(m, Q, out=None):
+def inverse_mass_matrix(m, Q, out=None, *, single):
     """Stacked inverse mass matrices (B, nu, nu) for Q (B, nq) (modal bodies: a loop of
-    single calls, see ``flex_batch``)."""
+    ``single(m, q)``, the single-state function, see ``flex_batch``)."""
     c, Q, out = _matrix_arguments(m, Q, out)
     if c.flex is not None:
-        return flex_batch.per_sample(dynamics.inverse_mass_matrix, m, (Q,), out)
+        return flex_batch.per_sample(single, m, (Q,), out)
     _run(c, K.inverse_mass_matrix_batch, ("q",), (Q,), out, work=_minv_work)
     return out
 
@@ -102,52 +104,56 @@ def _minv_work(c, b):
     return (b.minv_work,)
 
 
-def body_pose(m, Q, body):
-    """Stacked poses T_world_body (B, 4, 4) of a body (or node) for Q (B, nq)."""
+def body_pose(m, Q, body, *, single):
+    """Stacked poses T_world_body (B, 4, 4) of a body (or node) for Q (B, nq) (modal bodies:
+    a loop of ``single(m, q, body)``)."""
     c = m.compiled
     B = np.shape(Q)[0]
     Q = stacked(Q, (B, c.nq), "q")
     out = np.empty((B, 4, 4))
     row = frame_row(c, body)
     if c.flex is not None:
-        return flex_batch.per_sample(kinematics.body_pose, m, (Q,), out, body)
+        return flex_batch.per_sample(single, m, (Q,), out, body)
     _run(c, K.frame_pose_batch, ("q",), (Q,), row, out)
     return out
 
 
-def body_jacobian(m, Q, body):
-    """Stacked body Jacobians (B, 6, nu) of a body (or node), frame="body", for Q (B, nq)."""
+def body_jacobian(m, Q, body, *, single):
+    """Stacked body Jacobians (B, 6, nu) of a body (or node), frame="body", for Q (B, nq)
+    (modal bodies: a loop of ``single(m, q, body)``)."""
     c = m.compiled
     B = np.shape(Q)[0]
     Q = stacked(Q, (B, c.nq), "q")
     out = np.zeros((B, 6, c.nu))
     row = frame_row(c, body)
     if c.flex is not None:
-        return flex_batch.per_sample(kinematics.body_jacobian, m, (Q,), out, body)
+        return flex_batch.per_sample(single, m, (Q,), out, body)
     _run(c, K.frame_jacobian_batch, ("q",), (Q,), row, np.empty((B, 4, 4)), out)
     return out
 
 
-def kinetic_energy(m, Q, U):
-    """Stacked kinetic energies (B,) [J] for Q (B, nq), U (B, nu)."""
+def kinetic_energy(m, Q, U, *, single):
+    """Stacked kinetic energies (B,) [J] for Q (B, nq), U (B, nu) (modal bodies: a loop of
+    ``single(m, q, u)``)."""
     c = m.compiled
     B = np.shape(Q)[0]
     Q, U = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u")
     out = np.empty(B)
     if c.flex is not None:
-        return flex_batch.per_sample(energy.kinetic_energy, m, (Q, U), out)
+        return flex_batch.per_sample(single, m, (Q, U), out)
     _run(c, K.kinetic_energy_batch, ("q", "u"), (Q, U), out)
     return out
 
 
-def mass_and_com(m, Q):
-    """Stacked [total mass, centre of mass (3)] (B, 4) for Q (B, nq)."""
+def mass_and_com(m, Q, *, single):
+    """Stacked [total mass, centre of mass (3)] (B, 4) for Q (B, nq) (modal bodies: a loop
+    of ``single(m, q)``)."""
     c = m.compiled
     B = np.shape(Q)[0]
     Q = stacked(Q, (B, c.nq), "q")
     out = np.empty((B, 4))
     if c.flex is not None:
-        return flex_batch.per_sample(energy.mass_and_com, m, (Q,), out)
+        return flex_batch.per_sample(single, m, (Q,), out)
     _run(c, K.mass_and_com_batch, ("q",), (Q,), out)
     return out
 

@@ -1,11 +1,11 @@
 """Argument checks and status decoding shared by the algorithm functions."""
-import difflib
 import math
 
 import numpy as np
 
 from ..kernels import layout as L
 from ..kernels.status import Status
+from ..model.names import missing  # noqa: F401  (re-exported)
 from .entry import as_float_vector, check_vector, real_array  # noqa: F401  (re-exported for the algorithm modules)
 from .owners import Q_NAMES, coordinate_owner, nonfinite_error  # noqa: F401  (re-exported)
 
@@ -20,13 +20,6 @@ def check_out(out, shape):
             and out.flags.c_contiguous and out.flags.writeable):
         raise ValueError(f"out must be a writeable C-contiguous float64 array of shape {shape}, "
                          f"got {type(out).__name__} {getattr(out, 'shape', '')}")
-
-
-def missing(kind, name, options):
-    """KeyError for an unknown name, with close matches as a hint."""
-    close = difflib.get_close_matches(str(name), list(options), n=3)
-    hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
-    return KeyError(f"unknown {kind} {name!r}{hint}")
 
 
 #: the error of a singular articulated inertia in a model with modal bodies

@@ -30,7 +30,7 @@ import warnings
 
 import numpy as np
 
-from .constraints import constraint_bias, constraint_jacobian, pose_error
+from .constraints import constraint_bias, constraint_jacobian, free_speeds, pose_error
 
 #: A direction of Gc (free columns) whose singular value is below this fraction of the largest
 #: may be left out when plain Newton fails (Newton's step r / sigma along it is no convergent
@@ -79,19 +79,6 @@ class ConstraintKinematicsSolver:
         self._drop = 0  # how many nearly singular directions the last solve_q left out
 
     # ------------------------------------------------------------------ helpers
-    def _free(self, frozen):
-        c = self.m.compiled
-        held = set()
-        for f in frozen:
-            if isinstance(f, str):
-                s = self.m.u_slice(f)
-                held.update(range(s.start, s.stop))
-            elif isinstance(f, (int, np.integer)) and 0 <= f < c.nu:
-                held.add(int(f))
-            else:
-                raise ValueError(f"frozen: {f!r} is neither a hinge name nor a u index in range({c.nu})")
-        return np.array([i for i in range(c.nu) if i not in held], dtype=int)
-
     def _holonomic_rows(self):
         c = self.m.compiled
         rows = [np.arange(s.start, s.stop) for con, s in c.constraint_rows.items() if con.category != "convel"]
@@ -138,7 +125,7 @@ class ConstraintKinematicsSolver:
         does not fall below tol within max_iterations (after the nearly-singular retry of the
         module docstring)."""
         q0 = np.array(q, dtype=float)
-        free = self._free(frozen)
+        free = free_speeds(self.m, frozen)
         rows = self._holonomic_rows()
         self.leftover = 0.0
         if self._drop:
@@ -245,7 +232,7 @@ class ConstraintKinematicsSolver:
         """u closest to the given one (changing only the free speeds) with Gc u = 0."""
         G = constraint_jacobian(self.m, q)
         u = np.asarray(u, dtype=float)
-        x = self._linear(G, -(G @ u), self._free(frozen), u)
+        x = self._linear(G, -(G @ u), free_speeds(self.m, frozen), u)
         self.residual = float(np.abs(G @ x).max(initial=0.0))
         self._raise_if_open(G @ x, G, x, "solve_u")
         return x
@@ -255,7 +242,7 @@ class ConstraintKinematicsSolver:
         G = constraint_jacobian(self.m, q)
         kappa = constraint_bias(self.m, q, u)
         udot = np.asarray(udot, dtype=float)
-        x = self._linear(G, -(G @ udot + kappa), self._free(frozen), udot)
+        x = self._linear(G, -(G @ udot + kappa), free_speeds(self.m, frozen), udot)
         err = G @ x + kappa
         self.residual = float(np.abs(err).max(initial=0.0))
         self._raise_if_open(err, G, x, "solve_udot")

@@ -250,6 +250,22 @@ def constrained_dynamics(m, q, u, tau, f_ext=None, stabilization_gains=None, dat
     return SimpleNamespace(udot=udot, multipliers=lam, forces=forces, constraint_force=G.T @ lam)
 
 
+def free_speeds(m, frozen):
+    """The u indices (ascending int array) that ``frozen`` leaves free: it names hinges (their
+    whole u slices) or u indices held; ValueError naming ``frozen`` for anything else."""
+    c = m.compiled
+    held = set()
+    for f in frozen:
+        if isinstance(f, str):
+            s = m.u_slice(f)
+            held.update(range(s.start, s.stop))
+        elif isinstance(f, (int, np.integer)) and 0 <= f < c.nu:
+            held.add(int(f))
+        else:
+            raise ValueError(f"frozen: {f!r} is neither a hinge name nor a u index in range({c.nu})")
+    return np.array([i for i in range(c.nu) if i not in held], dtype=int)
+
+
 def constrained_inverse_dynamics(m, q, u, udot, actuated=None, f_ext=None, data=None):
     """Joint forces and multipliers that produce a motion consistent with the constraints:
     a namespace with ``tau`` (nu,) (zero outside the actuated speeds), ``multipliers`` (rows,)
@@ -267,8 +283,7 @@ def constrained_inverse_dynamics(m, q, u, udot, actuated=None, f_ext=None, data=
     if actuated is None:
         idx = np.arange(c.nu)
     else:
-        from .constraint_kinematics import ConstraintKinematicsSolver
-        free = ConstraintKinematicsSolver(m)._free(actuated)
+        free = free_speeds(m, actuated)
         idx = np.setdiff1d(np.arange(c.nu), free)
     if actuated is None:
         lam = np.linalg.lstsq(G.T, tau_id, rcond=1e-12)[0]

@@ -255,7 +255,7 @@ def inverse_mass_matrix(m, q, out=None, data=None):
         st = (_MINV or _minv_kernel())(buf, q, W, res)
     except TypeError:
         if getattr(q, "ndim", 1) == 2:  # stacked states: the batched path
-            return _batched(m, "inverse_mass_matrix", data, q, out)
+            return _batched(m, "inverse_mass_matrix", data, q, out, single=inverse_mass_matrix)
         q = as_float_vector(q, "q")
         check_out(res, c.shape_M)
         st = _MINV(buf, q, W, res)
@@ -309,10 +309,10 @@ __all__ = ["forward_dynamics", "inverse_dynamics", "mass_matrix", "inverse_mass_
            "bias_forces", "gravity_forces"]
 
 
-def _batched(m, name, data, *args):
+def _batched(m, name, data, *args, **kwargs):
     """Stacked states go to ``multibody.algorithms.batch`` (per-thread work buffers there)."""
     from . import batch
     if data is not None:
         raise ValueError(f"{name}: data= is not supported with stacked states (each worker "
                          f"thread uses its own buffer)")
-    return getattr(batch, name)(m, *args)
+    return getattr(batch, name)(m, *args, **kwargs)

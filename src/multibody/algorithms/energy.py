@@ -11,7 +11,7 @@ def kinetic_energy(m, q, u, data=None):
     """Kinetic energy [J] = 1/2 u^T M(q) u; stacked q (B, nq), u (B, nu) give (B,) (``batch``)."""
     if getattr(q, "ndim", 1) == 2 and data is None:
         from . import batch
-        return batch.kinetic_energy(m, q, u)
+        return batch.kinetic_energy(m, q, u, single=kinetic_energy)
     c = m.compiled
     dbuf = data_object(c, data).buf
     q, u = check_vector(q, c.nq, "q", c), check_vector(u, c.nu, "u", c)
@@ -45,22 +45,17 @@ def potential_energy(m, q, data=None):
     without damping conserves."""
     if getattr(q, "ndim", 1) == 2 and data is None:
         from . import batch
-        V = _potential(batch.mass_and_com(m, q), m.gravity)
+        V = flex.gravity_potential(batch.mass_and_com(m, q, single=mass_and_com), m.gravity)
         return V if m.compiled.flex is None else V + np.array([flex.strain_energy(m, x) for x in q])
-    V = float(_potential(mass_and_com(m, q, data)[None], m.gravity)[0])
+    V = float(flex.gravity_potential(mass_and_com(m, q, data)[None], m.gravity)[0])
     return V + flex.strain_energy(m, q) if m.compiled.flex is not None else V
-
-
-def _potential(mc, g):
-    """-m g . c for rows [m, c (3)] of mc (one formula for single and stacked states)."""
-    return -mc[:, 0] * (mc[:, 1] * g[0] + mc[:, 2] * g[1] + mc[:, 3] * g[2])
 
 
 def center_of_mass(m, q, data=None):
     """Centre of mass (3,) [m] of all bodies, in the world frame; stacked q (B, nq) gives (B, 3)."""
     if getattr(q, "ndim", 1) == 2 and data is None:
         from . import batch
-        return batch.mass_and_com(m, q)[:, 1:].copy()
+        return batch.mass_and_com(m, q, single=mass_and_com)[:, 1:].copy()
     return mass_and_com(m, q, data)[1:].copy()
 
 
@@ -86,4 +81,4 @@ def trajectory_energies(m, Q, U, data=None):
             kinetic_energy(m, Q[k], U[k], data)
         ke = np.array([kinetic_energy(m, q, u, data) for q, u in zip(Q, U)])
         return ke, np.array([potential_energy(m, q, data) for q in Q])
-    return out[:, 0].copy(), _potential(out[:, 1:], m.gravity)
+    return out[:, 0].copy(), flex.gravity_potential(out[:, 1:], m.gravity)

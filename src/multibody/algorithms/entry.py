@@ -13,7 +13,8 @@ the result: a non-finite result of finite arguments is OVERFLOW (``common.result
 (``joint_transform.pin_variant``): where a kernel has a PIN-only variant (same numbers,
 without the code of the other joint kinds: seconds less to compile), it is that one,
 otherwise the same dispatcher as ``KERNELS``'s. A compiled model's ``kernels`` is the
-one that serves it (``kernels_for``).
+one that serves it (``kernels_for``): both are registered with ``model.compiled`` here, so
+the model layer below takes them without importing this module.
 """
 import threading
 
@@ -25,6 +26,7 @@ from . import kernel_check
 from .owners import nonfinite_error
 
 from ..kernels.joint_transform import pin_variant
+from ..model.compiled import register_kernels
 from ..kernels import (
     constrained_dynamics, coordinates, energy, forward_dynamics, frame_acceleration, inverse_dynamics,
     inverse_mass_matrix, jacobian, mass_matrix, operational_space,
@@ -111,6 +113,7 @@ class _Kernels:
 
 KERNELS = _Kernels()
 PIN_KERNELS = _Kernels(pins=True)
+register_kernels(KERNELS, PIN_KERNELS)  # a CompiledModel's ``kernels`` (model.compiled)
 
 
 def kernels_for(mi):

@@ -9,7 +9,7 @@ from ..kernels.flex_articulated import flex_forward_dynamics, flex_mass_matrix
 from ..kernels.flex_body_inertia import body_masses
 from ..kernels.flex_dynamics import flex_inverse_dynamics
 from ..kernels.flex_kinematics import flex_kinematics, node_deformation
-from .checks import FLEX_SINGULAR, check_out, data_object
+from .checks import FLEX_SINGULAR, check_out, check_result, data_object
 from .entry import check_vector
 
 
@@ -104,11 +104,21 @@ def mass_and_com(m, q, data=None):
     return out
 
 
+def gravity_potential(mc, g):
+    """-m g . c [J] for the rows [m, c (3)] of mc (B, 4) and gravity g (3,): the one formula
+    of the gravitational potential energy, for single and stacked, rigid and flexible states
+    (the facade's ``energy.potential_energy`` too)."""
+    return -mc[:, 0] * (mc[:, 1] * g[0] + mc[:, 2] * g[1] + mc[:, 3] * g[2])
+
+
 def total_energy(m, q, u, data=None):
     """Kinetic + gravity + strain energy [J] (conserved without damping and forces); the
-    facade's ``potential_energy`` holds the last two (gravity through ``mass_and_com``)."""
-    from .energy import potential_energy  # (energy imports this module)
-    return kinetic_energy(m, q, u, data) + potential_energy(m, q, data)
+    facade's ``potential_energy`` holds the last two, the same numbers as here."""
+    c = m.compiled
+    q = check_vector(q, c.nq, "q", c)
+    mc = check_result(c, mass_and_com(m, q, data), ("q",), (q,))
+    V = float(gravity_potential(mc[None], m.gravity)[0]) + strain_energy(m, q)
+    return kinetic_energy(m, q, u, data) + V
 
 
 def strain_energy(m, q):

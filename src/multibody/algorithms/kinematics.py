@@ -20,7 +20,7 @@ def body_pose(m, q, body, data=None):
     Stacked q (B, nq) gives stacked poses (B, 4, 4), computed in parallel (``batch``)."""
     if getattr(q, "ndim", 1) == 2 and data is None:
         from . import batch
-        return batch.body_pose(m, q, body)
+        return batch.body_pose(m, q, body, single=body_pose)
     c = m.compiled
     dbuf = data_object(c, data).buf
     q = check_vector(q, c.nq, "q", c)
@@ -45,7 +45,7 @@ def body_jacobian(m, q, body, frame="body", data=None):
     """
     if getattr(q, "ndim", 1) == 2 and data is None and frame == "body":
         from . import batch
-        return batch.body_jacobian(m, q, body)
+        return batch.body_jacobian(m, q, body, single=body_jacobian)
     c = m.compiled
     dbuf = data_object(c, data).buf
     q = check_vector(q, c.nq, "q", c)

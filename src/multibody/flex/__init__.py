@@ -15,4 +15,9 @@ from .modal_data import ModalData
 from .modal_file import load_modal_data, save_modal_data
 from .modal_integrals import modal_data_from_nodes
 
+# ModalData.save is save_modal_data, attached here: modal_file sits above modal_data (reading
+# a file makes a ModalData), so modal_data does not import it (as multibody/methods.py does
+# for Multibody's methods)
+ModalData.save = save_modal_data
+
 __all__ = ["ModalData", "beam_modes", "load_modal_data", "modal_data_from_nodes", "save_modal_data"]

@@ -46,7 +46,7 @@ import json
 
 import numpy as np
 
-from .modal_integrals import check_integrals
+from .integral_checks import check_integrals
 
 
 def _array(name, value, shape):
@@ -81,8 +81,9 @@ class ModalData:
     ValueError naming the field.
     """
 
-    _ARRAYS = ("modal_mass", "stiffness", "damping", "node_positions", "mode_shapes", "mass",
-               "com", "inertia", "S", "S_rot", "Kg_centrifugal", "M1", "M2")
+    #: the names of the array fields (the optional ones may be None), in file order
+    ARRAYS = ("modal_mass", "stiffness", "damping", "node_positions", "mode_shapes", "mass",
+              "com", "inertia", "S", "S_rot", "Kg_centrifugal", "M1", "M2")
 
     def __init__(self, modal_mass, stiffness, mode_shapes, node_positions, mass, com, inertia,
                  S, S_rot, damping=None, Kg_centrifugal=None, M1=None, M2=None, meta=None):
@@ -155,7 +156,7 @@ class ModalData:
 
     def arrays(self):
         """The fields as a dict name -> array (``Kg_centrifugal``, ``M1``, ``M2`` left out when None)."""
-        return {k: getattr(self, k) for k in self._ARRAYS if getattr(self, k) is not None}
+        return {k: getattr(self, k) for k in self.ARRAYS if getattr(self, k) is not None}
 
     def replace(self, **changes):
         """A new ModalData with some fields replaced (validated again), e.g.
@@ -169,12 +170,6 @@ class ModalData:
             raise ValueError(f"{sorted(unknown)[0]}: not a ModalData field")
         fields.update(changes)
         return ModalData(**fields)
-
-    def save(self, path):
-        """Write to ``path``: ``.npz`` always, ``.h5``/``.hdf5`` with h5py (see
-        ``docs/modal_data.md`` for the keys). Read back with ``load_modal_data``."""
-        from .modal_file import save_modal_data
-        save_modal_data(self, path)
 
     def __repr__(self):
         f = ", ".join(f"{w:.4g}" for w in self.frequencies[:6])

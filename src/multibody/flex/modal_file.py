@@ -55,7 +55,7 @@ VERSION = 1
 #: Default bound on the size of a modal data file (and of an .npz's arrays), 1 GiB.
 MAX_BYTES = 2**30
 _OPTIONAL = ("damping", "Kg_centrifugal", "M1", "M2")
-_REQUIRED = tuple(k for k in ModalData._ARRAYS if k not in _OPTIONAL)
+_REQUIRED = tuple(k for k in ModalData.ARRAYS if k not in _OPTIONAL)
 _HEADER = ("format", "version", "meta")
 _NPZ_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error)
 
@@ -79,7 +79,9 @@ def _h5py():
 
 
 def save_modal_data(data, path):
-    """Write ``data`` (a ModalData) to ``path`` (.npz, or .h5/.hdf5 with h5py).
+    """Write ``data`` (a ModalData) to ``path`` (.npz, or .h5/.hdf5 with h5py; the keys are
+    listed in ``docs/modal_data.md``); read it back with ``load_modal_data``. Also the
+    method ``ModalData.save(path)`` (attached by the package ``multibody.flex``).
 
     The file is written to a temporary name beside ``path`` and renamed over it, so a
     failed write leaves no partial file.
@@ -124,10 +126,10 @@ def _text(value, what):
 def _from_entries(entries, header):
     """The ModalData of a file's entries; ValueError naming the field (``load_modal_data``
     adds the file)."""
-    unknown = sorted(set(entries) - set(ModalData._ARRAYS) - set(_HEADER))
+    unknown = sorted(set(entries) - set(ModalData.ARRAYS) - set(_HEADER))
     if unknown:
         raise ValueError(f"{unknown[0]}: not a modal data entry (expected some of "
-                         f"{', '.join(ModalData._ARRAYS + _HEADER)})")
+                         f"{', '.join(ModalData.ARRAYS + _HEADER)})")
     fmt, version = header
     if fmt != FORMAT:
         raise ValueError(f"format: not a modal data file (format {fmt!r})")
@@ -140,7 +142,7 @@ def _from_entries(entries, header):
         meta = json.loads(_text(entries.pop("meta", "{}"), "meta"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"meta: not valid JSON ({exc})") from None
-    known = {k: entries[k] for k in ModalData._ARRAYS if k in entries}
+    known = {k: entries[k] for k in ModalData.ARRAYS if k in entries}
     return ModalData(meta=meta, **known)
 
 

@@ -27,8 +27,11 @@ class RigidBody:
     the centre of mass ``inertia`` [kg m^2] (3x3), both expressed in the body frame.
 
     Create bodies with ``Multibody.add_body``; a body joins the tree when a hinge
-    connects it to a parent.
+    connects it to a parent. ``n_modes``: its modal coordinates, none (a ``ModalBody``'s are
+    its own).
     """
+
+    n_modes = 0
 
     def __init__(self, name, mass=0.0, com=(0.0, 0.0, 0.0), inertia=None):
         if not isinstance(name, str) or not name:
@@ -91,12 +94,15 @@ class RigidBody:
 
 
 class Node:
-    """A named frame fixed on a body, at pose ``T_body_node`` (4x4) in the body frame."""
+    """A named frame fixed on a body, at pose ``T_body_node`` (4x4) in the body frame;
+    ``mode_shapes`` (6, n_modes) on a modal body (its motion per unit modal coordinate),
+    else None."""
 
     def __init__(self, name, body, T_body_node=None):
         self.name = name
         self.body = body
         self.T_body_node = check_transform(T_body_node, f"node {name!r}")
+        self.mode_shapes = None
 
     def __repr__(self):
         return f"Node({self.name!r} on {self.body.name!r})"

@@ -51,7 +51,7 @@ def _frame_axes_along_z(links, inertia, T_link_body, body_link):
         new_links.append((parent, s, _rot(Cp.T) @ T_tree @ _rot(frames[j]), qo, uo))
         X = motion_transform(_rot(frames[j]))
         new_inertia.append(X.T @ inertia[j] @ X)
-        axes.append(frames[j].T @ s.axis if hasattr(s, "axis") else np.zeros(3))
+        axes.append(frames[j].T @ s.axis if s.kind_info.axis else np.zeros(3))
     new_T = {}
     for name, T in T_link_body.items():
         link = body_link[name]
@@ -77,7 +77,7 @@ def _links_and_bodies(mb):
         pl = body_link[h.parent.name]
         T_pl_onode = T_link_body[h.parent.name] @ h.T_parent_joint
         moving = [s for s in h.subhinges if s.nq > 0 or s.nu > 0]
-        n_modes = getattr(h.child, "n_modes", 0)
+        n_modes = h.child.n_modes
         if n_modes and not moving:  # a welded modal body keeps a link: it owns coordinates
             moving = h.subhinges[:1]
         hinge_order.append(h.name)
@@ -165,11 +165,11 @@ def compile_model(mb):
         mi[j, L.DEPTH] = depth[j]
         mi[j, L.SUBTREE_END] = end[j]
         mi[j, L.U_ADR], mi[j, L.G_ADR], mi[j, L.DINV_ADR], mi[j, L.RES_ADR] = adr[j]
-        mi[j, L.BODY_NU] = getattr(s.hinge.child, "n_modes", 0) if j == body_link[s.hinge.child.name] else 0
+        mi[j, L.BODY_NU] = s.hinge.child.n_modes if j == body_link[s.hinge.child.name] else 0
         mf[j, L.R_TREE:L.R_TREE + 9] = T_tree[:3, :3].ravel()
         mf[j, L.P_TREE:L.P_TREE + 3] = T_tree[:3, 3]
         mf[j, L.AXIS:L.AXIS + 3] = axes[j]
-        mf[j, L.PITCH] = getattr(s, "pitch", 0.0)
+        mf[j, L.PITCH] = s.pitch
         k0 = uo - u_slices[s.hinge.name].start  # the link's speeds within its hinge's
         mf[j, L.ARMATURE:L.ARMATURE + s.nu] = s.hinge.armature[k0:k0 + s.nu]
         I6 = inertia[j]

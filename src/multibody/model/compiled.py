@@ -14,6 +14,29 @@ import numpy as np
 from ..kernels import layout as L
 from ..kernels.joint_transform import pin_variant
 
+_IDENTITY_QUATERNION = (0.0, 0.0, 0.0, 1.0)
+
+#: The facade's kernel namespaces a CompiledModel takes as ``kernels``: "general" (every
+#: model) and "pins" (models of PIN links only). The algorithms layer registers them when
+#: it is imported (``algorithms.entry``, through ``register_kernels``): the model layer
+#: compiles and calls no kernel, and imports nothing above it.
+_KERNEL_NAMESPACES = {}
+
+
+def register_kernels(general, pins):
+    """Make ``general`` the ``kernels`` of the compiled models made from now on, and
+    ``pins`` that of those whose links are all PIN (``pin_variant``)."""
+    _KERNEL_NAMESPACES.update(general=general, pins=pins)
+
+
+def kernel_namespace(all_pins):
+    """The registered kernel namespace for a model (``all_pins``: every link a PIN)."""
+    try:
+        return _KERNEL_NAMESPACES["pins" if all_pins else "general"]
+    except KeyError:
+        raise RuntimeError("no kernels registered: import multibody (its algorithms register "
+                           "them)") from None
+
 
 class Data:
     """Per-call state of one compiled model: create with ``m.create_data()``.
@@ -39,7 +62,7 @@ class Data:
         self.ws = self.buf[d0 + 1:d0 + 1 + n]
         self.z = self.buf[d0 + 1 + n:].reshape(-1)
         for j, s in enumerate(model.link_subhinges):
-            self.ws[j, L.W_CHART:L.W_CHART + 4] = getattr(s, "chart_offset", (0.0, 0.0, 0.0, 1.0))
+            self.ws[j, L.W_CHART:L.W_CHART + 4] = s.chart_offset if s.kind_info.chart else _IDENTITY_QUATERNION
         self._scratch = {}
         self.minv_work = None  # the inverse mass matrix's (n, 6 min(nu, 64)) work array, made on first use
         self.constraint_work = None  # constrained dynamics' (nc, ...) work array, made on first use
@@ -87,7 +110,7 @@ class CompiledModel:
     ``thread_local.data`` / ``thread_local.buf`` are the calling thread's default Data
     and its buffer, once ``thread_data()`` has made them. ``all_pins``: every link is a
     PIN (``kernels.joint_transform.pin_variant``), and ``kernels`` the facade's kernels for
-    this model (``algorithms.entry.kernels_for``: their PIN-only variants then).
+    this model (those registered by ``algorithms.entry``: their PIN-only variants then).
     """
 
     def __init__(self, buf, link_subhinges, body_link, T_link_body, frame_rows, hinge_order, q_slices, u_slices):
@@ -115,14 +138,13 @@ class CompiledModel:
         self.q_slices = q_slices
         self.u_slices = u_slices
         self.max_chart_angles = np.array(
-            [getattr(s, "max_chart_angle", np.inf) for s in link_subhinges], dtype=float)
+            [s.max_chart_angle if s.kind_info.chart else np.inf for s in link_subhinges], dtype=float)
         self.thread_local = threading.local()
         self._data = weakref.WeakSet()
         self.modal_slices = {}  # modal body name -> (q slice, u slice) of its eta
         self.flex = None        # the FlexModel (model/flex_compile.py) when there are modal bodies
         self.all_pins = pin_variant(self.mi)  # every link a PIN: the PIN-only kernel variants serve it
-        from ..algorithms.entry import kernels_for
-        self.kernels = kernels_for(self.mi)  # the facade's kernels for it
+        self.kernels = kernel_namespace(self.all_pins)  # the facade's kernels for it
 
     def set_constraints(self, constraints, rows):
         """Write the enabled ``constraints`` (in row order) and their cr ``rows`` (nc, CR_COLS);

@@ -4,13 +4,16 @@ Constraints are named; each is enabled when added. The enabled ones, in seed 000
 order (hinge loops, then convel, then coordinate constraints, each in the order they
 were added), are what the algorithms honour: their residual rows make ``Gc``, the
 constraint kinematics solver closes them, and forward dynamics and ``simulate`` keep them.
+Constraint embedding (``aggregation_sub_graph``, ``embedded_forward_dynamics``) and the
+sub-tree views (``sub_tree``, ``sub_graph``) are methods of ``Multibody`` too, attached
+from the layers above (``multibody/methods.py``).
 """
 import numpy as np
 
-from ..algorithms.checks import missing
 from .body import Node, RigidBody
 from .constraints import ConvelConstraint, CoordinateConstraint, LoopConstraint
 from .modal_body import ModalBody
+from .names import missing
 
 _ORDER = {"loop": 0, "convel": 1, "coordinate": 2}
 
@@ -175,34 +178,6 @@ class ConstraintsMixin:
         if bad:
             raise IndexError(f"indices {sorted(bad)} are outside range({n_u})")
         return np.array([i for i in range(n_u) if i not in idx], dtype=int)
-
-    # ------------------------------------------------------------------ constraint embedding
-    def aggregation_sub_graph(self, name, constraints, with_velocity_constraints=True, independent=None, q=None):
-        """The ``AggregationSubGraph`` of ``constraints``; see
-        ``multibody.algorithms.constraint_embedding.aggregation_sub_graph``."""
-        from ..algorithms.constraint_embedding import aggregation_sub_graph
-        return aggregation_sub_graph(self, name, constraints, with_velocity_constraints, independent, q)
-
-    def embedded_forward_dynamics(self, q, u, tau, aggregations=None, f_ext=None, method="recursive", data=None):
-        """udot by constraint embedding (aggregations as compound bodies in minimal coordinates); see
-        ``multibody.algorithms.constraint_embedding.embedded_forward_dynamics``."""
-        from ..algorithms.constraint_embedding import embedded_forward_dynamics
-        return embedded_forward_dynamics(self, q, u, tau, aggregations, f_ext, method, data)
-
-    # ------------------------------------------------------------------ sub-trees, sub-graphs
-    def sub_tree(self, name, root, use_branches=None, stop_at=None):
-        """A ``SubTree`` (``multibody.model.subgraph``): the bodies below ``root`` (a body or
-        name; None or "world" for the whole tree), on the branches holding a body of
-        ``use_branches`` if given, cut below each body of ``stop_at``; its algorithms move
-        its coordinates only, the rest of the model frozen."""
-        from .subgraph import SubTree
-        return SubTree(self, name, root, use_branches, stop_at)
-
-    def sub_graph(self, name, root, use_branches=None, stop_at=None, constraints=()):
-        """A ``SubGraph``: ``sub_tree`` plus the given ``constraints`` of this model (objects
-        or names) added and enabled in it; see ``multibody.model.subgraph.SubGraph``."""
-        from .subgraph import SubGraph
-        return SubGraph(self, name, root, use_branches, stop_at, constraints)
 
 
 def _body(frame):

@@ -23,7 +23,7 @@ errors 6 per hinge loop and residuals 6 - nu per hinge loop).
 """
 import numpy as np
 
-from ..model.hinge import HINGE_KINDS, _other_axes
+from .hinge import HINGE_KINDS, other_axes
 
 ALIGN, TRANS, SCREW, CONVEL, COORD = 1, 2, 3, 4, 5
 _X, _Y, _Z = np.eye(3)
@@ -68,7 +68,7 @@ def _weld_rotation():
 
 
 def _axis_rotation(a):
-    e1, e2 = _other_axes(a)
+    e1, e2 = other_axes(a)
     return [_align(e1, a), _align(e2, a)]
 
 
@@ -90,7 +90,7 @@ def loop_rows(kind, axis=None, axes=None, pitch=0.0, name="loop"):
         return t3
     if k == "translational":
         return _weld_rotation()
-    e1, e2 = _other_axes(a)
+    e1, e2 = other_axes(a)
     if k == "slider":
         return _weld_rotation() + [_trans(e1), _trans(e2)]
     if k == "cylindrical":

@@ -62,7 +62,7 @@ def compile_flex(mb, c):
     mi, mf = c.mi, c.mf
     body_of_link = {}
     for name, link in c.body_link.items():
-        b = mb._bodies.get(name)
+        b = mb.body(name)
         if isinstance(b, ModalBody) and link >= 0:
             body_of_link[link] = b
     fi = np.zeros((n, FL.FI_COLS), dtype=np.int64)
@@ -107,7 +107,7 @@ def compile_flex(mb, c):
         node = -1
         h = s.hinge
         if p >= 0 and p in body_of_link and c.link_subhinges[p].hinge is not h:
-            pn = getattr(h, "parent_node", None)
+            pn = h.parent_node
             if pn is not None and np.any(pn.mode_shapes):
                 node = node_index[pn.name]
         fi[j, FL.NB], fi[j, FL.NM], fi[j, FL.NUALL], fi[j, FL.NODE] = nb, nm, nuall, node
@@ -163,9 +163,9 @@ def second_order_rows(M2, X_BL):
 def _check_welded_at_deforming_nodes(mb, c):
     """A body welded (locked hinge) at a deforming node of a modal body would move with
     the node, which a welded body (merged into the link) cannot: refuse it by name."""
-    for h in mb._hinges.values():
-        pn = getattr(h, "parent_node", None)
-        if pn is not None and getattr(pn, "mode_shapes", None) is not None and np.any(pn.mode_shapes):
+    for h in mb.hinges:
+        pn = h.parent_node
+        if pn is not None and pn.mode_shapes is not None and np.any(pn.mode_shapes):
             if c.body_link.get(h.child.name) == c.body_link.get(pn.body.name):
                 raise ValueError(f"hinge {h.name!r} welds body {h.child.name!r} to the deforming node "
                                  f"{pn.name!r} of modal body {pn.body.name!r}: give the hinge a moving "

@@ -35,7 +35,7 @@ HINGE_KINDS = {
 }
 
 
-def _other_axes(axis):
+def other_axes(axis):
     """Two unit vectors that complete ``axis`` to a right-handed frame."""
     a = np.asarray(axis, dtype=float)
     a = a / np.linalg.norm(a)
@@ -77,7 +77,7 @@ def make_subhinges(kind, axis=None, axes=None, pitch=0.0):
     if k == "cylindrical":
         return [SliderSubhinge(ax), PinSubhinge(ax)]
     if k == "planar":
-        b, c = _other_axes(ax)
+        b, c = other_axes(ax)
         return [SliderSubhinge(b), SliderSubhinge(c), PinSubhinge(ax)]
     if k == "universal":
         axes = (_X, _Y) if axes is None else axes
@@ -169,6 +169,7 @@ class Hinge:
         self.subhinges = list(subhinges)
         for s in self.subhinges:
             s.hinge = self
+        self.parent_node = None  # the node of the parent its o-frame is placed in (add_hinge)
         self.T_parent_joint = check_transform(T_parent_joint, f"hinge {name!r} T_parent_joint")
         self.T_child_joint = check_transform(T_child_joint, f"hinge {name!r} T_child_joint")
         self._lower = self._upper = self._effort = self._velocity = None

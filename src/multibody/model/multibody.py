@@ -1,19 +1,22 @@
-"""The Multibody: build a tree of bodies and hinges, then run the O(N) algorithms on it."""
+"""The Multibody: build a tree of bodies and hinges, then run the O(N) algorithms on it.
+
+The algorithms, the sub-tree views, file export and the configuration space are methods
+of ``Multibody`` too, but live in the layers above this package, which imports none of
+them: the package ``multibody`` attaches them when it is imported (``multibody/methods.py``:
+each method *is* the free function, ``Multibody.forward_dynamics is
+algorithms.forward_dynamics``, no delegating call).
+"""
 import numpy as np
 
-from ..algorithms import constraints, coordinates, dynamics, energy, kinematics, operational_space
-from ..algorithms.checks import missing
-from ..algorithms.constraint_kinematics import constraint_kinematics as _constraint_kinematics
-from ..kernels import layout as L
 from .body import RigidBody
 from .compile import compile_model
 from .constraint_api import ConstraintsMixin
 from .generators import GeneratorsMixin
 from .modal_api import ModalMixin
 from .hinge import HINGE_KINDS, Hinge, make_subhinges
+from .names import missing
 
 _WORLD = "world"
-_empty = np.empty
 
 
 class _CompiledOnDemand:
@@ -288,47 +291,6 @@ class Multibody(ConstraintsMixin, ModalMixin, GeneratorsMixin):
         if c is not None:  # a model parameter: written into the constants in place
             c.set_gravity(g)
 
-    # ------------------------------------------------------------------ algorithms
-    # The algorithms are free functions of the Multibody (multibody.algorithms); these
-    # class attributes make them methods without a delegating call: m.forward_dynamics(q,
-    # u, tau) is algorithms.forward_dynamics(m, q, u, tau).
-    forward_dynamics = dynamics.forward_dynamics
-    inverse_dynamics = dynamics.inverse_dynamics
-    mass_matrix = dynamics.mass_matrix
-    inverse_mass_matrix = dynamics.inverse_mass_matrix
-    bias_forces = dynamics.bias_forces
-    gravity_forces = dynamics.gravity_forces
-    operational_space_compliance = operational_space.operational_space_compliance
-    body_pose = frame_pose = kinematics.body_pose
-    body_jacobian = frame_jacobian = kinematics.body_jacobian
-    body_velocity = kinematics.body_velocity
-    body_acceleration = kinematics.body_acceleration
-    u_from_qdot_matrix = kinematics.u_from_qdot_matrix
-    pose_gradient = kinematics.pose_gradient
-    neutral_q = coordinates.neutral_q
-    random_q = coordinates.random_q
-    q_limits = coordinates.q_limits
-    qdot = coordinates.qdot
-    integrate = coordinates.integrate
-    sanitize = coordinates.sanitize
-    chart_offsets = coordinates.chart_offsets
-    global_q = coordinates.global_q
-    reset_charts = coordinates.reset_charts
-    kinetic_energy = energy.kinetic_energy
-    potential_energy = energy.potential_energy
-    center_of_mass = energy.center_of_mass
-    pose_error = constraints.pose_error
-    velocity_error = constraints.velocity_error
-    acceleration_error = constraints.acceleration_error
-    constraint_jacobian = constraints.constraint_jacobian
-    constraint_bias = constraints.constraint_bias
-    pose_error_gradient = constraints.pose_error_gradient
-    constraint_nodes = constraints.constraint_nodes
-    constraint_q_matrix = constraints.constraint_q_matrix
-    constrained_dynamics = constraints.constrained_dynamics
-    constrained_inverse_dynamics = constraints.constrained_inverse_dynamics
-    constraint_kinematics = _constraint_kinematics
-
     @property
     def total_mass(self):
         """Sum of the body masses [kg]."""
@@ -343,31 +305,6 @@ class Multibody(ConstraintsMixin, ModalMixin, GeneratorsMixin):
     def display_model(self):
         """Print ``dump_tree()``."""
         print(self.dump_tree())
-
-    def configuration_space(self):
-        """The LiegroupSpace of q (one factor per hinge); see ``multibody.planning``."""
-        from ..planning.liegroup import configuration_space
-        return configuration_space(self)
-
-    def save(self, path, format=None, modal_data="file"):
-        """Write the model to ``path``: a ``.yaml``/``.yml`` or ``.json`` model file (or
-        ``format`` "yaml"/"json"); ``multibody.load_model`` reads it back exactly (the same
-        compiled arrays bit for bit), constraints and modal bodies included. Modal data goes
-        to ``.npz`` files beside ``path`` (``modal_data="inline"``: into the model file);
-        returns the list of those files. Raises ValueError naming what the file cannot hold.
-        Schema: docs/model_format.md."""
-        from ..io.model_file import save_model
-        return save_model(self, path, format, modal_data)
-
-    def to_urdf(self, path=None):
-        """The model as URDF text (str), also written to ``path`` if given.
-
-        For trees whose hinges URDF can express (pin, slider, locked, planar, a free
-        root); raises ValueError naming the first hinge, modal body or constraint it cannot
-        express. See ``multibody.io.to_urdf.to_urdf``.
-        """
-        from ..io.to_urdf import to_urdf
-        return to_urdf(self, path)
 
     def __repr__(self):
         try:

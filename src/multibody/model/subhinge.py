@@ -20,11 +20,13 @@ def _unit_axis(axis, what):
 
 
 class Subhinge:
-    """Base class. ``kind`` is the subhinge's name, ``nq``/``nu`` its sizes."""
+    """Base class. ``kind`` is the subhinge's name, ``nq``/``nu`` its sizes, ``pitch``
+    [m/rad] the translation along its axis per unit rotation (0 but for a screw)."""
 
     kind = "abstract"
     nq = 0
     nu = 0
+    pitch = 0.0
 
     def __init__(self, name=None):
         self.name = name

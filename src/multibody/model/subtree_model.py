@@ -20,6 +20,8 @@ import warnings
 
 import numpy as np
 
+from .multibody import Multibody
+
 _INF = np.inf
 
 
@@ -71,7 +73,6 @@ class DerivedModel:
         self.source = m.compiled
         self.root = root
         self._c = None
-        from .multibody import Multibody
         d = self.model = Multibody(f"{m.name}/{name}", gravity=m.gravity)
         self.moving_root = root is not m.world
         with warnings.catch_warnings():  # the full model warned about its bodies already

@@ -16,10 +16,20 @@ from .run_signals import RunSignals
 from .sinks import ExpandingStorage, OdeResultsSink, RingBufferStorage
 from .tableaus import ButcherTableau, get_tableau
 
-__all__ = ["simulate", "SimulationResult", "INTEGRATORS"]
+__all__ = ["simulate", "SimulationResult", "INTEGRATORS", "ModelView"]
 
 #: integrator names ``simulate`` accepts.
 INTEGRATORS = ("euler", "midpoint", "heun", "rk4", "rk38", "bs32", "dopri5", "munthe_kaas")
+
+
+class ModelView:
+    """Base of the views of a Multibody that integrate their own coordinates (the sub-trees
+    and sub-graphs of ``multibody.views``, a layer above): ``simulate(view, ...)`` is
+    ``view.simulate(...)``, which a view defines with ``simulate``'s arguments."""
+
+    def simulate(self, q0, u0, t_final, dt=1e-3, **options):
+        """Integrate the view's coordinates (see the subclass)."""
+        raise NotImplementedError
 
 
 def _resolve(integrator, tableau):
@@ -49,8 +59,9 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
 
     Parameters
     ----------
-    m : Multibody
-        The model (a sub-tree or sub-graph integrates its own coordinates).
+    m : Multibody or ModelView
+        The model, or a sub-tree or sub-graph (a ``ModelView``: its own ``simulate`` runs,
+        integrating its own coordinates).
     q0, u0 : (nq,), (nu,) array_like
         Initial configuration and generalized speeds (read-only arrays are fine; q0's
         quaternions are normalised, a zero one raises ValueError naming q0 and its hinge).
@@ -140,8 +151,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     ValueError
         Bad arguments.
     """
-    from ..model.subtree_algorithms import SubTreeAlgorithms
-    if isinstance(m, SubTreeAlgorithms):  # a sub-tree or sub-graph integrates its own coordinates
+    if isinstance(m, ModelView):  # a sub-tree or sub-graph integrates its own coordinates
         return m.simulate(q0, u0, t_final, dt, integrator=integrator, control=control, rtol=rtol, atol=atol,
                           tableau=tableau, tau=tau, forces=forces, stabilization_gains=stabilization_gains,
                           project_every=project_every, save_every=save_every, h_min=h_min, h_max=h_max,

@@ -8,19 +8,20 @@ them with ``m.sub_tree(...)`` / ``m.sub_graph(...)``, or nested, ``sub.sub_tree(
 The body set is fixed when the sub-tree is made.
 
 Every algorithm runs on the sub-tree's own coordinates with the rest of the model frozen
-(held at the q given, at rest): see ``model.subtree_algorithms`` for the conventions
+(held at the q given, at rest): see ``views.subtree_algorithms`` for the conventions
 (full-model q and u in, sub-tree-sized forces and matrices out). A **sub-graph** adds
 bilateral constraints (loop, convel, coordinate) whose frames lie on its bodies or its root,
 each enabled or disabled per sub-graph; its algorithms honour the enabled ones.
 """
 import numpy as np
 
-from ..algorithms.checks import check_vector, data_object, missing
-from .body import RigidBody
-from .constraints import Constraint
+from ..algorithms.checks import check_vector, data_object
+from ..model.body import RigidBody
+from ..model.constraints import Constraint
+from ..model.names import missing
+from ..model.subtree_model import DerivedModel
+from ..model.subtree_select import as_model_body, select_bodies
 from .subtree_algorithms import SubTreeAlgorithms, full_vector
-from .subtree_model import DerivedModel
-from .subtree_select import as_model_body, select_bodies
 
 #: row order of the constraint categories (seed 000: hinge loops, convel, coordinate)
 _ORDER = ("loop", "convel", "coordinate")

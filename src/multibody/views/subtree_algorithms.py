@@ -17,6 +17,8 @@ tree-augmented dynamics.
 import numpy as np
 
 from ..algorithms.checks import check_vector
+from ..results import SimulationResult, coordinate_labels
+from ..simulation.simulate import ModelView, simulate
 
 
 def full_vector(x, n, name):
@@ -27,8 +29,9 @@ def full_vector(x, n, name):
     return check_vector(x, n, name)
 
 
-class SubTreeAlgorithms:
-    """Mixed into ``SubTree``: needs ``_prepare(q, data)`` -> (DerivedModel, q, full Data)."""
+class SubTreeAlgorithms(ModelView):
+    """Mixed into ``SubTree``: needs ``_prepare(q, data)`` -> (DerivedModel, q, full Data).
+    A ``ModelView``: ``multibody.simulate(sub, ...)`` is ``sub.simulate(...)``."""
 
     def _speeds(self, D, u):
         return check_vector(u, self.multibody.nu, "u")[D.u_index]
@@ -190,7 +193,6 @@ class SubTreeAlgorithms:
         held at q0, their speeds zero. The ``result`` of the exception a run ends with
         (``SimulationError``, ``KeyboardInterrupt``, ``SimulationTerminated``) is made full too.
         """
-        from ..simulation.simulate import simulate
         D, q0, _ = self._prepare(check_vector(q0, self.multibody.nq, "q0"), data)
         u0 = check_vector(u0, self.multibody.nu, "u0")
         D.sync_limits()
@@ -203,7 +205,6 @@ class SubTreeAlgorithms:
         return self._full_result(D, q0, res)
 
     def _full_result(self, D, q0, res):
-        from ..results import SimulationResult, coordinate_labels
         m = self.multibody
         Q = np.repeat(q0[None], len(res.t), axis=0)
         Q[:, D.q_index] = res.q
