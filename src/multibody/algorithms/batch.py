@@ -1,8 +1,9 @@
 """Batched algorithms: stacked states (B, ...) in one compiled call across cores.
 
-``forward_dynamics``, ``inverse_dynamics``, ``mass_matrix``, ``inverse_mass_matrix``,
-``body_pose``, ``body_jacobian``, ``kinetic_energy``, ``potential_energy``,
-``center_of_mass`` and ``integrate`` accept stacked inputs (q of shape
+``forward_dynamics``, ``inverse_dynamics``, ``bias_forces``, ``gravity_forces``,
+``mass_matrix``, ``inverse_mass_matrix``, ``body_pose``, ``body_jacobian``,
+``pose_gradient``, ``kinetic_energy``, ``potential_energy``, ``center_of_mass`` and
+``integrate`` accept stacked inputs (q of shape
 (B, nq), u (B, nu), ...) and return stacked outputs: the single-state functions send
 2-D inputs here (after their fast path has refused them, so single calls cost nothing
 more). The work is split over Numba's threads (``numba.get_num_threads()``), each with
@@ -58,6 +59,35 @@ def _dynamics(m, kernel, x_name, Q, U, X, out):
     out = np.empty((B, c.nu)) if out is None else stacked_out(out, (B, c.nu))
     kernel, work = _flex_peer(c, kernel)
     _run(c, kernel, ("q", "u", x_name), (Q, U, X), out, work=work)
+    return out
+
+
+def bias_forces(m, Q, U):
+    """Stacked bias forces b (B, nu) for Q (B, nq), U (B, nu): inverse dynamics at udot = 0,
+    as a single call."""
+    c = m.compiled
+    B = np.shape(Q)[0]
+    Q, U = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u")
+    return _at_rest(c, ("q", "u"), (Q, U))
+
+
+def gravity_forces(m, Q):
+    """Stacked gravity forces g (B, nu) for Q (B, nq): inverse dynamics at u = udot = 0, as
+    a single call."""
+    c = m.compiled
+    B = np.shape(Q)[0]
+    Q = stacked(Q, (B, c.nq), "q")
+    return _at_rest(c, ("q",), (Q,))
+
+
+def _at_rest(c, names, arrays):
+    """Stacked inverse dynamics (B, nu) of the user's ``arrays`` (Q, and U for the bias
+    forces) with the rates not given zero; errors name only ``names``, the user's."""
+    B = arrays[0].shape[0]
+    zero = np.zeros((B, c.nu))
+    out = np.empty((B, c.nu))
+    kernel, work = _flex_peer(c, K.inverse_dynamics_batch)
+    _run(c, kernel, names, arrays, *(zero,) * (3 - len(arrays)), out, work=work)
     return out
 
 
@@ -126,6 +156,22 @@ def body_jacobian(m, Q, body):
         return flex_batch.per_sample(kinematics.body_jacobian, m, (Q,), out, body)
     _run(c, K.frame_jacobian_batch, ("q",), (Q,), row, np.empty((B, 4, 4)), out)
     return out
+
+
+def pose_gradient(m, Q, body):
+    """Stacked pose gradients G (B, 6, nq) of a body (or node) for Q (B, nq): the Jacobians
+    and poses in one batched call, then each sample's N+(q) as a single call forms it (in
+    Python, on the thread's default Data; modal bodies: a loop of single calls)."""
+    c = m.compiled
+    B = np.shape(Q)[0]
+    Q = stacked(Q, (B, c.nq), "q")
+    out = np.empty((B, 6, c.nq))
+    row = frame_row(c, body)
+    if c.flex is not None:
+        return flex_batch.per_sample(kinematics.pose_gradient, m, (Q,), out, body)
+    J, poses = np.zeros((B, 6, c.nu)), np.empty((B, 4, 4))
+    _run(c, K.frame_jacobian_batch, ("q",), (Q,), row, poses, J)
+    return flex_batch.per_sample(kinematics.pose_gradient_of_jacobian, m, (Q, J, poses), out)
 
 
 def kinetic_energy(m, Q, U):

@@ -60,8 +60,12 @@ def body_jacobian(m, q, body, frame="body", data=None):
             raise_status(c, st, ("q",), (q,))
         J, T_wf = flex_operators.frame_jacobian(m, q, f, data)  # modal bodies: nodes' modal columns
         check_result(c, J, ("q",), (q,))
-    if frame == "body":
-        return J
+    return J if frame == "body" else _reexpressed(c, q, J, T_wf, frame)
+
+
+def _reexpressed(c, q, J, T_wf, frame):
+    """The body Jacobian J of a frame at world pose T_wf, in ``frame`` "world_aligned" or
+    "world" (overflow refused naming q)."""
     R = T_wf[:3, :3]
     Jw = np.vstack([R @ J[:3], R @ J[3:]])
     if frame == "world":
@@ -131,5 +135,16 @@ def pose_gradient(m, q, body, data=None):
     vector of R(q + dq) R(q)^T (world axes) and d_p (3,) the change of the frame
     origin in the world. It is the coordinate-space counterpart of the Jacobian:
     G = J_world_aligned(q) N+(q).
+    Stacked q (B, nq) gives stacked gradients (B, 6, nq) (``batch``), each equal bit for bit
+    to its single call's.
     """
+    if getattr(q, "ndim", 1) == 2 and data is None:
+        from . import batch
+        return batch.pose_gradient(m, q, body)
     return body_jacobian(m, q, body, "world_aligned", data) @ u_from_qdot_matrix(m, q, data)
+
+
+def pose_gradient_of_jacobian(m, q, J, T_wf):
+    """``pose_gradient`` at q of a frame whose body Jacobian J (6, nu) and world pose T_wf
+    (4, 4) are known (the stacked call's per-sample part, on the thread's default Data)."""
+    return _reexpressed(m.compiled, q, J, T_wf, "world_aligned") @ u_from_qdot_matrix(m, q)
