@@ -60,12 +60,8 @@ def body_jacobian(m, q, body, frame="body", data=None):
             raise_status(c, st, ("q",), (q,))
         J, T_wf = flex_operators.frame_jacobian(m, q, f, data)  # modal bodies: nodes' modal columns
         check_result(c, J, ("q",), (q,))
-    return J if frame == "body" else _reexpressed(c, q, J, T_wf, frame)
-
-
-def _reexpressed(c, q, J, T_wf, frame):
-    """The body Jacobian J of a frame at world pose T_wf, in ``frame`` "world_aligned" or
-    "world" (overflow refused naming q)."""
+    if frame == "body":
+        return J
     R = T_wf[:3, :3]
     Jw = np.vstack([R @ J[:3], R @ J[3:]])
     if frame == "world":
@@ -142,9 +138,3 @@ def pose_gradient(m, q, body, data=None):
         from . import batch
         return batch.pose_gradient(m, q, body)
     return body_jacobian(m, q, body, "world_aligned", data) @ u_from_qdot_matrix(m, q, data)
-
-
-def pose_gradient_of_jacobian(m, q, J, T_wf):
-    """``pose_gradient`` at q of a frame whose body Jacobian J (6, nu) and world pose T_wf
-    (4, 4) are known (the stacked call's per-sample part, on the thread's default Data)."""
-    return _reexpressed(m.compiled, q, J, T_wf, "world_aligned") @ u_from_qdot_matrix(m, q)
