@@ -66,3 +66,53 @@ def test_batched_calls_use_the_threads_charts():
     for i in range(2):
         assert np.array_equal(m.body_pose(Q, "l2")[i], m.body_pose(Q[i], "l2"))
         assert np.array_equal(m.integrate(Q, np.ones((2, m.nu)), 0.1)[i], m.integrate(Q[i], np.ones(m.nu), 0.1))
+
+
+def _arm_and_free_base_robots():
+    """(model, frame): the random tree, and with example-robot-data a fixed-base arm (panda)
+    and a free-base humanoid (talos, quaternion base)."""
+    out = [(random_tree(np.random.default_rng(0), KINDS[:-1], n_bodies=10), "tool")]
+    if robots_dir() is not None:
+        out += [(mb.load_urdf(robot_urdf("panda")), "panda_hand"),
+                (mb.load_urdf(robot_urdf("talos"), floating_base="quaternion"), "left_sole_link")]
+    return out
+
+
+@pytest.mark.parametrize("B", [1, 5, 64])
+def test_stacked_bias_gravity_and_pose_gradient_equal_single_calls_bit_for_bit(B):
+    for m, frame in _arm_and_free_base_robots():
+        rng = np.random.default_rng(B)
+        Q = np.array([m.random_q(rng) for _ in range(B)])
+        U = rng.normal(size=(B, m.nu))
+        b, g, G = m.bias_forces(Q, U), m.gravity_forces(Q), m.pose_gradient(Q, frame)
+        assert b.shape == g.shape == (B, m.nu) and G.shape == (B, 6, m.nq)
+        for i in range(B):
+            assert np.array_equal(b[i], m.bias_forces(Q[i], U[i])), i
+            assert np.array_equal(g[i], m.gravity_forces(Q[i])), i
+            assert np.array_equal(G[i], m.pose_gradient(Q[i], frame)), i
+
+
+def test_stacked_bias_gravity_and_pose_gradient_errors_name_the_users_argument():
+    m = mb.Multibody()
+    m.add_serial_chain("l", 3)
+    Q, U = np.zeros((5, 3)), np.zeros((5, 3))
+    with pytest.raises(ValueError, match=r"^u must have shape \(5, 3\) \(stacked states\), got \(3,\)"):
+        m.bias_forces(Q, np.zeros(3))
+    with pytest.raises(ValueError, match=r"^u must have shape \(5, 3\) \(stacked states\), got \(4, 3\)"):
+        m.bias_forces(Q, np.zeros((4, 3)))
+    with pytest.raises(ValueError, match=r"^q must have shape \(5, 3\) \(stacked states\), got \(5, 2\)"):
+        m.gravity_forces(np.zeros((5, 2)))
+    with pytest.raises(ValueError, match=r"^q must have shape \(5, 3\) \(stacked states\), got \(5, 4\)"):
+        m.pose_gradient(np.zeros((5, 4)), "l2")
+    Q[3, 1] = np.nan
+    for call in (lambda: m.bias_forces(Q, U), lambda: m.gravity_forces(Q), lambda: m.pose_gradient(Q, "l2")):
+        with pytest.raises(ValueError, match=r"^sample 3: q\[1\] is not finite"):
+            call()
+    Q[3, 1] = 0.0
+    U[2, 0] = 1e200
+    with pytest.raises(ValueError, match=r"^sample 2: overflow: q/u too large"):
+        m.bias_forces(Q, U)
+    with pytest.raises(ValueError, match="data= is not supported with stacked states"):
+        m.gravity_forces(Q, data=m.create_data())
+    with pytest.raises(KeyError, match="unknown body or node 'nope'"):
+        m.pose_gradient(Q, "nope")

@@ -18,6 +18,8 @@ def _checks(m, Q, U, X, frames, forward=True):
     forward dynamics among them)."""
     out = [(m.forward_dynamics(Q, U, X), lambda i: m.forward_dynamics(Q[i], U[i], X[i]))] if forward else []
     out += [(m.inverse_dynamics(Q, U, X), lambda i: m.inverse_dynamics(Q[i], U[i], X[i])),
+            (m.bias_forces(Q, U), lambda i: m.bias_forces(Q[i], U[i])),
+            (m.gravity_forces(Q), lambda i: m.gravity_forces(Q[i])),
             (m.mass_matrix(Q), lambda i: m.mass_matrix(Q[i])),
             (m.inverse_mass_matrix(Q), lambda i: m.inverse_mass_matrix(Q[i])),
             (m.kinetic_energy(Q, U), lambda i: m.kinetic_energy(Q[i], U[i])),
@@ -26,7 +28,8 @@ def _checks(m, Q, U, X, frames, forward=True):
             (m.integrate(Q, U, 0.01), lambda i: m.integrate(Q[i], U[i], 0.01))]
     for f in frames:
         out += [(m.body_pose(Q, f), lambda i, f=f: m.body_pose(Q[i], f)),
-                (m.body_jacobian(Q, f), lambda i, f=f: m.body_jacobian(Q[i], f))]
+                (m.body_jacobian(Q, f), lambda i, f=f: m.body_jacobian(Q[i], f)),
+                (m.pose_gradient(Q, f), lambda i, f=f: m.pose_gradient(Q[i], f))]
     return out
 
 

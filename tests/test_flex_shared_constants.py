@@ -124,10 +124,15 @@ def test_stiffness_and_damping_stay_per_body(beam):
     b1.damping = np.full(beam.n_modes, 0.5)
     assert np.array_equal(b1.stiffness, beam.stiffness)
     assert np.array_equal(b0.damping, beam.damping)
-    f = m.compiled.flex
-    assert np.array_equal(f.stiffness[m.modal_u_slice(b0)], 2.0 * beam.stiffness)
-    assert np.array_equal(f.stiffness[m.modal_u_slice(b1)], beam.stiffness)
-    assert np.array_equal(f.damping[m.modal_u_slice(b1)], np.full(beam.n_modes, 0.5))
+    c = m.compiled
+    (K0, C0), (K1, C1), (K2, C2) = (c.flex.elastic_blocks(c.body_link[b.name]) for b in m.modal_bodies)
+    assert np.array_equal(K0, np.diag(2.0 * beam.stiffness))
+    assert np.array_equal(K1, np.diag(beam.stiffness))
+    assert np.array_equal(C1, np.diag(np.full(beam.n_modes, 0.5)))
+    assert np.array_equal(C0, np.diag(beam.damping))
+    # equal blocks are stored once: b1 and b2 share their stiffness, b0 and b2 their damping
+    n2 = beam.n_modes**2
+    assert c.flex.stiffness.size == 2 * n2 and c.flex.damping.size == 2 * n2
 
 
 @pytest.mark.parametrize("copy_model", ["pickle", "deepcopy"])

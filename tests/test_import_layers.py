@@ -114,6 +114,7 @@ KNOWN_UPWARD = {
     ("multibody.algorithms.flex_batch", "multibody.simulation.flex_stepping"),
     # bounded reading of a file, shared by every loader; modal data files read through it
     ("multibody.flex.modal_file", "multibody.io._files"),
+    ("multibody.flex.fe_import", "multibody.io._files"),
 }
 
 

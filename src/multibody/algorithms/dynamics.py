@@ -295,12 +295,20 @@ def _minv_arrays(c, d):
 
 
 def bias_forces(m, q, u, data=None):
-    """b(q, u) (nu,): Coriolis, centrifugal and gravity forces, so M udot + b = tau."""
+    """b(q, u) (nu,): Coriolis, centrifugal and gravity forces, so M udot + b = tau.
+
+    Stacked q (B, nq), u (B, nu) give stacked forces (B, nu) (``batch``)."""
+    if getattr(q, "ndim", 1) == 2:
+        return _batched(m, "bias_forces", data, q, u)
     return inverse_dynamics(m, q, u, np.zeros(m.compiled.nu), data=data)
 
 
 def gravity_forces(m, q, data=None):
-    """g(q) (nu,): the generalized gravity forces (tau that holds the system still)."""
+    """g(q) (nu,): the generalized gravity forces (tau that holds the system still).
+
+    Stacked q (B, nq) gives stacked forces (B, nu) (``batch``)."""
+    if getattr(q, "ndim", 1) == 2:
+        return _batched(m, "gravity_forces", data, q)
     z = np.zeros(m.compiled.nu)
     return inverse_dynamics(m, q, z, z, data=data)
 

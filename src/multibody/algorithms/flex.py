@@ -122,12 +122,13 @@ def total_energy(m, q, u, data=None):
 
 
 def strain_energy(m, q):
-    """1/2 sum over modal bodies of eta^T K eta [J]."""
+    """1/2 sum over modal bodies of eta^T K eta [J] (K: the body's stiffness matrix)."""
     c = m.compiled
     q = check_vector(q, c.nq, "q", c)
     V = 0.0
-    for name, (qs, us) in c.modal_slices.items():
-        V += 0.5 * float(q[qs] @ (c.flex.stiffness[us] * q[qs]))
+    for name, (qs, _) in c.modal_slices.items():
+        K, _ = c.flex.elastic_blocks(c.body_link[name])
+        V += 0.5 * float(q[qs] @ (K @ q[qs]))
     return V
 
 

@@ -6,11 +6,12 @@ calls returns.
   Numba's threads (kernels/flex_batch.py), each worker with its own data buffer (the
   rigid batch's ``BatchData``) and its own flex work row (``flex_work``);
 * integrate: the rigid batch kernel (the coordinate map knows the modal coordinates);
-* the inverse mass matrix, energies, centre of mass, poses and Jacobians of frames: a
-  Python loop of the single calls (``per_sample``). Their flex kernels take work arrays
-  sized by the facade (``flex_operators``) or finish in Python (``flex.kinetic_energy``,
-  ``flex.mass_and_com``): a batched kernel would copy them, and they are not the hot path
-  (per sample they cost tens of microseconds, a few of them the loop's own).
+* the inverse mass matrix, energies, centre of mass, poses, Jacobians and pose gradients
+  of frames: a Python loop of the single calls (``per_sample``). Their flex kernels take
+  work arrays sized by the facade (``flex_operators``) or finish in Python
+  (``flex.kinetic_energy``, ``flex.mass_and_com``): a batched kernel would copy them, and
+  they are not the hot path (per sample they cost tens of microseconds, a few of them the
+  loop's own).
 """
 import numpy as np
 

@@ -131,5 +131,10 @@ def pose_gradient(m, q, body, data=None):
     vector of R(q + dq) R(q)^T (world axes) and d_p (3,) the change of the frame
     origin in the world. It is the coordinate-space counterpart of the Jacobian:
     G = J_world_aligned(q) N+(q).
+    Stacked q (B, nq) gives stacked gradients (B, 6, nq) (``batch``), each equal bit for bit
+    to its single call's.
     """
+    if getattr(q, "ndim", 1) == 2 and data is None:
+        from . import batch
+        return batch.pose_gradient(m, q, body, single=pose_gradient)
     return body_jacobian(m, q, body, "world_aligned", data) @ u_from_qdot_matrix(m, q, data)

@@ -13,9 +13,14 @@ field              shape        meaning
 =================  ===========  ==============================================================
 modal_mass         (n, n)       generalized mass ``Phi^T M Phi``; identity after normalisation
 stiffness          (n,)         modal stiffness ``omega_i^2 * modal_mass_ii`` [1/s^2 per unit
-                                modal mass]; >= 0 (0 for rigid-body modes)
+                                modal mass]; >= 0 (0 for rigid-body modes); or (n, n), a
+                                full symmetric positive semi-definite K (a reduced model's
+                                K_red: interface modes, rotated degenerate pairs)
 damping            (n,)         modal viscous damping ``c_i`` [1/s per unit modal mass];
-                                the modal equation reads ``m_ii eta'' + c_i eta' + k_i eta = f_i``
+                                the modal equation reads ``m_ii eta'' + c_i eta' + k_i eta = f_i``;
+                                or (n, n) symmetric positive semi-definite C: then
+                                ``modal_mass eta'' + C eta' + K eta = f`` (either may be
+                                a matrix while the other is a vector)
 node_positions     (k, 3)       undeformed node positions in B [m]
 mode_shapes        (k, 6, n)    per node and mode, the node's small motion per unit eta,
                                 ``[rotation (3) [rad]; translation (3) [m]]``, in B
@@ -71,14 +76,49 @@ def _check_symmetric(name, a, tol=1e-9):
         raise ValueError(f"{name}: must be symmetric")
 
 
+#: relative tolerance of ``elastic_matrix``'s symmetry and semi-definiteness tests
+ELASTIC_TOL = 1e-9
+
+
+def elastic_matrix(name, a):
+    """A modal stiffness or damping matrix: ``a`` (n, n) finite float, checked symmetric
+    (``|a - a^T| <= ELASTIC_TOL max|a|``) and positive semi-definite (no eigenvalue below
+    ``-ELASTIC_TOL`` times the largest in magnitude: a rigid-body mode's zero may come out
+    of a reduction as -1e-12), returned exactly symmetrized, ``(a + a^T) / 2``.
+
+    Raises ValueError "``name``: must be symmetric" or "``name``: must be positive
+    semi-definite" (with its smallest eigenvalue) otherwise.
+    """
+    scale = float(np.max(np.abs(a), initial=0.0))
+    if np.max(np.abs(a - a.T), initial=0.0) > ELASTIC_TOL * scale:
+        raise ValueError(f"{name}: must be symmetric (largest |a - a^T| "
+                         f"{np.max(np.abs(a - a.T)):.3g} of entries up to {scale:.3g})")
+    a = 0.5 * (a + a.T)
+    lam = np.linalg.eigvalsh(a)
+    if lam.size and lam[0] < -ELASTIC_TOL * float(np.abs(lam).max()):
+        raise ValueError(f"{name}: must be positive semi-definite (smallest eigenvalue {lam[0]:.6g})")
+    return a
+
+
+def _elastic(name, value, n):
+    """A ModalData ``stiffness`` or ``damping``: (n,) >= 0, or an (n, n) ``elastic_matrix``."""
+    a = _array(name, value, (n, n) if np.ndim(value) == 2 else (n,))
+    if a.ndim == 2:
+        return elastic_matrix(name, a)
+    if np.any(a < 0.0):
+        raise ValueError(f"{name}: must be non-negative")
+    return a
+
+
 class ModalData:
     """Modes, modal integrals and node mode shapes of one flexible body (see the module
     docstring for every field's frame, shape and units).
 
     All arrays are float64 copies made read-only; construction validates shapes, finiteness,
     a symmetric positive definite ``modal_mass``, non-negative ``stiffness`` and
-    ``damping``, ``mass > 0`` and a symmetric positive semi-definite ``inertia``, and raises
-    ValueError naming the field.
+    ``damping`` (per mode (n,), or symmetric positive semi-definite (n, n) matrices, see
+    ``elastic_matrix``), ``mass > 0`` and a symmetric positive semi-definite ``inertia``,
+    and raises ValueError naming the field.
     """
 
     #: the names of the array fields (the optional ones may be None), in file order
@@ -92,18 +132,14 @@ class ModalData:
         if n == 0 or k == 0:
             raise ValueError("mode_shapes: at least one node and one mode are needed, "
                              f"got shape {mode_shapes.shape}")
-        stiffness = _array("stiffness", stiffness, (n,))
-        if np.any(stiffness < 0.0):
-            raise ValueError("stiffness: must be non-negative")
+        stiffness = _elastic("stiffness", stiffness, n)
         modal_mass = _array("modal_mass", modal_mass, (n, n))
         _check_symmetric("modal_mass", modal_mass)
         try:
             np.linalg.cholesky(modal_mass)
         except np.linalg.LinAlgError:
             raise ValueError("modal_mass: must be positive definite") from None
-        damping = np.zeros(n) if damping is None else _array("damping", damping, (n,))
-        if np.any(damping < 0.0):
-            raise ValueError("damping: must be non-negative")
+        damping = np.zeros(n) if damping is None else _elastic("damping", damping, n)
         node_positions = _array("node_positions", node_positions, (k, 3))
         mass = _array("mass", mass, ())
         if not mass > 0.0:
@@ -150,9 +186,15 @@ class ModalData:
 
     @property
     def frequencies(self):
-        """Natural frequencies ``sqrt(stiffness / diag(modal_mass))`` (n,) [rad/s]: the
-        modes' frequencies when the modal mass is diagonal, as the generator makes it."""
-        return np.sqrt(self.stiffness / np.diag(self.modal_mass))
+        """Natural frequencies (n,) [rad/s]: ``sqrt(stiffness / diag(modal_mass))`` for a
+        stiffness per mode (the modes' frequencies when the modal mass is diagonal, as the
+        generator makes it); for a stiffness matrix K the square roots of the eigenvalues
+        of ``K phi = omega^2 modal_mass phi``, ascending."""
+        if self.stiffness.ndim == 1:
+            return np.sqrt(self.stiffness / np.diag(self.modal_mass))
+        Li = np.linalg.inv(np.linalg.cholesky(self.modal_mass))
+        lam = np.linalg.eigvalsh(Li @ self.stiffness @ Li.T)
+        return np.sqrt(np.maximum(lam, 0.0))
 
     def arrays(self):
         """The fields as a dict name -> array (``Kg_centrifugal``, ``M1``, ``M2`` left out when None)."""

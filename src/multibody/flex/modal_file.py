@@ -9,8 +9,8 @@ key                 shape       content
 format              ()          the string ``"multibody.modal_data"``
 version             ()          int64, 1
 modal_mass          (n, n)      generalized mass, symmetric positive definite
-stiffness           (n,)        modal stiffness, >= 0
-damping             (n,)        modal damping, >= 0
+stiffness           (n,)        modal stiffness, >= 0; or (n, n) symmetric positive semi-definite
+damping             (n,)        modal damping, >= 0; or (n, n) symmetric positive semi-definite
 node_positions      (k, 3)      undeformed node positions in the body frame [m]
 mode_shapes         (k, 6, n)   [rotation; translation] of each node per unit modal coordinate
 mass                ()          total mass [kg]
@@ -43,8 +43,6 @@ above, a string ``format`` and ``meta`` and an integer ``version``, then the fie
 import json
 import os
 import tempfile
-import zipfile
-import zlib
 
 import numpy as np
 
@@ -57,7 +55,6 @@ MAX_BYTES = 2**30
 _OPTIONAL = ("damping", "Kg_centrifugal", "M1", "M2")
 _REQUIRED = tuple(k for k in ModalData.ARRAYS if k not in _OPTIONAL)
 _HEADER = ("format", "version", "meta")
-_NPZ_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error)
 
 
 def _kind(path):
@@ -158,23 +155,8 @@ def _header(values):
 
 def _read_npz(path, max_bytes):
     """(entries, header) of an .npz file, its arrays' declared size bounded first."""
-    if not zipfile.is_zipfile(path):
-        raise ValueError("not an .npz file (not a zip archive: empty, truncated or another format)")
-    try:
-        with zipfile.ZipFile(path) as zf:
-            size = sum(i.file_size for i in zf.infolist())
-    except _NPZ_ERRORS as exc:
-        raise ValueError(f"not a readable .npz file ({type(exc).__name__}: {exc})") from None
-    if size > max_bytes:
-        raise ValueError(f"its arrays take {size} bytes, more than the limit of {max_bytes} (max_bytes= raises it)")
-    entries, name = {}, None
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            for name in z.files:
-                entries[name] = z[name]
-    except _NPZ_ERRORS as exc:
-        where = "" if name is None else f"{name}: "
-        raise ValueError(f"{where}cannot be read ({type(exc).__name__}: {exc})") from None
+    from ..io._files import read_npz  # (multibody.io imports the model, which imports flex)
+    entries = read_npz(path, max_bytes)
     return entries, _header(entries)
 
 

@@ -60,6 +60,8 @@ centre of mass ``m c(eta) = m c0 + S eta + ...`` (``M1[k]``'s angular/linear blo
 The defaults and checks of the integrals (``default_integrals``, ``check_integrals``) are in
 ``integral_checks.py``, below ``ModalData`` (which validates with them), and re-exported here.
 """
+import sys
+
 import numpy as np
 
 from ..spatial.so3 import skew
@@ -96,10 +98,12 @@ def nodal_integrals(positions, trans_shapes, masses=None, mass_matrix=None, rota
                     rot_shapes=None, shortening=None, axis=None):
     """(M0, M1, M2) of mass points ``positions`` (k, 3) in B with translational mode shapes
     ``trans_shapes`` (k, 3, n), lumped ``masses`` (k,) or a nodal ``mass_matrix`` (3k, 3k)
-    (translations, node by node). Optional: ``rotary_inertia`` (k, 3, 3) with rotational
-    shapes ``rot_shapes`` (k, 3, n) (a node's angular velocity omega + Phi_r eta', its
-    inertia taken undeformed), and geometric stiffening from the foreshortening
-    ``shortening`` (k, n, n) (the G_i, lumped masses only) along the unit ``axis`` (3,)."""
+    (translations, node by node; a dense array or a ``scipy.sparse`` matrix, used only
+    through its products with (3k, m) blocks, so a sparse one is never made dense).
+    Optional: ``rotary_inertia`` (k, 3, 3) with rotational shapes ``rot_shapes`` (k, 3, n)
+    (a node's angular velocity omega + Phi_r eta', its inertia taken undeformed), and
+    geometric stiffening from the foreshortening ``shortening`` (k, n, n) (the G_i, lumped
+    masses only) along the unit ``axis`` (3,)."""
     x = np.asarray(positions, dtype=float)
     P = np.asarray(trans_shapes, dtype=float)
     k, n = x.shape[0], P.shape[2]
@@ -109,10 +113,10 @@ def nodal_integrals(positions, trans_shapes, masses=None, mass_matrix=None, rota
         def mass_times(X):  # lumped: block diagonal
             return m3.reshape((-1,) + (1,) * (X.ndim - 1)) * X
     else:
-        Mn = np.asarray(mass_matrix, dtype=float)
+        Mn = mass_matrix if sparse_matrix(mass_matrix) else np.asarray(mass_matrix, dtype=float)
 
-        def mass_times(X):
-            return np.tensordot(Mn, X, axes=(1, 0))
+        def mass_times(X):  # Mn @ X over X's first axis
+            return np.asarray(Mn @ X.reshape(X.shape[0], -1)).reshape(X.shape)
     L0 = np.zeros((k, 3, 6 + n))  # a point's velocity in B per unit [omega; v_o; eta']
     L0[:, :, :3] = -np.array([skew(xi) for xi in x])
     L0[:, :, 3:6] = np.eye(3)
@@ -182,18 +186,47 @@ def _add_foreshortening(x, P, masses, mass_matrix, shortening, axis, M1, M2):
     return M2
 
 
+def sparse_matrix(a):
+    """True for a ``scipy.sparse`` matrix or array (without importing SciPy: an object can
+    only be one once ``scipy.sparse`` is imported)."""
+    sp = sys.modules.get("scipy.sparse")
+    return sp is not None and sp.issparse(a)
+
+
 def modal_data_from_nodes(positions, mode_shapes, stiffness, masses=None, mass_matrix=None, damping=None,
                           rotary_inertia=None, meta=None):
     """A ``ModalData`` with configuration-dependent integrals from a body's nodes.
 
-    ``positions`` (k, 3) [m]: the nodes in the body frame B; ``mode_shapes`` (k, 3, n)
-    translations per unit eta, or (k, 6, n) [rotation; translation]; ``masses`` (k,) [kg]
-    (lumped) or ``mass_matrix`` (3k, 3k) (the translations' mass matrix, node by node,
-    e.g. reduced from a finite-element tool); ``stiffness`` (n,) modal stiffness (the modes
-    should be orthogonal in stiffness); ``rotary_inertia`` (k, 3, 3) [kg m^2] optional,
-    used with the rotational rows of (k, 6, n) shapes. Every node becomes a sampled node
-    (``add_modal_body(..., nodes={name: index})``). Mass, centre of mass, inertia, S,
-    S_rot and the modal mass are the integrals' values at eta = 0.
+    Parameters
+    ----------
+    positions : (k, 3) array_like
+        The nodes in the body frame B [m].
+    mode_shapes : (k, 3, n) or (k, 6, n) array_like
+        Translations per unit eta, or [rotation; translation].
+    stiffness : (n,) or (n, n) array_like
+        Modal stiffness per mode (the modes should then be orthogonal in stiffness), or a
+        reduced model's full symmetric positive semi-definite K (Craig-Bampton interface
+        modes, rotated degenerate pairs), kept whole: the elastic force is -K eta.
+    masses : (k,) array_like, optional
+        Lumped masses [kg]; give this or ``mass_matrix``.
+    mass_matrix : (3k, 3k) array_like or scipy.sparse matrix, optional
+        The translations' mass matrix, node by node (x, y, z of node 0, then node 1, ...),
+        e.g. a finite-element model's consistent mass matrix. A ``scipy.sparse`` one (any
+        format) is converted to CSR once and used only in sparse products: a solid of a few
+        thousand nodes needs no dense copy (for 3,000 nodes one would take 650 MB).
+    damping : (n,) or (n, n) array_like, optional
+        Modal viscous damping per mode, or a symmetric positive semi-definite matrix C.
+    rotary_inertia : (k, 3, 3) array_like, optional
+        Node inertias [kg m^2], used with the rotational rows of (k, 6, n) shapes.
+    meta : dict, optional
+        Provenance (JSON-serialisable).
+
+    Returns
+    -------
+    ModalData
+        Every node a sampled node (``add_modal_body(..., nodes={name: index})``); mass,
+        centre of mass, inertia, S, S_rot and the modal mass are the integrals' values at
+        eta = 0. ValueError names the argument that is wrong.
     """
     x = np.asarray(positions, dtype=float)
     shapes = np.asarray(mode_shapes, dtype=float)
@@ -210,9 +243,7 @@ def modal_data_from_nodes(positions, mode_shapes, stiffness, masses=None, mass_m
         if m.shape != (k,) or not np.all(np.isfinite(m)) or np.any(m < 0.0) or not m.sum() > 0.0:
             raise ValueError(f"masses: expected ({k},) finite values >= 0 with a positive sum")
     else:
-        Mn = np.asarray(mass_matrix, dtype=float)
-        if Mn.shape != (3 * k, 3 * k) or not np.all(np.isfinite(Mn)):
-            raise ValueError(f"mass_matrix: expected a finite ({3 * k}, {3 * k}) array, got {Mn.shape}")
+        mass_matrix = _nodal_mass_matrix(mass_matrix, k)
     trans = shapes[:, 3:] if shapes.shape[1] == 6 else shapes
     rot = shapes[:, :3] if shapes.shape[1] == 6 else None
     if rotary_inertia is not None and np.shape(rotary_inertia) != (k, 3, 3):
@@ -221,6 +252,27 @@ def modal_data_from_nodes(positions, mode_shapes, stiffness, masses=None, mass_m
     six = shapes if shapes.shape[1] == 6 else np.concatenate([np.zeros_like(shapes), shapes], axis=1)
     meta = dict(generator="multibody.flex.modal_data_from_nodes") if meta is None else meta
     return modal_data_from_integrals(M0, M1, M2, stiffness, damping, x, six, meta=meta)
+
+
+def _nodal_mass_matrix(mass_matrix, k):
+    """``mass_matrix`` checked (3k, 3k), finite and real: a float array, or a ``scipy.sparse``
+    one as a CSR array (converted once, never densified); ValueError naming it."""
+    name = "mass_matrix"
+    sparse = sparse_matrix(mass_matrix)
+    if sparse:
+        import scipy.sparse as sp
+        mass_matrix = sp.csr_array(mass_matrix)
+    if np.iscomplexobj(mass_matrix.data if sparse else mass_matrix):
+        raise ValueError(f"{name}: complex values are not allowed")
+    try:
+        Mn = mass_matrix.astype(np.float64, copy=False) if sparse else np.asarray(mass_matrix, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: expected a ({3 * k}, {3 * k}) array of numbers or a scipy.sparse "
+                         f"matrix ({exc})") from None
+    if Mn.shape != (3 * k, 3 * k) or not np.all(np.isfinite(Mn.data if sparse else Mn)):
+        raise ValueError(f"{name}: expected a finite ({3 * k}, {3 * k}) matrix (x, y, z of each node), "
+                         f"got {Mn.shape}")
+    return Mn
 
 
 def modal_data_from_integrals(M0, M1, M2, stiffness, damping, node_positions, mode_shapes, Kg_centrifugal=None,

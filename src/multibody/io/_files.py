@@ -6,6 +6,8 @@
   most ``limit + 1`` bytes, so nothing larger ever reaches memory.
 * ``check_file(path, limit)`` makes the same checks, by ``stat``, for a file that another
   reader opens (MuJoCo, NumPy, trimesh).
+* ``read_npz(path, limit)``: the arrays of an ``.npz`` archive whose arrays, as the archive
+  declares them, take at most ``limit`` bytes (checked before any is inflated; no pickles).
 * ``inside(path, roots)``: whether a path, its symlinks resolved, lies in one of the folders
   ``roots``; ``lexically_inside`` the same for a path as written (``..`` folded, no file
   system access), which refuses a reference before anything about it is looked up.
@@ -14,6 +16,10 @@ Errors are ``ValueError`` naming the file (a missing file: ``FileNotFoundError``
 """
 import os
 import stat
+import zipfile
+import zlib
+
+import numpy as np
 
 #: Default bound on the size of a model file read into memory (256 MiB); loaders take
 #: ``max_bytes`` to change it.
@@ -83,6 +89,52 @@ def check_file(path, limit=MAX_BYTES):
     path = os.fspath(path)
     _check_stat(path, os.stat(path), limit)
     return path
+
+
+_NPZ_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error)
+
+
+def read_npz(path, limit=MAX_BYTES):
+    """The arrays {name: array} of the ``.npz`` archive ``path``, bounded.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The archive (checked as ``check_file`` checks it).
+    limit : int
+        The most bytes the file, and the archive's arrays as it declares them, may take.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file (the message names it).
+    ValueError
+        Not a zip archive (empty, truncated, another format), arrays larger than ``limit``,
+        or an entry that cannot be read (named); the caller adds the file's name.
+    """
+    check_file(path, limit)
+    if not zipfile.is_zipfile(path):
+        raise ValueError("not an .npz file (not a zip archive: empty, truncated or another format)")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            size = sum(i.file_size for i in zf.infolist())
+    except _NPZ_ERRORS as exc:
+        raise ValueError(f"not a readable .npz file ({type(exc).__name__}: {exc})") from None
+    if size > limit:
+        raise ValueError(f"its arrays take {size} bytes, more than the limit of {limit} (max_bytes= raises it)")
+    entries, name = {}, None
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            for name in z.files:
+                entries[name] = z[name]
+    except _NPZ_ERRORS as exc:
+        where = "" if name is None else f"{name}: "
+        raise ValueError(f"{where}cannot be read ({type(exc).__name__}: {exc})") from None
+    return entries
 
 
 def _within(p, root):

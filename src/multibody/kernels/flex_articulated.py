@@ -6,16 +6,16 @@ CRBA: R_k = M_k + sum_c Phi_c R_c[:6, :6] Phi_c^T; M_kk = H_k R_k H_k^T, and the
 block F = R_k H_k^T carried to each ancestor j by F <- Phi_j F[:6] gives M_jk = H_j F.
 ABA, inward: P_k = M_k + sum_c Phi_c P+_c[:6, :6] Phi_c^T, z_k = sum_c Phi_c z+_c[:6] +
 P_k abias_k + b_k, D = H P H^T (+ armature), G = P H^T D^-1, eps = tau - [0; K eta +
-C eta'] - H z, P+ = P - G H P, z+ = z + G eps, nu = D^-1 eps (the inertia step is
-flex_articulated_inertia.py's, shared with the inverse mass matrix). Outward: a' = Phi^T a_p,
-udot = nu - G^T a', a = a' + H^T udot + abias.
+C eta'] - H z (K, C the modal body's blocks), P+ = P - G H P, z+ = z + G eps, nu = D^-1 eps
+(the inertia step is flex_articulated_inertia.py's, shared with the inverse mass matrix).
+Outward: a' = Phi^T a_p, udot = nu - G^T a', a = a' + H^T udot + abias.
 """
 from numba import njit
 
 from . import flex_layout as FL
 from .flex_articulated_inertia import articulated_step, child_inertia_to_parent, inertia_to_parent
 from .flex_body_inertia import bias_force, body_mass, body_masses
-from .flex_dynamics import _parent_acceleration, force_to_parent, hinge_force, inertia_times
+from .flex_dynamics import _parent_acceleration, force_to_parent, hinge_force, inertia_times, modal_force
 from .flex_kinematics import flex_kinematics
 from .layout import ARMATURE, NU, PARENT, S_COLS, SUBTREE_END, UOFF
 
@@ -124,11 +124,11 @@ def flex_forward_dynamics(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, K, C, q, u
         inertia_times(Mq, sp, nb, w_ab, vo, w_F, vo)  # ... + P abias
         if not articulated_step(mf, fi, k, nu, Mq, sp, Mq, sg, Mq, sd, scratch):  # U, D^-1, G, P+
             ok = False
-        u0, qm = mi[k, UOFF], fi[k, FL.QM]
+        u0 = mi[k, UOFF]
         for r in range(nk):  # eps = tau - elastic - H z
             e = tau[u0 + r]
             if r >= nu:
-                e -= K[u0 + r] * q[qm + r - nu] + C[u0 + r] * u[u0 + r]
+                e -= modal_force(fi, K, C, k, q, u, r - nu)
                 e -= w_F[vo + 6 + r - nu]
             else:
                 e -= hinge_force(mf, k, r, w_F, vo)

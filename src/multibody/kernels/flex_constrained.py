@@ -239,10 +239,9 @@ def flex_constraint_rows(mi, mf, ws, fi, fnode, frame_node, fr, cr, q, u, phi, V
 
 @njit(cache=True)
 def _gamma(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, frame_node, fr, stiff, damp, q, phi, V, A, F, abias, pose,
-           VN, P, Gw, Dinv, eps, scratch, nc, ti, fw):
+           VN, P, Gw, Dinv, eps, scratch, nu, nc, ti, fw):
     """Pass 3: Gamma = Gc M^-1 Gc^T into the (nc, nc + 1) piece of fw (both triangles;
     column nc is left to the right-hand side). False when some D is singular."""
-    nu = stiff.shape[0]
     nk = ti[T_NK]
     Ag = _piece(fw, ti, F_A, nc, nc + 1)
     QR = _piece(fw, ti, F_QR, nc, 6 * nk)
@@ -339,7 +338,7 @@ def flex_constrained_dynamics(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, frame_
     ok = flex_forward_dynamics(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, stiff, damp, q, u, tau, phi, V, A, F,
                                abias, pose, VN, P, Gw, Dinv, eps, scratch, udot_f)
     ok &= _gamma(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, frame_node, fr, stiff, damp, q, phi, V, A, F, abias,
-                 pose, VN, P, Gw, Dinv, eps, scratch, nc, ti, fw)
+                 pose, VN, P, Gw, Dinv, eps, scratch, nu, nc, ti, fw)
     if not ok:
         return SINGULAR
     for r in range(nc):  # the rows' wanted acceleration Gc udot + kappa, less what udot_f gives

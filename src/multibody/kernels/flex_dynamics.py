@@ -4,8 +4,9 @@
 Per link k (see kernels/flex_kinematics.py for Phi^T and abias): generalized velocity
 [V_k; eta_k'], mass matrix M_k(eta) (link frame), H_k^T = blockdiag(S_k, I) mapping the
 link's speeds (hinge u, then eta') into it, body bias force b_k (both from
-kernels/flex_body_inertia.py), elastic and damping forces -K eta - C eta' on the modal rates. Only
-the rigid rows of a child's quantities reach its parent: Phi_k^T has zero modal rows.
+kernels/flex_body_inertia.py), elastic and damping forces -K eta - C eta' on the modal rates (K, C
+the body's symmetric NM x NM blocks, ``modal_force``). Only the rigid rows of a child's
+quantities reach its parent: Phi_k^T has zero modal rows.
 """
 from numba import njit
 
@@ -26,6 +27,18 @@ def inertia_times(B, ba, nb, x, xo, out, oo):
         for c in range(nb):
             s += B[ba + r * nb + c] * x[xo + c]
         out[oo + r] += s
+
+
+@njit(**_INL)
+def modal_force(fi, K, C, k, q, u, i):
+    """Row i of link k's elastic and damping force K eta + C eta' (its body's blocks at
+    STIFF and DAMP, NM x NM row-major; a diagonal block gives k_i eta_i + c_i eta_i' exactly)."""
+    nm, qm, um = fi[k, FL.NM], fi[k, FL.QM], fi[k, FL.UM]
+    ka, ca = fi[k, FL.STIFF] + i * nm, fi[k, FL.DAMP] + i * nm
+    s = 0.0
+    for j in range(nm):
+        s += K[ka + j] * q[qm + j] + C[ca + j] * u[um + j]
+    return s
 
 
 @njit(**_INL)
@@ -94,9 +107,9 @@ def flex_inverse_dynamics(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, K, C, q, u
         u0 = mi[k, UOFF]
         for i in range(mi[k, NU]):
             tau[u0 + i] = hinge_force(mf, k, i, w_F, vo) + mf[k, ARMATURE + i] * udot[u0 + i]
-        um, qm = fi[k, FL.UM], fi[k, FL.QM]
+        um = fi[k, FL.UM]
         for i in range(fi[k, FL.NM]):
-            tau[um + i] = w_F[vo + 6 + i] + K[um + i] * q[qm + i] + C[um + i] * u[um + i]
+            tau[um + i] = w_F[vo + 6 + i] + modal_force(fi, K, C, k, q, u, i)
         p = mi[k, PARENT]
         if p >= 0:
             force_to_parent(fi, w_phi, w_F, k, p, w_F, vo)

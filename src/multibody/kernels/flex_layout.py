@@ -3,9 +3,11 @@
 Generalized blocks: link k has nb = 6 + NM entries ([V; eta'] of its body frame, NM = 0
 for a rigid link) and NUALL = NU + NM speeds (its hinge's, then its body's modal rates).
 
-Constants and work: the undeformed mass block M0 (fmass at CADR) and the integrals (fm1
-at M1ADR, fm2 at M2ADR) are read-only and stored once per distinct block, so links whose
-bodies come from the same modal data share them (model/shared_arrays.py); the state's
+Constants and work: the undeformed mass block M0 (fmass at CADR), the integrals (fm1
+at M1ADR, fm2 at M2ADR) and the modal stiffness and damping matrices (at STIFF and DAMP:
+symmetric NM x NM blocks, diagonal where they were given per mode) are read-only and stored
+once per distinct block, so links whose bodies come from the same modal data share them
+(model/shared_arrays.py); the state's
 M(eta) is per link, written into the work array M at MADR (kernels/flex_body_inertia.py),
 and every other kernel reads the mass blocks there.
 """
@@ -27,7 +29,9 @@ M2ADR = 14  # fm2 address of the second-order integrals (below), -1: zero (share
 CADR = 15   # fmass address of the undeformed mass block M0 (nb x nb), link frame, row-major (shared)
 M2FULL = 16  # 1: M2 has modal rows (geometric stiffening), 0: its rigid block only
 SCR = 17    # work M address of the scratch all links share, after the mass blocks (below)
-FI_COLS = 18
+STIFF = 18  # stiffness-table address of the body's modal stiffness K (NM x NM, row-major; shared)
+DAMP = 19   # damping-table address of the body's modal damping C (NM x NM, row-major; shared)
+FI_COLS = 20
 # M2 at M2ADR (model/flex_compile.second_order_rows): the pairs j <= m (j outer, M2[m, j] =
 # M2[j, m]), each M2[j, m] (nb x nb) row-major, or with M2FULL 0 its rows 0-5 only (6 x nb,
 # zero past column 6). Whole rows make M(eta)'s sum one contiguous (vectorized) run per pair,

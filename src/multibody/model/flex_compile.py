@@ -15,17 +15,29 @@ class FlexModel:
     mass blocks M0, at CADR), ``fm1`` and ``fm2`` (the modal bodies' integrals M1, M2 at
     M1ADR, M2ADR; M2ADR -1 where M2 is zero), ``fnode`` (node records: R0 (9), p0 (3), Pi
     (6 x n_modes) row-major), ``frame_node`` (nf,) the node record of each frame row (-1:
-    rigid), ``stiffness`` and ``damping`` (nu,) per speed (zero but on modal rates), and the
-    work sizes. fmass, fm1, fm2 and fnode are read-only constants holding each distinct block
-    once (links may share a block); the per-state M_k(eta) is per link, in the work array
-    ``M`` at MADR; after the last link's block, the scratch that every link shares (at SCR,
-    ``kernels/flex_layout.py``)."""
+    rigid), ``stiffness`` and ``damping`` (the modal bodies' K and C, n_modes x n_modes
+    row-major at fi's STIFF and DAMP; diagonal for a stiffness given per mode), and the
+    work sizes. fmass, fm1, fm2, fnode, stiffness and damping are read-only constants holding
+    each distinct block once (links may share a block); the per-state M_k(eta) is per link, in
+    the work array ``M`` at MADR; after the last link's block, the scratch that every link
+    shares (at SCR, ``kernels/flex_layout.py``)."""
 
     def __init__(self, fi, fmass, fm1, fm2, fnode, frame_node, stiffness, damping, sizes):
         self.fi, self.fmass, self.fnode, self.frame_node = fi, fmass, fnode, frame_node
         self.fm1, self.fm2 = fm1, fm2
         self.stiffness, self.damping = stiffness, damping
         self.sizes = sizes  # vectors, mass blocks, P blocks, phi, G, D^-1, eps
+
+    def elastic_blocks(self, link):
+        """(K, C): the modal stiffness and damping (NM x NM) of ``link``'s body, read-only views."""
+        nm = int(self.fi[link, FL.NM])
+        blocks = []
+        for table, col in ((self.stiffness, FL.STIFF), (self.damping, FL.DAMP)):
+            a = self.fi[link, col]
+            block = table[a:a + nm * nm].reshape(nm, nm)
+            block.flags.writeable = False
+            blocks.append(block)
+        return tuple(blocks)
 
     def work(self):
         """Fresh work arrays for the flex kernels (one set per Data): views of one buffer. A
@@ -67,6 +79,7 @@ def compile_flex(mb, c):
             body_of_link[link] = b
     fi = np.zeros((n, FL.FI_COLS), dtype=np.int64)
     mass, first, second, nodes = ConstantPool(), ConstantPool(), ConstantPool(), ConstantPool()
+    stiffness, damping = ConstantPool(), ConstantPool()
     integrals = {}  # (id of the body's M1, M2, T_link_body) -> (M1ADR, M2ADR, M2FULL): transformed once
     madr = voff = padr = phiadr = gadr = dadr = eadr = 0
     node_index = {}  # node name -> fnode address
@@ -78,8 +91,6 @@ def compile_flex(mb, c):
             T = T_lb[b.name] @ node.T_body_node
             Pi = np.vstack([R @ node.mode_shapes[:3], R @ node.mode_shapes[3:]])
             node_index[node.name] = nodes.add(_node_record(T[:3, :3], T[:3, 3], Pi))
-    stiffness = np.zeros(c.nu)
-    damping = np.zeros(c.nu)
     for j in range(n):
         s = c.link_subhinges[j]
         b = body_of_link.get(j)
@@ -101,9 +112,7 @@ def compile_flex(mb, c):
             if key not in integrals:
                 integrals[key] = _add_integrals(first, second, b, X_BL)
             m1adr, m2adr, m2full = integrals[key]
-            um = mi[j, L.UOFF] + mi[j, L.NU]
-            stiffness[um:um + nm] = b.stiffness
-            damping[um:um + nm] = b.damping
+            fi[j, FL.STIFF], fi[j, FL.DAMP] = stiffness.add(b.stiffness_matrix), damping.add(b.damping_matrix)
         node = -1
         h = s.hinge
         if p >= 0 and p in body_of_link and c.link_subhinges[p].hinge is not h:
@@ -130,8 +139,8 @@ def compile_flex(mb, c):
     for name, f in c.frame_rows.items():
         if name in node_index:
             frame_node[f] = node_index[name]
-    return FlexModel(fi, mass.array(), first.array(), second.array(), nodes.array(), frame_node, stiffness,
-                     damping, (voff, madr, padr, phiadr, gadr, dadr, eadr))
+    return FlexModel(fi, mass.array(), first.array(), second.array(), nodes.array(), frame_node, stiffness.array(),
+                     damping.array(), (voff, madr, padr, phiadr, gadr, dadr, eadr))
 
 
 def _add_integrals(first, second, b, X_BL):

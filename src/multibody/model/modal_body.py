@@ -15,12 +15,14 @@ with the (6 + n) block matrix, quadratic in eta (``multibody.flex.modal_integral
 
 Without integrals (``M1 = M2 = None``) only the centre of mass moves with the modes
 (``m c(eta) = m c0 + S eta``: what S itself says), which keeps gravity and energy
-consistent. Elastic and damping forces on the modes: -stiffness * eta - damping * eta'.
+consistent. Elastic and damping forces on the modes: -K eta - C eta', K and C the stiffness
+and damping given per mode (diagonal) or as symmetric positive semi-definite matrices.
 Without coupling (S = S_rot = 0, the default) the modes move only through the bodies and
 loads at the body's nodes, as in seed 002's body without modal integrals.
 """
 import numpy as np
 
+from ..flex.modal_data import elastic_matrix
 from ..flex.modal_integrals import check_integrals, default_integrals, mass_matrix_at
 from .body import RigidBody
 from .shared_arrays import IdentityCache, frozen, read_only
@@ -36,6 +38,14 @@ def _vector(body, what, value, n, nonnegative=True):
     if nonnegative and np.any(a < 0.0):
         raise ValueError(f"modal body {body!r}: {what} must be >= 0, got {a}")
     return a
+
+
+def _elastic(body, what, value, n):
+    """A stiffness or damping: per mode (``_vector``), or a symmetric positive semi-definite
+    (n, n) matrix (``flex.modal_data.elastic_matrix``)."""
+    if np.ndim(value) == 2:
+        return elastic_matrix(f"modal body {body!r}: {what}", _matrix(body, what, value, (n, n)))
+    return _vector(body, what, value, n)
 
 
 def _matrix(body, what, value, shape):
@@ -76,7 +86,8 @@ class ModalBody(RigidBody):
 
     ``mass``, ``com``, ``inertia`` are the undeformed body's (as a RigidBody's);
     ``modal_mass`` (n, n) symmetric positive definite (identity by default);
-    ``stiffness``, ``damping`` (n,) >= 0 (modal k_i and c_i); ``S`` and ``S_rot`` (3, n):
+    ``stiffness``, ``damping`` (n,) >= 0 (modal k_i and c_i), or symmetric positive
+    semi-definite (n, n) matrices K and C (a reduced model's); ``S`` and ``S_rot`` (3, n):
     the first moment of the modes and the angular-momentum coupling about B's origin (see
     ``multibody.flex.ModalData``), zero by default; ``M1`` (n, 6, 6 + n) and ``M2``
     (n, n, 6, 6) or (n, n, 6 + n, 6 + n) the configuration-dependent integrals
@@ -104,8 +115,8 @@ class ModalBody(RigidBody):
         else:
             self.M1, self.M2 = _SHARED.get(("integrals", n), (M1, M2, self.S),
                                            lambda: _integrals(name, M1, M2, n, self.S))
-        self._stiffness = _vector(name, "stiffness", stiffness, n)
-        self._damping = _vector(name, "damping", damping, n)
+        self._stiffness = _elastic(name, "stiffness", stiffness, n)
+        self._damping = _elastic(name, "damping", damping, n)
         self.nodes = {}  # name -> Node on this body (with mode shapes)
 
     #: the arrays bodies made from one data share, read-only
@@ -123,28 +134,41 @@ class ModalBody(RigidBody):
                 a.setflags(write=False)  # in place: the copy's bodies still share this object
                 setattr(self, name, read_only(a))
 
-    # seed 002's get/set of the stiffness and damping vectors
+    # seed 002's get/set of the stiffness and damping vectors (or matrices)
     @property
     def stiffness(self):
-        """Modal stiffness k (n_modes,) >= 0: the elastic force on mode i is -k_i eta_i."""
+        """Modal stiffness as given: k (n_modes,) >= 0, the elastic force on mode i is
+        -k_i eta_i, or a symmetric positive semi-definite K (n_modes, n_modes), the force
+        -K eta."""
         return self._stiffness.copy()
 
     @stiffness.setter
     def stiffness(self, value):
-        self._stiffness = _vector(self.name, "stiffness", value, self.n_modes)
+        self._stiffness = _elastic(self.name, "stiffness", value, self.n_modes)
         if self.multibody is not None:
             self.multibody.invalidate()
 
     @property
     def damping(self):
-        """Modal viscous damping c (n_modes,) >= 0: the force on mode i is -c_i eta_i'."""
+        """Modal viscous damping as given: c (n_modes,) >= 0, the force on mode i is
+        -c_i eta_i', or a symmetric positive semi-definite C (n_modes, n_modes), -C eta'."""
         return self._damping.copy()
 
     @damping.setter
     def damping(self, value):
-        self._damping = _vector(self.name, "damping", value, self.n_modes)
+        self._damping = _elastic(self.name, "damping", value, self.n_modes)
         if self.multibody is not None:
             self.multibody.invalidate()
+
+    @property
+    def stiffness_matrix(self):
+        """The modal stiffness K (n_modes, n_modes) (diagonal when given per mode)."""
+        return np.diag(self._stiffness) if self._stiffness.ndim == 1 else self._stiffness.copy()
+
+    @property
+    def damping_matrix(self):
+        """The modal damping C (n_modes, n_modes) (diagonal when given per mode)."""
+        return np.diag(self._damping) if self._damping.ndim == 1 else self._damping.copy()
 
     def mass_matrix(self, eta=None):
         """The (6 + n_modes) mass matrix M(eta) about the body frame's origin, in its axes
