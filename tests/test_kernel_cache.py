@@ -72,3 +72,22 @@ def test_fingerprint_sees_numba_files_only(tmp_path):
     assert _kernel_cache.fingerprint(tmp_path) == before
     (tmp_path / "a.py").write_text("import numba  # edited\n")
     assert _kernel_cache.fingerprint(tmp_path) != before
+
+
+def test_fingerprint_sees_constants_the_kernels_fold_in(tmp_path):
+    """A constants file of kernels/ that never names Numba (flex_layout.py did not), and one
+    that names it capitalised only (layout.py: "Numba folds them"), both count: an edited
+    column index must recompile the kernels that folded the old one in."""
+    (tmp_path / "kernels").mkdir()
+    (tmp_path / "kernels" / "flex_layout.py").write_text("POSE_COLS = 15\n")
+    (tmp_path / "kernels" / "layout.py").write_text('"""Numba folds these."""\nW_PR = 182\n')
+    (tmp_path / "cli.py").write_text("x = 1\n")
+    before = _kernel_cache.fingerprint(tmp_path)
+    (tmp_path / "cli.py").write_text("x = 2\n")
+    assert _kernel_cache.fingerprint(tmp_path) == before
+    edits = (("flex_layout.py", "POSE_COLS = 12\n"), ("layout.py", '"""Numba folds these."""\nW_PR = 181\n'))
+    for name, edited in edits:
+        (tmp_path / "kernels" / name).write_text(edited)
+        after = _kernel_cache.fingerprint(tmp_path)
+        assert after != before, name
+        before = after

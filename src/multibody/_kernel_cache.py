@@ -6,8 +6,9 @@ kernels call ``@njit`` helpers of other files (``spatial_inline``, ``joint_trans
 (``pip install`` over an older copy, whose ``__pycache__`` stays) that changes a helper
 but not the caller's file, the caller was loaded stale, silently computing with the old
 helper. Here every cached function of the package is stamped with a fingerprint of all
-the package's files that use Numba, so any change there recompiles the cached kernels
-(Numba then overwrites the stale entries).
+the package's files that can change compiled code (those that mention Numba, and every
+file of ``kernels/``, whose constants are folded in), so any change there recompiles the
+cached kernels (Numba then overwrites the stale entries).
 
 ``install(root)`` puts, in front of Numba's cache locators, one stamped variant of each
 file-backed locator that answers only for files under ``root``; it must run before the
@@ -21,9 +22,17 @@ import os
 _BASE_NAMES = ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator")
 
 
+def _compiled_in(rel, text):
+    """True for a file whose content can change compiled code: one that mentions Numba (any
+    case: ``kernels/layout.py`` says "Numba" only) or any file of ``kernels/``, whose
+    constants (``layout.py``, ``kinds.py``, ``status.py``, ``flex_layout.py``) the kernels
+    fold in without naming Numba."""
+    return rel.startswith("kernels/") or b"numba" in text.lower()
+
+
 def fingerprint(root):
     """SHA-256 over the relative paths and contents of the ``.py`` files under ``root``
-    that mention numba (the others cannot change compiled code), in a fixed order."""
+    that can change compiled code (``_compiled_in``; the others cannot), in a fixed order."""
     h = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
@@ -33,8 +42,9 @@ def fingerprint(root):
             path = os.path.join(dirpath, name)
             with open(path, "rb") as f:
                 text = f.read()
-            if b"numba" in text:
-                h.update(os.path.relpath(path, root).replace(os.sep, "/").encode())
+            rel = os.path.relpath(path, root).replace(os.sep, "/")
+            if _compiled_in(rel, text):
+                h.update(rel.encode())
                 h.update(len(text).to_bytes(8, "little"))
                 h.update(text)
     return h.hexdigest()
