@@ -150,13 +150,13 @@ def world_placement(mi, ws, j):
         ws[j, W_PR + k] = ws[p, W_PR + k] + t[k]
 
 
-
 @njit(cache=True, inline="always")
 def tree_root(mi, j):
     """The root link of link j's tree (j itself for a root; -1 for the world)."""
     while j >= 0 and mi[j, PARENT] >= 0:
         j = mi[j, PARENT]
     return j
+
 
 def _make_forward_kinematics_pass(general):
     @variant("forward_kinematics_pass" if general else "forward_kinematics_pin_pass")
