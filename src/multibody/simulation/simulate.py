@@ -1,9 +1,6 @@
 """``simulate``: integrate a Multibody from an initial state, the one-call entry point."""
 import math
 import time
-from pathlib import Path
-
-import numpy as np
 
 from ..algorithms.checks import check_positive
 from ..results import ResultWriter, SimulationResult, check_output_path, coordinate_labels
