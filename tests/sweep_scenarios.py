@@ -102,6 +102,16 @@ def dask_hang_and_die():
         report("dask hang", lambda: mb.sweep(hang_at_3, range(8), client=client, timeout=2, progress=False))
         report("dask die", lambda: mb.sweep(die_at_3_and_once_at_5, range(8), client=client, chunksize=4,
                                             progress=False))
+        # the scheduler gives up on a task at its first lost worker (KilledWorker), before the
+        # client hears of any rerun: what a loaded machine can make of the default 3 reruns
+        client.run_on_scheduler(_no_reruns)
+        (_dir() / "died_5").unlink(missing_ok=True)
+        report("dask killed", lambda: mb.sweep(die_at_3_and_once_at_5, range(8), client=client, chunksize=4,
+                                               progress=False))
+
+
+def _no_reruns(dask_scheduler):
+    dask_scheduler.allowed_failures = 0
 
 
 if __name__ == "__main__":

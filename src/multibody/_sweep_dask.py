@@ -22,7 +22,9 @@ since when:
   run before the client hears of it). A task that fails as a whole (``KilledWorker``
   once Dask's allowed failures are spent, a case that does not serialize) fails the
   case it was running, the others going in a new task; if none had started, each of its
-  cases is tried in a task of its own.
+  cases is tried in a task of its own. Dask also counts the tasks queued on a worker that
+  dies: a one-case task it gave up on before the case started is submitted again (up to
+  ``_UNSTARTED_TRIES`` times), since no case of it can be blamed.
 """
 import queue
 import time
@@ -34,6 +36,7 @@ from ._sweep_outputs import run_case
 __all__ = ["run_on_dask"]
 
 _POLL = 0.05  # s between looks at the finished tasks, the events and the clocks
+_UNSTARTED_TRIES = 3  # a case's tasks lost with their workers before it started, resubmitted
 
 
 def _task(run, chunk, topic):
@@ -70,6 +73,7 @@ class _DaskSweep:
         self.timeout, self.retries = timeout, retries
         self.topic = f"multibody-sweep-{uuid.uuid4().hex}"
         self.events, self.tasks, self.lost, self.restarted = queue.SimpleQueue(), {}, {}, set()
+        self.unstarted = {}  # case index -> its tasks Dask gave up on before the case started
         self.finished = as_completed()
 
     def submit(self, chunk):
@@ -138,21 +142,37 @@ class _DaskSweep:
             if f.cancelled():
                 raise RuntimeError(f"the Dask task {key} was cancelled outside the sweep")
             rows = f.result()
-        except Exception:  # noqa: BLE001 (KilledWorker, a case that does not serialize, ...)
-            self._task_failed(task, traceback.format_exc())
+        except Exception as e:  # noqa: BLE001 (KilledWorker, a case that does not serialize, ...)
+            self._task_failed(task, traceback.format_exc(), killed=type(e).__name__ == "KilledWorker")
         else:
             self.collect(rows)
         finally:
             f.release()
 
-    def _task_failed(self, task, text):
-        """A task failed as a whole: fail the case it ran, resubmit the others; none ran: one task each."""
+    def _task_failed(self, task, text, killed=False):
+        """A task failed as a whole: fail the case it ran, resubmit the others; none ran: one task each.
+
+        ``killed``: Dask gave up on the task (``KilledWorker``: its runs lost more workers than
+        ``distributed.scheduler.allowed-failures``) before the client had heard of its reruns,
+        which a loaded machine can delay: the case it ran lost its workers, and fails as one
+        that lost its worker past ``retries`` (the scheduler's text follows)."""
         last = task.runs[-1] if task.runs else None
         culprit = task.last.get(last) if last is not None and last not in task.ended else None
         if culprit is None and len(task.chunk) > 1:
             for item in task.chunk:
                 self.submit([item])
             return
+        if culprit is None and killed:  # queued on a worker that died: Dask counts it too; none ran
+            i = task.chunk[0][0]
+            n = self.unstarted[i] = self.unstarted.get(i, 0) + 1
+            if n <= _UNSTARTED_TRIES:
+                self.submit(task.chunk)
+                return
+        if killed and culprit is not None:
+            worker = task.current[2] if task.current else "(unknown)"
+            why = text.strip().splitlines()[-1]
+            text = (f"WorkerLost: the Dask worker {worker} was lost while it ran case {culprit}, and Dask gave "
+                    f"up on its task (retries={self.retries}); the scheduler said: {why}")
         failed = [i for i, _ in task.chunk if culprit is None or i == culprit]
         self.collect([(i, False, text) for i in failed])
         self._resubmit_others(task, culprit)
