@@ -114,5 +114,5 @@ def test_stacked_bias_gravity_and_pose_gradient_errors_name_the_users_argument()
         m.bias_forces(Q, U)
     with pytest.raises(ValueError, match="data= is not supported with stacked states"):
         m.gravity_forces(Q, data=m.create_data())
-    with pytest.raises(KeyError, match="unknown body or node 'nope'"):
+    with pytest.raises(KeyError, match="unknown body, node or hinge 'nope'"):
         m.pose_gradient(Q, "nope")

@@ -120,5 +120,5 @@ def test_stacked_errors_name_the_argument_and_the_sample():
         m.forward_dynamics(Q, U, U, f_ext={"tip": np.ones(6)})
     with pytest.raises(ValueError, match="data= is not supported with stacked states"):
         m.forward_dynamics(Q, U, U, out=np.empty((4, 3)), data=m.create_data())
-    with pytest.raises(KeyError, match="unknown body or node 'tpi'"):
+    with pytest.raises(KeyError, match="unknown body, node or hinge 'tpi'"):
         m.body_pose(Q, "tpi")

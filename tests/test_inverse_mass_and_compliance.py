@@ -177,7 +177,7 @@ def test_compliance_of_the_world_and_unrelated_branches():
     assert np.all(Y[:6, 6:12] == 0.0) and np.all(Y[12:, :] == 0.0)
     assert rel_err(Y[:12, :12], dense_compliance(m, q, ["a2", "b2"])) <= TOL
     assert rel_err(m.operational_space_compliance(q, "a1"), dense_compliance(m, q, ["a1"])) <= TOL
-    with pytest.raises(KeyError, match="unknown body or node 'a9'"):
+    with pytest.raises(KeyError, match="unknown body, node or hinge 'a9'"):
         m.operational_space_compliance(q, ["a9"])
     with pytest.raises(ValueError, match="at least one"):
         m.operational_space_compliance(q, [])

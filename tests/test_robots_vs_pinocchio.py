@@ -114,3 +114,43 @@ def test_hinge_names_and_coordinate_order_match_pinocchio(name):
     for jid in range(1, pm.njoints):
         j = pm.joints[jid]
         assert m.u_slice(pm.names[jid]) == slice(j.idx_v, j.idx_v + j.nv)
+
+
+@pytest.mark.parametrize("name,floating", [("ur5", False), ("talos", "quaternion")])
+def test_joint_names_are_frames_as_in_pinocchio(name, floating):
+    """A hinge's name is its p-frame on the child (Pinocchio's joint frame, oMi): pose, Jacobian
+    and velocity at every joint, at random states."""
+    m, pm = load_pair(name, floating)
+    pd = pm.createData()
+    q_to_pin, P = state_maps(m, pm)
+    rng = np.random.default_rng(7)
+    S = np.r_[3:6, 0:3]
+    for trial in range(2):
+        q = m.random_q(rng, scale=1.5)
+        u = rng.normal(size=m.nu)
+        pin.forwardKinematics(pm, pd, q_to_pin(q), u[P])
+        pin.computeJointJacobians(pm, pd, q_to_pin(q))
+        for jid in range(1, pm.njoints):
+            joint = pm.names[jid]
+            assert joint not in m.body_names
+            assert_close(m.body_pose(q, joint), pd.oMi[jid].homogeneous, f"{name} pose of joint {joint}")
+            J = pin.getJointJacobian(pm, pd, jid, pin.LOCAL)[S]
+            assert_close(m.body_jacobian(q, joint)[:, P], J, f"{name} Jacobian of joint {joint}")
+            assert_close(m.body_velocity(q, u, joint), pd.v[jid].vector[S], f"{name} velocity of joint {joint}")
+
+
+def test_a_body_keeps_its_name_over_a_hinge_of_the_same_name():
+    from multibody.spatial.se3 import transform
+    m = mb.Multibody()
+    m.add_body("arm", 1.0, [0.5, 0, 0], np.eye(3) * 0.1)
+    m.add_body("tip", 1.0, [0.5, 0, 0], np.eye(3) * 0.1)
+    m.add_hinge("world", "arm", "pin", name="arm", axis=[0, 0, 1], T_child_joint=transform(np.eye(3), [-0.5, 0, 0]))
+    m.add_hinge("arm", "tip", "pin", name="elbow", axis=[0, 0, 1], T_parent_joint=transform(np.eye(3), [1, 0, 0]),
+                T_child_joint=transform(np.eye(3), [-0.5, 0, 0]))
+    q = np.array([0.0, np.pi / 2])
+    assert np.allclose(m.body_pose(q, "arm")[:3, 3], [0.5, 0, 0])  # the body's frame, not the hinge's
+    assert np.allclose(m.body_pose(q, "elbow")[:3, 3], [1.5, 0, 0])  # the elbow's p-frame, on the tip
+    assert np.allclose(m.body_pose(q, "tip")[:3, 3], [1.5, 0.5, 0])
+    assert np.allclose(m.body_pose(q, "elbow")[:3, :3], m.body_pose(q, "tip")[:3, :3])
+    with pytest.raises(KeyError, match="unknown body, node or hinge 'elbo'; did you mean 'elbow'"):
+        m.body_pose(q, "elbo")

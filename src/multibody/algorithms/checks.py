@@ -119,11 +119,13 @@ def raise_status(c, status, names, arrays):
 
 
 def frame_row(c, name):
-    """Row of the frame table for a body or node name (KeyError naming it if unknown)."""
+    """Row of the frame table for a body, node or hinge name (a hinge: its p-frame on the child, as
+    Pinocchio's joint frames; a body or node of the same name keeps the name). KeyError naming it
+    if unknown."""
     try:
         return c.frame_rows[name]
     except (KeyError, TypeError):
-        raise missing("body or node", name, c.frame_rows) from None
+        raise missing("body, node or hinge", name, c.frame_rows) from None
 
 
 def frame_rows(c, frames):

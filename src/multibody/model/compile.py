@@ -142,6 +142,9 @@ def compile_model(mb):
     for name, node in mb.nodes.items():
         link = body_link[node.body.name]
         frame_rows[name] = (link, T_link_body[node.body.name] @ node.T_body_node)
+    for h in mb.hinges:  # a hinge's name is the frame of its p-frame (on the child), as Pinocchio's joints
+        if h.name not in frame_rows:  # a body or node of the same name keeps it
+            frame_rows[h.name] = (body_link[h.child.name], T_link_body[h.child.name] @ h.T_child_joint)
     nf = len(frame_rows)
     constraints = mb.enabled_constraints
     nc = sum(c.n_rows for c in constraints)

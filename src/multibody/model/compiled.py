@@ -105,7 +105,7 @@ class CompiledModel:
     ``n_links``, ``nq``, ``nu``, ``zsize``; ``link_subhinges`` (the subhinge object of
     each link); ``body_link`` and ``T_link_body`` (per body name: link index, -1 for the
     world, and the fixed 4x4 pose of the body frame in that link frame); ``frames``
-    (body or node name -> row of the frame table); ``hinge_order``, ``q_slices``,
+    (body, node or hinge name -> row of the frame table); ``hinge_order``, ``q_slices``,
     ``u_slices`` (per hinge name); ``max_chart_angles`` (per link).
     ``thread_local.data`` / ``thread_local.buf`` are the calling thread's default Data
     and its buffer, once ``thread_data()`` has made them. ``all_pins``: every link is a
