@@ -6,7 +6,7 @@ from ..algorithms.checks import check_positive
 from ..results import ResultWriter, SimulationResult, check_output_path, coordinate_labels
 from ..result_writer import BLOCK_SAMPLES, BLOCK_SECONDS
 from ..progress import ProgressBar
-from .failures import SimulationTerminated
+from .failures import SimulationTerminated, blow_up
 from .forces import limit_model, warn_outside_limits
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError
 from .run_signals import RunSignals
@@ -247,6 +247,10 @@ def _outcome(err, integ, writer):
         return "interrupted", f"terminated by signal {err.signum} (SIGTERM) {at}", err
     if not isinstance(err, Exception):
         return "interrupted", f"stopped by {type(err).__name__} {at}", err
+    blown = blow_up(integ, integ.t) if isinstance(err, ArithmeticError) else None
+    if blown is not None:  # a division by zero of a state grown past 1e200 (a quaternion's norm
+        blown.__cause__ = err  # overflowed) is the blow-up, not a fault of the control's
+        return "failed", str(blown), blown
     if writer is not None and writer.error is err:
         message = f"writing the results file {str(writer.path)!r} failed {at}: {err}"
     else:
