@@ -120,6 +120,15 @@ def _parse_vector(text, n, what):
     return v
 
 
+def _plot_title(title, res, args, q0):
+    """What was simulated, for the plot: the model, its start, the integrator and step."""
+    q0 = np.asarray(q0, dtype=float).ravel()
+    q0 = "[" + ", ".join(f"{x:.3g}" for x in q0[:6]) + (", ...]" if len(q0) > 6 else "]")
+    step = f"dt = {args.dt:g} s" if res.integrator not in ("dopri5", "bs32") else f"rtol = {args.rtol:g}"
+    return f"{title}: released from rest at q0 = {q0}, {res.integrator}, {step}" if not np.any(res.u[0]) \
+        else f"{title}: from q0 = {q0}, {res.integrator}, {step}"
+
+
 def _run(m, args, q0, u0, title, worker=None):
     from .simulation import SimulationError, SimulationTerminated, simulate
     try:
@@ -148,11 +157,12 @@ def _run(m, args, q0, u0, title, worker=None):
             # the demo's plot is a bonus: without matplotlib the run still succeeds
             print("  no plot: matplotlib is not installed (pip install matplotlib, or multibody[plot])")
             return code
+        what = _plot_title(title, res, args, q0)
         drawn = worker is not None and worker.draw(
             t=res.t, q=res.q, u=res.u, q_legend=res.q_legend(), u_legend=res.u_legend(), energies=(ke, pe),
-            title=title, path=args.plot)
+            title=what, path=args.plot)
         if not drawn:  # no worker, or it failed: draw here (its errors are reported here)
-            _plot(res, m, args.plot, title)
+            _plot(res, m, args.plot, what)
         print(f"  plot written to {args.plot}")
     if getattr(args, "view", False):
         _view(m, res, args)

@@ -28,17 +28,17 @@ def draw(t, q, u, q_legend, u_legend, energies=None, title="", path=None):
     for a, x, legend, what in ((ax[0], q, q_legend, "q"), (ax[1], u, u_legend, "u")):
         a.plot(t, x, label=legend)
         units = sorted({e[e.rindex("[") + 1:-1] for e in legend if e.endswith("]")})
-        a.set_ylabel(f"{what} ({', '.join(units) or '-'})")
+        a.set_ylabel(f"{what} [{', '.join(units) or '-'}]")  # units in brackets throughout, as t [s]
         if x.shape[1] <= 24:
-            a.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                     ncol=1 if x.shape[1] <= 12 else 2)
+            a.legend(fontsize="small" if x.shape[1] <= 8 else "x-small", loc="upper left",
+                     bbox_to_anchor=(1.01, 1.0), ncol=1 if x.shape[1] <= 12 else 2)
     if energies is not None:
         ke, pe = energies
         ax[2].plot(t, ke + pe, label="total")
         ax[2].plot(t, ke, label="kinetic")
         ax[2].plot(t, pe, label="potential")
         ax[2].set_ylabel("energy [J]")
-        ax[2].legend()
+        ax[2].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax[-1].set_xlabel("t [s]")
     ax[0].set_title(title)
     fig.tight_layout()

@@ -11,8 +11,9 @@ only when its loader resolved it (``resolved`` not False), it lies inside ``root
 model's ``file_roots``: its folder, its package roots and the folders given when loading;
 None: anywhere) and it is a regular file of at most ``max_bytes``; checked in that order,
 so a refused path is refused whether or not it exists. A mesh file that is refused, cannot
-be found or cannot be read is reported by a ``UserWarning`` that names the body and the
-file; that visual is left out and the rest of the model is drawn.
+be found or cannot be read is reported (a ``UserWarning`` that names the body and the file,
+or a line of the viewer's one warning); that visual is left out and the rest of the model
+is drawn, a body left with no visual as a skeleton.
 """
 import warnings
 
@@ -88,24 +89,21 @@ def _refusal(vis, roots, max_bytes):
     return None
 
 
-def _load_mesh(trimesh, vis, body_name, roots, max_bytes):
-    """A trimesh.Trimesh of a ``mesh`` visual (scaled), or None with a warning."""
+def _load_mesh(trimesh, vis, report, roots, max_bytes):
+    """A trimesh.Trimesh of a ``mesh`` visual (scaled), or None, told to ``report(why)``."""
     why = _refusal(vis, roots, max_bytes)
     if why is not None:
-        warnings.warn(f"viewer: body {body_name!r}: {why}; the rest of the model is drawn", UserWarning,
-                      stacklevel=4)
+        report(why)
         return None
     path = vis["filename"]
     try:
         mesh = trimesh.load(path, force="mesh", process=False)
     except Exception as e:  # trimesh raises many kinds (missing pycollada for .dae, parse errors)
         hint = " (COLLADA .dae files need `pip install pycollada`)" if path.lower().endswith(".dae") else ""
-        warnings.warn(f"viewer: body {body_name!r}: cannot read mesh file {path}: {e}{hint}; "
-                      "the rest of the model is drawn", UserWarning, stacklevel=4)
+        report(f"cannot read mesh file {path}: {e}{hint}")
         return None
     if not isinstance(mesh, trimesh.Trimesh) or len(mesh.faces) == 0:
-        warnings.warn(f"viewer: body {body_name!r}: mesh file {path} holds no triangles; "
-                      "the rest of the model is drawn", UserWarning, stacklevel=4)
+        report(f"mesh file {path} holds no triangles")
         return None
     scale = np.asarray(vis.get("scale", np.ones(3)), dtype=float).ravel()
     if scale.shape == (3,) and not np.allclose(scale, 1.0):
@@ -114,25 +112,33 @@ def _load_mesh(trimesh, vis, body_name, roots, max_bytes):
     return mesh
 
 
-def visual_meshes(body, roots=None, max_bytes=MAX_BYTES):
+def visual_meshes(body, roots=None, max_bytes=MAX_BYTES, problems=None):
     """``[(name, vertices, faces, rgb, opacity, T_body_visual)]`` of a body's visuals; mesh
     files are read only inside the folders ``roots`` (None: anywhere; see the module
-    docstring) and up to ``max_bytes`` each."""
+    docstring) and up to ``max_bytes`` each. A visual that cannot be drawn is left out with a
+    ``UserWarning`` naming the body and why, or, given a list ``problems``, with that message
+    appended to it (the viewer warns once for the whole model)."""
     import trimesh
+
+    def report(why):
+        if problems is None:
+            warnings.warn(f"viewer: body {body.name!r}: {why}; the rest of the model is drawn", UserWarning,
+                          stacklevel=4)
+        else:
+            problems.append(f"{body.name!r}: {why}")
 
     out = []
     for i, vis in enumerate(getattr(body, "visuals", None) or []):
         if not isinstance(vis, dict) or vis.get("type") is None:
             continue
         if vis["type"] == "mesh":
-            mesh = _load_mesh(trimesh, vis, body.name, roots, max_bytes)
+            mesh = _load_mesh(trimesh, vis, report, roots, max_bytes)
             colour = _mesh_colour(mesh) if mesh is not None else None
         else:
             try:
                 mesh = _primitive(trimesh, vis)
             except (KeyError, TypeError, ValueError) as e:
-                warnings.warn(f"viewer: body {body.name!r}: cannot draw visual {i} ({vis['type']}): {e}",
-                              UserWarning, stacklevel=3)
+                report(f"cannot draw visual {i} ({vis['type']}): {e}")
                 mesh = None
             colour = None
         if mesh is None:

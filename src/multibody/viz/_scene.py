@@ -50,19 +50,21 @@ def deforming_line(m, body):
     return [name for dist, name in sorted(nodes) if dist > 0.0]
 
 
-def skeleton_segments(m, skeleton):
+def skeleton_segments(m, skeleton, drawn=None):
     """Segments ``(frame_a, point_a, frame_b, point_b)`` (points in the frames' axes; frames are
     body or node names) of the skeleton: parent origin to child origin, a leaf's origin to
     twice its centre of mass, and for a modal body a line from its origin through its nodes
-    (deformed poses: it bends with the body). ``skeleton``: None (bodies without visuals),
-    True (all bodies) or False (none)."""
+    (deformed poses: it bends with the body). ``skeleton``: None (the bodies not in ``drawn``,
+    the names of those whose visuals are drawn; None: the bodies with visuals), True (all
+    bodies) or False (none)."""
     if skeleton is False:
         return []
     names = set(m.body_names)
     zero = np.zeros(3)
     out = []
     for b in m.bodies:
-        if skeleton is None and any(isinstance(v, dict) and v.get("type") for v in (getattr(b, "visuals", None) or [])):
+        if skeleton is None and (b.name in drawn if drawn is not None else any(
+                isinstance(v, dict) and v.get("type") for v in (getattr(b, "visuals", None) or []))):
             continue
         children = [h.child.name for h in b.child_hinges if h.child.name in names]
         for c in children:
@@ -102,7 +104,16 @@ def bounds_camera(m, poses):
     pts = np.concatenate(pts)
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     size = float(max(np.linalg.norm(hi - lo), 0.5))
-    look_at = 0.5 * (lo + hi)
     direction = np.array([0.9, -2.0, 0.45])
-    position = look_at + 1.25 * size * direction / np.linalg.norm(direction)
+    direction /= np.linalg.norm(direction)
+    right = np.cross(-direction, [0.0, 0.0, 1.0])
+    # the control panel covers the right third of the page: the model's centre sits left of
+    # the view's, so that the camera frames it in the part that shows
+    look_at = 0.5 * (lo + hi) + 0.15 * size * right / np.linalg.norm(right)
+    position = look_at + 1.1 * size * direction
     return size, look_at, position, float(lo[2])
+
+
+#: the grid on the viewer's dark theme (a near-black scene, on which the pale meshes of most
+#: robot files stand out, as in RViz and MuJoCo's viewer): a few shades above the background
+GRID_COLOURS = dict(cell_color=(58, 62, 70), section_color=(92, 98, 110))

@@ -10,12 +10,13 @@ import io
 import math
 import threading
 import time
+import warnings
 
 import numpy as np
 
 from ._geometry import visual_meshes
-from ._scene import (SKELETON_RGB, bounds_camera, poses_of, segment_points, skeleton_frames, skeleton_segments,
-                     wxyz_xyz)
+from ._scene import (GRID_COLOURS, SKELETON_RGB, bounds_camera, poses_of, segment_points, skeleton_frames,
+                     skeleton_segments, wxyz_xyz)
 
 __all__ = ["Viewer", "view"]
 
@@ -28,6 +29,21 @@ def _import_viser():
         raise ImportError("the viewer needs viser and trimesh: pip install \"multibody[viewer]\" "
                           f"(or pip install viser trimesh); {e}") from None
     return viser
+
+
+def _drawable_visuals(m, body_names):
+    """{body name: its visual meshes} (``visual_meshes``, mesh files read only where the model's
+    loader allows: ``m.file_roots``); one warning lists every visual that cannot be drawn (a body
+    left without any is drawn as a skeleton)."""
+    roots = getattr(m, "file_roots", None)  # None: anywhere
+    problems = []
+    out = {name: visual_meshes(m.body(name), roots, problems=problems) for name in body_names}
+    if problems:
+        bare = [n for n, v in out.items() if not v and any(p.startswith(repr(n) + ":") for p in problems)]
+        warnings.warn(f"viewer: {len(problems)} visual(s) cannot be drawn and are left out"
+                      + (f" ({len(bare)} bodies are drawn as a skeleton instead: {', '.join(bare)})" if bare else "")
+                      + ": " + "; ".join(problems), UserWarning, stacklevel=4)
+    return out
 
 
 class Viewer:
@@ -62,7 +78,8 @@ class Viewer:
         self._pose_names = list(dict.fromkeys(self.body_names + self.node_names + skeleton_frames(m)))
         self._poses = poses_of(m, Q, self._pose_names)
         self._pose_wxyz = {n: wxyz_xyz(P) for n, P in self._poses.items()}
-        self._segments = skeleton_segments(m, skeleton)
+        self._visuals = _drawable_visuals(m, self.body_names) if visuals else {}
+        self._segments = skeleton_segments(m, skeleton, drawn={n for n, v in self._visuals.items() if v})
         self._lock = threading.RLock()
         self._closed = threading.Event()
         self.index = 0
@@ -72,7 +89,7 @@ class Viewer:
         shown = "localhost" if host in ("0.0.0.0", "::", "") else host
         self.url = f"http://{shown}:{self.port}"
         try:
-            self._build_scene(frames, com, grid, visuals)
+            self._build_scene(frames, com, grid)
             self._show(0)
             if self.t is not None:
                 self._build_player(play, speed, loop)
@@ -84,10 +101,10 @@ class Viewer:
                   flush=True)
 
     # ------------------------------------------------------------------ scene
-    def _build_scene(self, frames, com, grid, visuals):
+    def _build_scene(self, frames, com, grid):
         sc = self.server.scene
         sc.set_up_direction("+z")
-        self.server.gui.configure_theme(control_width="medium", show_share_button=False)
+        self.server.gui.configure_theme(control_width="medium", show_share_button=False, dark_mode=True)
         size, look_at, position, floor = bounds_camera(self.model, self._poses)
         self.size = size
         cam = self.server.initial_camera
@@ -96,15 +113,14 @@ class Viewer:
         if grid:
             cell = 10.0 ** math.floor(math.log10(max(size, 1e-3)))
             sc.add_grid("/grid", width=20 * cell, height=20 * cell, cell_size=cell / 2, section_size=cell,
-                        position=(look_at[0], look_at[1], min(0.0, floor)))
+                        position=(look_at[0], look_at[1], min(0.0, floor)), **GRID_COLOURS)
         self._frames = {}
         axes = 0.15 * size
-        roots = getattr(self.model, "file_roots", None)  # where its loader allows mesh files (None: anywhere)
         for name in self.body_names:
             body = self.model.body(name)
             h = sc.add_frame(f"/robot/{name}", show_axes=bool(frames), axes_length=axes, axes_radius=axes / 20)
             self._frames[name] = h
-            for vname, V, F, rgb, opacity, T in (visual_meshes(body, roots) if visuals else []):
+            for vname, V, F, rgb, opacity, T in self._visuals.get(name, []):
                 wxyz, xyz = wxyz_xyz(T[None])
                 sc.add_mesh_simple(f"/robot/{name}/{vname}", V, F, color=rgb,
                                    opacity=None if opacity >= 1.0 else opacity,
