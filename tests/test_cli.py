@@ -1,4 +1,5 @@
 """Tests of the ``multibody`` command line."""
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -144,6 +145,26 @@ def test_simulate_quaternion_base_and_output_every(tmp_path, capsys):
     np.testing.assert_allclose(res.t, np.linspace(0, 0.5, 6), atol=1e-12)
     with pytest.raises(SystemExit, match="^multibody: output_every .* must be a multiple of dt"):
         main(["simulate", str(urdf), "--output-every", "0.0015"])
+
+
+def test_simulate_says_when_a_limit_acted_and_no_limits_leaves_them_out(tmp_path, capsys):
+    urdf = tmp_path / "swing.urdf"
+    urdf.write_text("""<robot name="swing">
+  <link name="base"/>
+  <link name="rod"><inertial><origin xyz="0 0 -0.5"/><mass value="1"/>
+    <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="pivot" type="revolute"><parent link="base"/><child link="rod"/><axis xyz="0 1 0"/>
+    <limit lower="-0.3" upper="0.3" effort="10" velocity="10"/></joint>
+</robot>""")
+    # launched at 3 rad/s from hanging straight down, it would swing to 1.4 rad: the limit at 0.3 stops it
+    assert main(["simulate", str(urdf), "--u0", "3", "--t-final", "1"]) == 0
+    said = capsys.readouterr().out
+    assert "limits reached by pivot: their spring-dampers exchange and remove energy" in said
+    assert main(["simulate", str(urdf), "--u0", "3", "--t-final", "1", "--no-limits"]) == 0
+    said = capsys.readouterr().out
+    assert "limits reached" not in said
+    drift = float(re.search(r"max drift ([-\d.e+]+) J", said).group(1))
+    assert drift < 1e-6  # RK4 at 1 ms on the free swing
 
 
 def test_user_errors_are_one_line_without_traceback(tmp_path):

@@ -5,7 +5,7 @@
     multibody convert IN OUT [--floating-base [free|quaternion]]
     multibody simulate MODEL.urdf [--t-final T] [--dt DT] [--integrator rk4|dopri5|munthe_kaas|...]
                        [--floating-base [free|quaternion]] [--q0 "0.1,0.2,..."] [--u0 ...]
-                       [--output results.npz|.csv] [--output-every SECONDS] [--plot plot.png] [--view]
+                       [--output results.npz|.csv] [--output-every SECONDS] [--plot plot.png] [--no-limits] [--view]
     multibody view MODEL [--floating-base ...] [--port 8080] [--host 127.0.0.1]
     multibody warmup [--jobs N] [--all]
     multibody --version
@@ -120,6 +120,14 @@ def _parse_vector(text, n, what):
     return v
 
 
+def _limits_reached(m, res):
+    """Names of the hinges whose coordinates passed a position limit in some sample of ``res``."""
+    from .algorithms.coordinates import q_limits
+    lower, upper = q_limits(m)
+    out = (res.q < lower) | (res.q > upper)
+    return [h.name for h in m.hinges if h.has_limits and out[:, m.q_slice(h.name)].any()]
+
+
 def _plot_title(title, res, args, q0):
     """What was simulated, for the plot: the model, its start, the integrator and step."""
     q0 = np.asarray(q0, dtype=float).ravel()
@@ -133,7 +141,8 @@ def _run(m, args, q0, u0, title, worker=None):
     from .simulation import SimulationError, SimulationTerminated, simulate
     try:
         res = simulate(m, q0, u0, args.t_final, dt=args.dt, integrator=args.integrator, rtol=args.rtol,
-                       atol=args.atol, output=args.output, progress=True, output_every=args.output_every)
+                       atol=args.atol, output=args.output, progress=True, output_every=args.output_every,
+                       limits=args.limits)
         code = 0
     except ValueError as e:
         raise SystemExit(f"multibody: {e}") from None
@@ -149,6 +158,10 @@ def _run(m, args, q0, u0, title, worker=None):
     print(f"{title}: {res.status}, t = {res.t[0]:g}..{res.t[-1]:g} s, {res.n_steps} steps "
           f"({res.integrator}), {res.wall_time:.3g} s wall")
     print(f"  energy: start {E[0]:.6g} J, end {E[-1]:.6g} J, max drift {np.max(np.abs(E - E[0])):.3g} J")
+    passed = _limits_reached(m, res) if args.limits else []
+    if passed:  # the limit springs and dampers take energy: the drift is not the integration error alone
+        print(f"  limits reached by {', '.join(passed)}: their spring-dampers exchange and remove energy, "
+              f"part of the drift above (--no-limits leaves them out)")
     print(f"  final q = {np.array2string(res.q[-1], precision=4)}")
     if args.output:
         print(f"  results written to {args.output}")
@@ -190,6 +203,8 @@ def _add_run_options(p, t_final=5.0):
     p.add_argument("--output-every", type=float, default=None, metavar="SECONDS",
                    help="keep a sample every SECONDS (a multiple of --dt; default: every step)")
     p.add_argument("--plot", help="plot file (.png), needs matplotlib")
+    p.add_argument("--no-limits", dest="limits", action="store_false",
+                   help="leave the hinges' position limits out (simulate enforces them by default)")
 
 
 def _add_view_options(p):
