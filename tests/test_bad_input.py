@@ -98,7 +98,7 @@ def test_read_only_stacked_states_take_the_kernels_compiled_for_writeable_ones()
     }
     for name, call in calls.items():
         want = call(Q, U, X)
-        compiled = {k: len(getattr(KB, k).signatures) for k in dir(KB) if k.endswith("_batch")}
+        compiled = {k: len(getattr(KB, k).signatures) for k in dir(KB) if k.endswith("_batch") and k[0] != "_"}
         np.testing.assert_array_equal(call(read_only(Q), read_only(U), read_only(X)), want, err_msg=name)
         assert {k: len(getattr(KB, k).signatures) for k in compiled} == compiled, name
 

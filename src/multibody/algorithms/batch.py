@@ -165,9 +165,8 @@ def body_jacobian(m, Q, body, *, single):
 def pose_gradient(m, Q, body, *, single):
     """Stacked pose gradients G (B, 6, nq) of a body (or node) for Q (B, nq): a loop of
     ``single(m, q, body)`` on the thread's default Data (every model). N+(q) is formed in
-    Python (no kernel) and takes most of a single call (49 of 55-66 us on panda); the batched
-    Jacobian kernel followed by the per-sample Python measured slower than this loop (125
-    against 55 us per sample at best, panda, B = 256, 2 shared cores)."""
+    Python (no kernel) and takes most of a single call; the batched Jacobian kernel
+    followed by the per-sample Python was slower than this loop (bench/README.md)."""
     c = m.compiled
     B = np.shape(Q)[0]
     Q = stacked(Q, (B, c.nq), "q")

@@ -2,8 +2,8 @@
 
 Each facade kernel is compiled (or loaded from Numba's cache) for the one
 signature we use, then further compilation is switched off: Numba's dispatcher
-then checks argument types in C (~0.35 us for 8 arguments, cheaper than the same
-checks in Python) and raises TypeError for anything else (wrong dtype, layout,
+then checks argument types in C (cheaper than the same checks in Python:
+bench/README.md) and raises TypeError for anything else (wrong dtype, layout,
 ndim, read-only arrays). The facade catches that, coerces the arguments with
 ``as_float_vector`` (which names the argument in its errors) and calls again.
 Lengths and finite values are checked inside the kernels, which return a status, and so is

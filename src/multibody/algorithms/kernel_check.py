@@ -11,8 +11,8 @@ library) and writes anew (``python tests/test_kernel_check.py``) when the buffer
 changes. On a mismatch the kernel and every package kernel it calls are compiled afresh
 in this process (their cache entries removed, so the next process compiles them too),
 with a RuntimeWarning saying so; if the fresh kernel is wrong as well, RuntimeError. A
-check costs one kernel call (about 8 us) plus, once per process, reading the stored
-values (3 ms): see the README's start-up figures. The stepping loop's variants have their
+check costs one kernel call plus, once per process, reading the stored values: see
+bench/README.md and the README's start-up figures. The stepping loop's variants have their
 own check (``simulation/loop_check.py``).
 """
 import functools

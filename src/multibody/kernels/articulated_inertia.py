@@ -13,7 +13,7 @@ Forward dynamics runs these steps inside its own inward loop (adding the bias
 forces); the inverse mass matrix and the operational-space compliance run the pass
 as it is. PIN links (S = e_z after compile's re-framing) take a short path. Both steps
 return False when D_j is not positive definite; loops dispatch on the kind themselves
-(an inlined helper that dispatches made the inward loop 4x slower: measured).
+(an inlined helper that dispatches made the inward loop several times slower: bench/README.md).
 """
 from numba import njit
 
@@ -82,11 +82,11 @@ def pin_inertia_step(mi, mf, ws, z, j):
     return ok
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def general_inertia_step(mi, mf, ws, z, j):
     """The articulated-inertia step of a link of any kind: U = IA S, D = S^T U, G = U D^-1, P+.
 
-    Not inlined on purpose: inlined, its loops made the whole inward loop 3-4x slower
+    Not inlined on purpose: inlined, its loops made the whole inward loop several times slower
     even for chains of PIN links that never take this path (measured); a call that is
     never taken costs nothing there.
     """

@@ -1,12 +1,20 @@
 """Batched algorithms: many states in one compiled call, parallel across cores.
 
 Each kernel takes a stack of data buffers ``dbufs`` (T, rows, cols), one per worker
-(a data buffer begins with the model rows, see ``layout``), and stacked states (B, ...).
-Worker t (a ``prange`` iteration) owns ``dbufs[t]`` and evaluates samples t, t + T,
-t + 2T, ... with the same cores as the single-state entry kernels, so every sample gets
-exactly the arithmetic of a single call. ``status[b]`` receives sample b's status
+(a data buffer begins with the model rows, see ``layout``), then the arguments of its
+sample function (stacked states (B, ...), the outputs) and ``status`` (B,) last.
+Worker t (a ``prange`` iteration) owns ``dbufs[t]`` and evaluates the t-th of T contiguous
+blocks of samples with the same cores as the single-state entry kernels, so every sample
+gets exactly the arithmetic of a single call. Blocks, not every T-th sample: interleaved,
+the workers wrote neighbouring entries of ``status`` and rows of the outputs, which share
+cache lines, and each write took the line from the other core. ``status[b]`` receives sample b's status
 (kernels/status.py; OVERFLOW where its finite state gave a non-finite result, as the
 single calls); a failing sample does not stop the others.
+
+Every kernel is ``_make_batch(name, sample)``: the one ``prange`` loop around a sample
+function ``sample(dbuf, t, b, *args)`` (-> status of sample b, on worker t's buffer),
+compiled under its own module-level name (``variants.variant``: Numba's cache tells the
+kernels apart by name).
 """
 from numba import njit, prange
 
@@ -22,158 +30,143 @@ from .jacobian import frame_jacobian_core, frame_pose_core
 from .layout import D_USE_FEXT
 from .mass_matrix import crba_core
 from .status import OK, SINGULAR
+from .variants import variant
+
+# A sample function is a compiled call of its own (Numba's inliner takes no ``*args`` call),
+# without reference counting: the two workers' atomic counts on the same arrays would
+# contend for their cache lines.
+_SAMPLE = dict(cache=True, _nrt=False)
 
 
-@njit(cache=True, parallel=True)
-def forward_dynamics_batch(dbufs, Q, U, TAU, OUT, status):
+def _make_batch(name, sample):
+    """The batch kernel ``name(dbufs, *args)``: ``status = args[-1]``, and
+    ``status[b] = sample(dbufs[t], t, b, *args)`` for every sample b, on worker t's block."""
+
+    @variant(name, parallel=True)
+    def batch(dbufs, *args):
+        status = args[-1]
+        T = dbufs.shape[0]
+        B = status.shape[0]
+        for t in prange(T):
+            for b in range(t * B // T, (t + 1) * B // T):
+                status[b] = sample(dbufs[t], t, b, *args)
+
+    return batch
+
+
+@njit(**_SAMPLE)
+def _forward_dynamics(dbuf, t, b, Q, U, TAU, OUT, status):
     """OUT[b] = forward dynamics at (Q[b], U[b], TAU[b])."""
-    T = dbufs.shape[0]
-    for t in prange(T):
-        dbuf = dbufs[t]
-        mi, mf = model_arrays(dbuf)
-        n = mi.shape[0]
-        d0 = data_start(dbuf, n)
-        ws = link_rows(dbuf, d0, n)
-        z = ragged(dbuf, d0, n)
-        use_fext = dbuf[d0, D_USE_FEXT] != 0.0
-        for b in range(t, Q.shape[0], T):
-            st = check_state(mi, Q[b], U[b], TAU[b], 1, 1)
-            if st == OK and not aba_core(mi, mf, ws, z, Q[b], U[b], TAU[b], use_fext, OUT[b]):
-                st = SINGULAR
-            status[b] = result_status(st, OUT[b])
+    mi, mf = model_arrays(dbuf)
+    n = mi.shape[0]
+    d0 = data_start(dbuf, n)
+    ws = link_rows(dbuf, d0, n)
+    z = ragged(dbuf, d0, n)
+    st = check_state(mi, Q[b], U[b], TAU[b], 1, 1)
+    if st == OK and not aba_core(mi, mf, ws, z, Q[b], U[b], TAU[b], dbuf[d0, D_USE_FEXT] != 0.0, OUT[b]):
+        st = SINGULAR
+    return result_status(st, OUT[b])
 
 
-@njit(cache=True, parallel=True)
-def inverse_dynamics_batch(dbufs, Q, U, UDOT, OUT, status):
+@njit(**_SAMPLE)
+def _inverse_dynamics(dbuf, t, b, Q, U, UDOT, OUT, status):
     """OUT[b] = inverse dynamics at (Q[b], U[b], UDOT[b])."""
-    T = dbufs.shape[0]
-    for t in prange(T):
-        dbuf = dbufs[t]
-        mi, mf = model_arrays(dbuf)
-        n = mi.shape[0]
-        d0 = data_start(dbuf, n)
-        ws = link_rows(dbuf, d0, n)
-        use_fext = dbuf[d0, D_USE_FEXT] != 0.0
-        for b in range(t, Q.shape[0], T):
-            st = check_state(mi, Q[b], U[b], UDOT[b], 1, 1)
-            if st == OK:
-                rnea_core(mi, mf, ws, Q[b], U[b], UDOT[b], use_fext, OUT[b])
-            status[b] = result_status(st, OUT[b])
+    mi, mf = model_arrays(dbuf)
+    n = mi.shape[0]
+    d0 = data_start(dbuf, n)
+    st = check_state(mi, Q[b], U[b], UDOT[b], 1, 1)
+    if st == OK:
+        rnea_core(mi, mf, link_rows(dbuf, d0, n), Q[b], U[b], UDOT[b], dbuf[d0, D_USE_FEXT] != 0.0, OUT[b])
+    return result_status(st, OUT[b])
 
 
-@njit(cache=True, parallel=True)
-def mass_matrix_batch(dbufs, Q, OUT, status):
+@njit(**_SAMPLE)
+def _mass_matrix(dbuf, t, b, Q, OUT, status):
     """OUT[b] = M(Q[b]) (nu, nu)."""
-    T = dbufs.shape[0]
-    for t in prange(T):
-        dbuf = dbufs[t]
-        mi, mf = model_arrays(dbuf)
-        n = mi.shape[0]
-        ws = link_rows(dbuf, data_start(dbuf, n), n)
-        for b in range(t, Q.shape[0], T):
-            st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
-            if st == OK:
-                crba_core(mi, mf, ws, Q[b], OUT[b])
-            status[b] = result_status(st, OUT[b])
+    mi, mf = model_arrays(dbuf)
+    n = mi.shape[0]
+    st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
+    if st == OK:
+        crba_core(mi, mf, link_rows(dbuf, data_start(dbuf, n), n), Q[b], OUT[b])
+    return result_status(st, OUT[b])
 
 
-@njit(cache=True, parallel=True)
-def inverse_mass_matrix_batch(dbufs, works, Q, OUT, status):
+@njit(**_SAMPLE)
+def _inverse_mass_matrix(dbuf, t, b, works, Q, OUT, status):
     """OUT[b] = M(Q[b])^-1; works[t] is worker t's scratch (see inverse_mass_matrix)."""
-    T = dbufs.shape[0]
-    for t in prange(T):
-        dbuf = dbufs[t]
-        mi, mf = model_arrays(dbuf)
-        n = mi.shape[0]
-        d0 = data_start(dbuf, n)
-        ws = link_rows(dbuf, d0, n)
-        z = ragged(dbuf, d0, n)
-        for b in range(t, Q.shape[0], T):
-            st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
-            if st == OK and not minv_core(mi, mf, ws, z, Q[b], works[t], OUT[b]):
-                st = SINGULAR
-            status[b] = result_status(st, OUT[b])
+    mi, mf = model_arrays(dbuf)
+    n = mi.shape[0]
+    d0 = data_start(dbuf, n)
+    st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
+    if st == OK and not minv_core(mi, mf, link_rows(dbuf, d0, n), ragged(dbuf, d0, n), Q[b], works[t], OUT[b]):
+        st = SINGULAR
+    return result_status(st, OUT[b])
 
 
-@njit(cache=True, parallel=True)
-def frame_pose_batch(dbufs, Q, f, OUT, status):
+@njit(**_SAMPLE)
+def _frame_pose(dbuf, t, b, Q, f, OUT, status):
     """OUT[b] = T_world_frame (4, 4) of frame row f at Q[b]."""
-    T = dbufs.shape[0]
-    for t in prange(T):
-        dbuf = dbufs[t]
-        mi, mf = model_arrays(dbuf)
-        n = mi.shape[0]
-        fr = frame_table(dbuf, n)
-        ws = link_rows(dbuf, data_start(dbuf, n), n)
-        for b in range(t, Q.shape[0], T):
-            st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
-            if st == OK:
-                frame_pose_core(mi, mf, fr, ws, Q[b], f, OUT[b])
-            status[b] = result_status(st, OUT[b])
+    mi, mf = model_arrays(dbuf)
+    n = mi.shape[0]
+    st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
+    if st == OK:
+        frame_pose_core(mi, mf, frame_table(dbuf, n), link_rows(dbuf, data_start(dbuf, n), n), Q[b], f, OUT[b])
+    return result_status(st, OUT[b])
 
 
-@njit(cache=True, parallel=True)
-def frame_jacobian_batch(dbufs, Q, f, POSES, OUT, status):
+@njit(**_SAMPLE)
+def _frame_jacobian(dbuf, t, b, Q, f, POSES, OUT, status):
     """OUT[b] = body Jacobian (6, nu) of frame row f at Q[b] (OUT must be zero on entry);
     POSES[b] receives the frame's world pose."""
-    T = dbufs.shape[0]
-    for t in prange(T):
-        dbuf = dbufs[t]
-        mi, mf = model_arrays(dbuf)
-        n = mi.shape[0]
-        fr = frame_table(dbuf, n)
-        ws = link_rows(dbuf, data_start(dbuf, n), n)
-        for b in range(t, Q.shape[0], T):
-            st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
-            if st == OK:
-                frame_jacobian_core(mi, mf, fr, ws, Q[b], f, POSES[b], OUT[b])
-            status[b] = result_status(result_status(st, POSES[b]), OUT[b])
+    mi, mf = model_arrays(dbuf)
+    n = mi.shape[0]
+    st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
+    if st == OK:
+        frame_jacobian_core(mi, mf, frame_table(dbuf, n), link_rows(dbuf, data_start(dbuf, n), n), Q[b], f,
+                            POSES[b], OUT[b])
+    return result_status(result_status(st, POSES[b]), OUT[b])
 
 
-@njit(cache=True, parallel=True)
-def kinetic_energy_batch(dbufs, Q, U, OUT, status):
+@njit(**_SAMPLE)
+def _kinetic_energy(dbuf, t, b, Q, U, OUT, status):
     """OUT[b] = kinetic energy at (Q[b], U[b])."""
-    T = dbufs.shape[0]
-    for t in prange(T):
-        dbuf = dbufs[t]
-        mi, mf = model_arrays(dbuf)
-        n = mi.shape[0]
-        ws = link_rows(dbuf, data_start(dbuf, n), n)
-        for b in range(t, Q.shape[0], T):
-            st = check_state(mi, Q[b], U[b], U[b], 1, -1)
-            if st == OK:
-                OUT[b] = kinetic_energy_core(mi, mf, ws, Q[b], U[b])
-            status[b] = result_status(st, OUT[b:b + 1])
+    mi, mf = model_arrays(dbuf)
+    n = mi.shape[0]
+    st = check_state(mi, Q[b], U[b], U[b], 1, -1)
+    if st == OK:
+        OUT[b] = kinetic_energy_core(mi, mf, link_rows(dbuf, data_start(dbuf, n), n), Q[b], U[b])
+    return result_status(st, OUT[b:b + 1])
 
 
-@njit(cache=True, parallel=True)
-def mass_and_com_batch(dbufs, Q, OUT, status):
+@njit(**_SAMPLE)
+def _mass_and_com(dbuf, t, b, Q, OUT, status):
     """OUT[b] = [total mass, centre of mass (3)] at Q[b]."""
-    T = dbufs.shape[0]
-    for t in prange(T):
-        dbuf = dbufs[t]
-        mi, mf = model_arrays(dbuf)
-        n = mi.shape[0]
-        ws = link_rows(dbuf, data_start(dbuf, n), n)
-        for b in range(t, Q.shape[0], T):
-            st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
-            if st == OK:
-                mass_and_com_core(mi, mf, ws, Q[b], OUT[b])
-            status[b] = result_status(st, OUT[b])
+    mi, mf = model_arrays(dbuf)
+    n = mi.shape[0]
+    st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
+    if st == OK:
+        mass_and_com_core(mi, mf, link_rows(dbuf, data_start(dbuf, n), n), Q[b], OUT[b])
+    return result_status(st, OUT[b])
 
 
-@njit(cache=True, parallel=True)
-def integrate_batch(dbufs, Q, U, dt, OUT, status):
+@njit(**_SAMPLE)
+def _integrate(dbuf, t, b, Q, U, dt, OUT, status):
     """OUT[b] = Q[b] (+) U[b] dt on each hinge's manifold (charts of worker t's data); models
     with modal bodies too (eta + eta' dt, as a single call)."""
-    T = dbufs.shape[0]
-    for t in prange(T):
-        dbuf = dbufs[t]
-        mi, mf = model_arrays(dbuf)
-        n = mi.shape[0]
-        ws = link_rows(dbuf, data_start(dbuf, n), n)
-        for b in range(t, Q.shape[0], T):
-            st = check_state_modal_ok(mi, Q[b], U[b], U[b], 1, -1)  # (integrate_q knows modal coordinates)
-            if st == OK:
-                integrate_q(mi, ws, Q[b], U[b], dt, OUT[b])
-            status[b] = result_status(st, OUT[b])
+    mi, mf = model_arrays(dbuf)
+    n = mi.shape[0]
+    st = check_state_modal_ok(mi, Q[b], U[b], U[b], 1, -1)  # (integrate_q knows modal coordinates)
+    if st == OK:
+        integrate_q(mi, link_rows(dbuf, data_start(dbuf, n), n), Q[b], U[b], dt, OUT[b])
+    return result_status(st, OUT[b])
+
+
+forward_dynamics_batch = _make_batch("forward_dynamics_batch", _forward_dynamics)
+inverse_dynamics_batch = _make_batch("inverse_dynamics_batch", _inverse_dynamics)
+mass_matrix_batch = _make_batch("mass_matrix_batch", _mass_matrix)
+inverse_mass_matrix_batch = _make_batch("inverse_mass_matrix_batch", _inverse_mass_matrix)
+frame_pose_batch = _make_batch("frame_pose_batch", _frame_pose)
+frame_jacobian_batch = _make_batch("frame_jacobian_batch", _frame_jacobian)
+kinetic_energy_batch = _make_batch("kinetic_energy_batch", _kinetic_energy)
+mass_and_com_batch = _make_batch("mass_and_com_batch", _mass_and_com)
+integrate_batch = _make_batch("integrate_batch", _integrate)

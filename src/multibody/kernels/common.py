@@ -64,7 +64,7 @@ def check_state(mi, a, b, c, nb, nc):
     and unit quaternions (to 1e-6), b and c have nq (nb/nc = 0) or nu (1) entries or are
     not used (-1). Once per entry call, so compiled once (``_check_state``), for nb, nc as
     values (literal ones would compile it for each combination), without Numba's reference
-    counting (with it, the call's array arguments cost 40-100 ns of atomic counts)."""
+    counting (with it, the call's array arguments cost atomic counts: bench/README.md)."""
     return _check_state(mi, a, b, c, np.int64(nb), np.int64(nc))
 
 
@@ -78,11 +78,11 @@ def _check_state(mi, a, b, c, nb, nc):
         return BAD_LENGTH_ARG1
     if nc >= 0 and c.shape[0] != (nq if nc == 0 else nu):
         return BAD_LENGTH_ARG2
-    if first_nonfinite(a) >= 0:
+    if not all_finite(a):
         return NONFINITE_ARG0
-    if nb >= 0 and first_nonfinite(b) >= 0:
+    if nb >= 0 and not all_finite(b):
         return NONFINITE_ARG1
-    if nc >= 0 and first_nonfinite(c) >= 0:
+    if nc >= 0 and not all_finite(c):
         return NONFINITE_ARG2
     modal = False
     for j in range(mi.shape[0]):  # a is q: its quaternions must be unit (none is normalised here)
@@ -114,8 +114,8 @@ def result_status(st, out):
     NaN/inf: finite arguments too large for the result to be represented (1e200 squared).
     Called by entry kernels on their result after the state's ``check_state`` (statuses other
     than OK pass through). It tests the exponent bits with no branch per entry, so that it
-    runs in vector lanes: 3-15 ns on a vector of up to 38 entries, 0.15-0.23 us on a 38 x 38
-    matrix (Talos' M), where a math.isfinite loop takes 0.7 us."""
+    runs in vector lanes (a math.isfinite loop does not: a few times slower on Talos' M,
+    bench/README.md)."""
     if st != OK:
         return st
     bits = out.reshape(-1).view(np.int64)
@@ -123,6 +123,17 @@ def result_status(st, out):
     for i in range(bits.shape[0]):
         bad |= (bits[i] & _EXPONENT) == _EXPONENT
     return OVERFLOW if bad else OK
+
+
+@njit(**_INL)
+def all_finite(x):
+    """True when every entry of the 1-D x is finite: x - x is 0 for a finite entry and NaN
+    for NaN/inf, and the comparisons are OR-ed with no branch per entry, so the loop runs in
+    vector lanes (a ``first_nonfinite`` loop leaves at the first bad entry, so it cannot)."""
+    bad = False
+    for i in range(x.shape[0]):
+        bad |= not (x[i] - x[i] == 0.0)
+    return not bad
 
 
 @njit(**_INL)
@@ -163,17 +174,25 @@ def joint_motion_add(mi, mf, j, u, out, r, o):
 
 
 @njit(**_INL)
-def world_acceleration_in_link(mf, n_links, ws, j, out, r, o):
-    """Apparent acceleration of the world (-gravity) in the frame of root link j.
+def world_acceleration_t(mf, n_links, ws, j):
+    """Apparent acceleration of the world (-gravity) in the frame of root link j, a 6-tuple.
 
     Featherstone's trick: accelerating the base by -g adds gravity to every body.
     """
     gx = -mf[n_links, GRAVITY]
     gy = -mf[n_links, GRAVITY + 1]
     gz = -mf[n_links, GRAVITY + 2]
-    for k in range(3):
-        out[r, o + k] = 0.0
-        out[r, o + 3 + k] = ws[j, W_R + k] * gx + ws[j, W_R + 3 + k] * gy + ws[j, W_R + 6 + k] * gz
+    return (0.0, 0.0, 0.0, ws[j, W_R] * gx + ws[j, W_R + 3] * gy + ws[j, W_R + 6] * gz,
+            ws[j, W_R + 1] * gx + ws[j, W_R + 4] * gy + ws[j, W_R + 7] * gz,
+            ws[j, W_R + 2] * gx + ws[j, W_R + 5] * gy + ws[j, W_R + 8] * gz)
+
+
+@njit(**_INL)
+def world_acceleration_in_link(mf, n_links, ws, j, out, r, o):
+    """out[r, o:o+6] = ``world_acceleration_t``."""
+    a = world_acceleration_t(mf, n_links, ws, j)
+    for k in range(6):
+        out[r, o + k] = a[k]
 
 
 @njit(**_INL)

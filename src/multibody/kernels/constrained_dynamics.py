@@ -20,8 +20,8 @@
    loops near a singular configuration, cond(Gamma) ~ 1e13) the first solve is 4-6e-7 of
    |udot| off an extended-precision solve of the same KKT system, whose answer moves by
    only ~2e-11 when q does by 1e-15 (a dense LU of the KKT system is 1e-7 off); after the
-   step, 3-5e-11 (tests/test_loop_ladder.py). Cost: about 1% of TA on the ladders, 8% on
-   Cassie when taken; the bench's Cassie states do not take it (worst miss 6e-15 of its
+   step, 3-5e-11 (tests/test_loop_ladder.py). Cost: a small part of TA when taken
+   (bench/README.md); the bench's Cassie states do not take it (worst miss 6e-15 of its
    magnitudes with the loops, 5e-14 with every constraint).
 
 The work array ``W`` is laid out in constraint_work.py.

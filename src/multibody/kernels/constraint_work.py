@@ -21,7 +21,7 @@ from numba import njit
 
 # The constraint kernels allocate nothing and run without Numba's reference counting (as the
 # inverse mass matrix's): no atomic increments and decrements around their many row views,
-# and a cheaper entry (each array argument unboxes in about 15 ns instead of 35).
+# and a cheaper entry (each array argument unboxes in about half the time: bench/README.md).
 NO_NRT = dict(cache=True, _nrt=False)
 
 K_COLS = 27      # per-frame kinematics (constraint_rows.frame_kinematics)

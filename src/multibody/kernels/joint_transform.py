@@ -77,7 +77,7 @@ def _pin_link_placement(mi, mf, ws, q, j):
         ws[j, W_P + r] = mf[j, P_TREE + r]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _general_link_placement(mi, mf, ws, q, j):
     """link_placement for every kind but PIN."""
     RT = load9(mf, j, R_TREE)
@@ -94,14 +94,15 @@ def _make_place_links(general):
     only (the general placement code is pruned before typing, so it is not compiled into
     the kernels of such models: see ``pin_variant``)."""
 
-    @variant("place_links" if general else "place_pin_links")
+    @variant("place_links" if general else "place_pin_links", _nrt=False)
     def place_links(mi, mf, ws, q):
         """Write R_parent_link (W_R) and p_parent_link (W_P) of every link into ws.
 
         Placements depend only on q, so they are computed in a pass of their own
         before the recursions: the recursions' loops then hold only inlined code.
         (A call that is not inlined inside a hot loop, even one never taken, made
-        those loops 2-3x slower: Numba keeps array reference counts around calls.)
+        those loops several times slower, bench/README.md: Numba kept array reference
+        counts around calls.)
         PIN links, the common case, come first in a compact loop.
         """
         others = False

@@ -15,7 +15,7 @@ Both are 2-D float64 arrays of the same width, split into row blocks by ``model_
 ``frame_table``, ``link_rows`` and ``ragged`` (kernels/common.py). A data buffer begins
 with a copy of the model rows (the model owns them and keeps every copy in step: only
 its gravity setter writes them), so an entry kernel takes a single buffer: every array
-argument costs about 35 ns of Numba dispatch. The algorithm cores take the views.
+argument costs Numba's dispatcher time (bench/README.md). The algorithm cores take the views.
 
 Model buffer rows (n links, nf frames; a *link* is the frame a moving subhinge moves,
 in topological depth-first order, so link j's subtree is the range [j, SUBTREE_END)):

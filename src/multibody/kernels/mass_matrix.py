@@ -19,8 +19,10 @@ from numba import njit
 from .variants import variant
 from .common import check_state, data_start, link_rows, model_arrays, result_status
 from .joint_transform import place_links, place_pin_links, world_placement
-from .layout import ARMATURE, DENSE_M, NU, PARENT, RB_H, RB_I, RB_MASS, S_COLS, UOFF, W_PR, W_PW, W_RW, W_SW, W_Y
-from .spatial_inline import load9
+from .layout import (
+    ARMATURE, DENSE_M, KIND, NU, PARENT, PIN, RB_H, RB_I, RB_MASS, S_COLS, UOFF, W_PR, W_PW, W_RW, W_SW, W_Y,
+)
+from .spatial_inline import load9, store6
 
 
 @njit(cache=True, inline="always")
@@ -110,7 +112,7 @@ def _make_crba_core(general):
     """``crba_core`` (``general``: links of any kind) or its PIN-only variant (a constant of the
     closure: the branches on it are pruned before typing)."""
 
-    @variant("crba_core" if general else "crba_pin_core")
+    @variant("crba_core" if general else "crba_pin_core", _nrt=False)
     def crba_core(mi, mf, ws, q, M):
         """Fill the full symmetric mass matrix M (nu, nu); entries of unrelated branches are 0."""
         n = mi.shape[0]
@@ -125,7 +127,16 @@ def _make_crba_core(general):
         for j in range(n):
             world_placement(mi, ws, j)
             _world_rigid_inertia(mf, ws, j)
-            world_motion_columns(mi, mf, ws, j, W_PR)
+            if general and mi[j, KIND] != PIN:
+                world_motion_columns(mi, mf, ws, j, W_PR)
+            else:  # S = e_z: its world column is R's third column (the same sums without the zeros)
+                w0 = ws[j, W_RW + 2]
+                w1 = ws[j, W_RW + 5]
+                w2 = ws[j, W_RW + 8]
+                p0 = ws[j, W_PR]
+                p1 = ws[j, W_PR + 1]
+                p2 = ws[j, W_PR + 2]
+                store6(ws, j, W_SW, w0, w1, w2, p1 * w2 - p2 * w1, p2 * w0 - p0 * w2, p0 * w1 - p1 * w0)
         for j in range(n - 1, -1, -1):
             p = mi[j, PARENT]
             if p >= 0:
@@ -137,7 +148,7 @@ def _make_crba_core(general):
             h0 = ws[j, W_Y + 1]
             h1 = ws[j, W_Y + 2]
             h2 = ws[j, W_Y + 3]
-            for k in range(mi[j, NU]):
+            for k in range(mi[j, NU] if general else 1):  # (a PIN has one speed: a loop LLVM unrolls)
                 o = W_SW + 6 * k
                 w0 = ws[j, o]
                 w1 = ws[j, o + 1]
@@ -164,7 +175,7 @@ def _make_crba_core(general):
                 i = mi[j, PARENT]
                 while i >= 0:  # the ancestors' rows
                     ui = mi[i, UOFF]
-                    for a in range(mi[i, NU]):
+                    for a in range(mi[i, NU] if general else 1):
                         b = W_SW + 6 * a
                         s = (ws[i, b] * f0 + ws[i, b + 1] * f1 + ws[i, b + 2] * f2
                              + ws[i, b + 3] * f3 + ws[i, b + 4] * f4 + ws[i, b + 5] * f5)
@@ -182,7 +193,7 @@ crba_pin_core = _make_crba_core(False)  # PIN links only (joint_transform.pin_va
 def _make_mass_matrix(general):
     """The checked entry point of ``crba_core`` or of its PIN-only variant."""
 
-    @variant("mass_matrix" if general else "mass_matrix_pins")
+    @variant("mass_matrix" if general else "mass_matrix_pins", _nrt=False)
     def mass_matrix(dbuf, q, M):
         """Checked entry point: a status (kernels/status.py) for q, or OVERFLOW."""
         mi, mf = model_arrays(dbuf)

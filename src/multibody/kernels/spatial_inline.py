@@ -1,8 +1,8 @@
 """Scalar spatial-algebra helpers for kernels.
 
 Allocation-free and view-free: helpers read and write ``array[row, offset + k]``
-directly (Numba row-slice views cost reference counting in the inner loops, 3x
-slower here) and small results come back as tuples, which stay in registers.
+directly (Numba row-slice views cost reference counting in the inner loops: several
+times slower, bench/README.md) and small results come back as tuples, which stay in registers.
 Rotations are row-major 9-tuples; spatial vectors are [angular; linear];
 6x6 matrices are stored row-major in 36 consecutive columns.
 
@@ -105,8 +105,19 @@ def store9(a, r, o, t):
 
 
 @njit(**_INL)
-def motion_to_child(ws, j, src, rs, os, dst, rd, od):
-    """dst[rd, od:od+6] = X_j src[rs, os:os+6] (parent coordinates to link j's)."""
+def store6(a, r, o, x0, x1, x2, x3, x4, x5):
+    """a[r, o:o+6] = (x0, ..., x5)."""
+    a[r, o] = x0
+    a[r, o + 1] = x1
+    a[r, o + 2] = x2
+    a[r, o + 3] = x3
+    a[r, o + 4] = x4
+    a[r, o + 5] = x5
+
+
+@njit(**_INL)
+def motion_to_child_t(ws, j, src, rs, os):
+    """X_j src[rs, os:os+6] as a 6-tuple (parent coordinates to link j's)."""
     wx = src[rs, os]
     wy = src[rs, os + 1]
     wz = src[rs, os + 2]
@@ -117,12 +128,18 @@ def motion_to_child(ws, j, src, rs, os, dst, rd, od):
     lx = src[rs, os + 3] + wy * pz - wz * py
     ly = src[rs, os + 4] + wz * px - wx * pz
     lz = src[rs, os + 5] + wx * py - wy * px
-    for k in range(3):
-        r0 = ws[j, W_R + k]
-        r1 = ws[j, W_R + 3 + k]
-        r2 = ws[j, W_R + 6 + k]
-        dst[rd, od + k] = r0 * wx + r1 * wy + r2 * wz
-        dst[rd, od + 3 + k] = r0 * lx + r1 * ly + r2 * lz
+    R = load9(ws, j, W_R)
+    return (R[0] * wx + R[3] * wy + R[6] * wz, R[1] * wx + R[4] * wy + R[7] * wz,
+            R[2] * wx + R[5] * wy + R[8] * wz, R[0] * lx + R[3] * ly + R[6] * lz,
+            R[1] * lx + R[4] * ly + R[7] * lz, R[2] * lx + R[5] * ly + R[8] * lz)
+
+
+@njit(**_INL)
+def motion_to_child(ws, j, src, rs, os, dst, rd, od):
+    """dst[rd, od:od+6] = X_j src[rs, os:os+6] (parent coordinates to link j's)."""
+    m = motion_to_child_t(ws, j, src, rs, os)
+    for k in range(6):
+        dst[rd, od + k] = m[k]
 
 
 @njit(**_INL)
@@ -162,41 +179,45 @@ def cross_motion_add(a, ra, oa, b, rb, ob, c, rc, oc):
 
 
 @njit(**_INL)
+def cross_force_t(v0, v1, v2, v3, v4, v5, f0, f1, f2, f3, f4, f5):
+    """v x* f as a 6-tuple (motion vector cross force vector)."""
+    return (v1 * f2 - v2 * f1 + v4 * f5 - v5 * f4, v2 * f0 - v0 * f2 + v5 * f3 - v3 * f5,
+            v0 * f1 - v1 * f0 + v3 * f4 - v4 * f3, v1 * f5 - v2 * f4, v2 * f3 - v0 * f5, v0 * f4 - v1 * f3)
+
+
+@njit(**_INL)
 def cross_force_add(a, ra, oa, b, rb, ob, c, rc, oc):
     """c[rc, oc:] += a[ra, oa:] x* b[rb, ob:] (motion vector cross force vector)."""
-    v0 = a[ra, oa]
-    v1 = a[ra, oa + 1]
-    v2 = a[ra, oa + 2]
-    v3 = a[ra, oa + 3]
-    v4 = a[ra, oa + 4]
-    v5 = a[ra, oa + 5]
-    f0 = b[rb, ob]
-    f1 = b[rb, ob + 1]
-    f2 = b[rb, ob + 2]
-    f3 = b[rb, ob + 3]
-    f4 = b[rb, ob + 4]
-    f5 = b[rb, ob + 5]
-    c[rc, oc] += v1 * f2 - v2 * f1 + v4 * f5 - v5 * f4
-    c[rc, oc + 1] += v2 * f0 - v0 * f2 + v5 * f3 - v3 * f5
-    c[rc, oc + 2] += v0 * f1 - v1 * f0 + v3 * f4 - v4 * f3
-    c[rc, oc + 3] += v1 * f5 - v2 * f4
-    c[rc, oc + 4] += v2 * f3 - v0 * f5
-    c[rc, oc + 5] += v0 * f4 - v1 * f3
+    x = cross_force_t(a[ra, oa], a[ra, oa + 1], a[ra, oa + 2], a[ra, oa + 3], a[ra, oa + 4], a[ra, oa + 5],
+                      b[rb, ob], b[rb, ob + 1], b[rb, ob + 2], b[rb, ob + 3], b[rb, ob + 4], b[rb, ob + 5])
+    for k in range(6):
+        c[rc, oc + k] += x[k]
+
+
+@njit(**_INL)
+def mat66_times(M, rm, om, x0, x1, x2, x3, x4, x5):
+    """M x as a 6-tuple, M the row-major 6x6 at M[rm, om:om+36]."""
+    return ((M[rm, om] * x0 + M[rm, om + 1] * x1 + M[rm, om + 2] * x2
+             + M[rm, om + 3] * x3 + M[rm, om + 4] * x4 + M[rm, om + 5] * x5),
+            (M[rm, om + 6] * x0 + M[rm, om + 7] * x1 + M[rm, om + 8] * x2
+             + M[rm, om + 9] * x3 + M[rm, om + 10] * x4 + M[rm, om + 11] * x5),
+            (M[rm, om + 12] * x0 + M[rm, om + 13] * x1 + M[rm, om + 14] * x2
+             + M[rm, om + 15] * x3 + M[rm, om + 16] * x4 + M[rm, om + 17] * x5),
+            (M[rm, om + 18] * x0 + M[rm, om + 19] * x1 + M[rm, om + 20] * x2
+             + M[rm, om + 21] * x3 + M[rm, om + 22] * x4 + M[rm, om + 23] * x5),
+            (M[rm, om + 24] * x0 + M[rm, om + 25] * x1 + M[rm, om + 26] * x2
+             + M[rm, om + 27] * x3 + M[rm, om + 28] * x4 + M[rm, om + 29] * x5),
+            (M[rm, om + 30] * x0 + M[rm, om + 31] * x1 + M[rm, om + 32] * x2
+             + M[rm, om + 33] * x3 + M[rm, om + 34] * x4 + M[rm, om + 35] * x5))
 
 
 @njit(**_INL)
 def mat66_vec(M, rm, om, x, rx, ox, y, ry, oy):
     """y[ry, oy:oy+6] = M x with M the row-major 6x6 at M[rm, om:om+36]."""
-    x0 = x[rx, ox]
-    x1 = x[rx, ox + 1]
-    x2 = x[rx, ox + 2]
-    x3 = x[rx, ox + 3]
-    x4 = x[rx, ox + 4]
-    x5 = x[rx, ox + 5]
-    for r in range(6):
-        b = om + 6 * r
-        y[ry, oy + r] = (M[rm, b] * x0 + M[rm, b + 1] * x1 + M[rm, b + 2] * x2
-                         + M[rm, b + 3] * x3 + M[rm, b + 4] * x4 + M[rm, b + 5] * x5)
+    r = mat66_times(M, rm, om, x[rx, ox], x[rx, ox + 1], x[rx, ox + 2], x[rx, ox + 3], x[rx, ox + 4],
+                    x[rx, ox + 5])
+    for k in range(6):
+        y[ry, oy + k] = r[k]
 
 
 @njit(**_INL)

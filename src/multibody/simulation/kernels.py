@@ -166,7 +166,7 @@ def _make_loop(lie, ta, links, adaptive, controlled, flex=0, pins=0):
     Numba folds the branches on them before it types the loop, so each variant compiles
     only the code it runs (fixed-step classic stepping of a tree without a control or link
     forces: no Munthe-Kaas maps, no TA, no error control, no kinematics pass, no linear
-    spring; lie as a constant measured ~14 % faster on UR5 than read from iopt), and the
+    spring; lie as a constant is faster than read from iopt: bench/README.md), and the
     loop is compiled as this one function: inlined into entry points, its whole IR was
     copied first (3 s of a cold start). Each variant is compiled and cached under its own
     name (``loop_name``, see ``kernels/variants.py``). Trees leave Wc out.
