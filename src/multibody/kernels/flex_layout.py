@@ -10,7 +10,42 @@ once per distinct block, so links whose bodies come from the same modal data sha
 (model/shared_arrays.py); the state's
 M(eta) is per link, written into the work array M at MADR (kernels/flex_body_inertia.py),
 and every other kernel reads the mass blocks there.
+
+Where they live (MuJoCo's *_adr style, kernels/layout.py): the model buffer's flex block
+after the cr rows: ``fi`` (n rows, int64 view as ``mi``; columns below), then the flat
+constants ``fc`` (float64); a data buffer's flex work region ``fw`` (flat, after z, at the
+header's H_FLEX_WORK row). The header's FH_* columns hold each piece's start in ``fc`` or
+``fw`` (the next column its end), so one small inline helper (kernels/flex_views.py) cuts
+every view a kernel takes from a buffer: the flex kernels take the rigid ones' arguments.
 """
+from .layout import H_FLEX_ADR
+
+# header columns: starts of the constants' pieces in fc, then their end
+FH_MASS = H_FLEX_ADR      # the undeformed mass blocks M0 (fmass)
+FH_M1 = H_FLEX_ADR + 1    # first-order integrals (fm1)
+FH_M2 = H_FLEX_ADR + 2    # second-order integrals (fm2)
+FH_NODE = H_FLEX_ADR + 3  # node records (fnode)
+FH_STIFF = H_FLEX_ADR + 4  # modal stiffness matrices K
+FH_DAMP = H_FLEX_ADR + 5  # modal damping matrices C
+FH_FRAME_NODE = H_FLEX_ADR + 6  # per frame row its fnode record (-1: rigid), int64 bits
+FH_CEND = H_FLEX_ADR + 7
+# header columns: starts of the work pieces in fw, then their end
+FH_M = H_FLEX_ADR + 8       # the state's mass blocks M_k(eta) at MADR, then the shared scratch at SCR
+FH_V = H_FLEX_ADR + 9       # [V; eta'] per link at VOFF
+FH_A = H_FLEX_ADR + 10      # accelerations at VOFF
+FH_F = H_FLEX_ADR + 11      # forces at VOFF
+FH_ABIAS = H_FLEX_ADR + 12  # velocity-product accelerations at VOFF
+FH_P = H_FLEX_ADR + 13      # articulated / composite inertias at PADR
+FH_PHI = H_FLEX_ADR + 14    # Phi^T at PHI
+FH_G = H_FLEX_ADR + 15      # G at GADR
+FH_DINV = H_FLEX_ADR + 16   # D^-1 at DADR
+FH_EPS = H_FLEX_ADR + 17    # eps / nu at EADR
+FH_POSE = H_FLEX_ADR + 18   # (n, POSE_COLS) world poses
+FH_VN = H_FLEX_ADR + 19     # (n, 6) the parent nodes' velocities
+FH_SCRATCH = H_FLEX_ADR + 20  # two (nb x NUALL) column blocks
+FH_ZERO = H_FLEX_ADR + 21   # nu zeros (the kernels' u = 0; never written)
+FH_WEND = H_FLEX_ADR + 22
+FH_COLS = H_FLEX_ADR + 23
 NB = 0      # 6 + NM
 NM = 1      # modes of the link's body (0: rigid)
 NUALL = 2   # the link's hinge speeds plus its body's modal rates
