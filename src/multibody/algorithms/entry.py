@@ -79,8 +79,7 @@ _PIN_VARIANTS = {
     "trajectory_energies": energy.trajectory_energies_pins,
 }
 
-#: the variants of models with modal bodies (``kernels/flex_entry.py``), same signatures; no
-#: recorded check yet (``kernel_check`` holds rigid models only)
+#: the variants of models with modal bodies (``kernels/flex_entry.py``), same signatures
 _FLEX_VARIANTS = {
     "forward_dynamics": flex_entry.forward_dynamics_flex,
     "inverse_dynamics": flex_entry.inverse_dynamics_flex,
@@ -100,7 +99,7 @@ class _Kernels:
 
     def __init__(self, variants=None):
         self._variants = variants
-        self._pins = variants is _PIN_VARIANTS
+        self._kind = "pins" if variants is _PIN_VARIANTS else "flex" if variants is _FLEX_VARIANTS else "general"
 
     def __getattr__(self, name):
         if name.startswith("_"):
@@ -120,8 +119,7 @@ class _Kernels:
                 with compiling_notice("kernels"):
                     dispatcher.compile(sig)
                 dispatcher.disable_compile()
-                if self._variants is not _FLEX_VARIANTS:  # (no recorded flex check yet)
-                    kernel_check.verify(name, dispatcher, sig, self._pins)
+                kernel_check.verify(name, dispatcher, sig, self._kind)
                 setattr(self, name, dispatcher)
         return dispatcher
 
@@ -138,18 +136,20 @@ def kernels_for(mi):
     return PIN_KERNELS if pin_variant(mi) else KERNELS
 
 
-def kernel_dispatcher(name, pins=False):
+def kernel_dispatcher(name, pins=False, flex=False):
     """The Numba dispatcher of the facade kernel ``name`` (``pins``: its PIN-only variant,
-    where it has one), not compiled by this call."""
-    if pins and name in _PIN_VARIANTS:
-        return _PIN_VARIANTS[name]
+    ``flex``: its variant for models with modal bodies, where it has one), not compiled by
+    this call."""
+    variants = _FLEX_VARIANTS if flex else _PIN_VARIANTS if pins else {}
+    if name in variants:
+        return variants[name]
     return _SIGNATURES[name][0]
 
 
-def kernel_names(pins=False):
+def kernel_names(pins=False, flex=False):
     """The names of the facade kernels (``KERNELS.<name>``); ``pins``: those with a
-    PIN-only variant."""
-    return tuple(_PIN_VARIANTS) if pins else tuple(_SIGNATURES)
+    PIN-only variant; ``flex``: those with a variant for models with modal bodies."""
+    return tuple(_FLEX_VARIANTS) if flex else tuple(_PIN_VARIANTS) if pins else tuple(_SIGNATURES)
 
 
 def real_array(x, name, what="an array of numbers", copy=False):
