@@ -13,8 +13,9 @@ the result: a non-finite result of finite arguments is OVERFLOW (``common.result
 (``joint_transform.pin_variant``): where a kernel has a PIN-only variant (same numbers,
 without the code of the other joint kinds: seconds less to compile), it is that one,
 otherwise the same dispatcher as ``KERNELS``'s. ``FLEX_KERNELS`` serves models with modal
-bodies: their forward and inverse dynamics and mass matrix are the flex entry kernels
-(``kernels/flex_entry.py``, same arguments), the other names the general kernels, which
+bodies: their forward and inverse dynamics, mass matrix, kinetic energy and mass and
+centre of mass are the flex entry kernels (``kernels/flex_entry.py``, same arguments), the
+other names the general kernels, which
 answer MODAL for such a model (the facade then hands over to ``flex``/``flex_operators``).
 A compiled model's ``kernels`` is the one that serves it, settled when it is compiled:
 the three are registered with ``model.compiled`` here, so the model layer below takes them
@@ -84,6 +85,8 @@ _FLEX_VARIANTS = {
     "forward_dynamics": flex_entry.forward_dynamics_flex,
     "inverse_dynamics": flex_entry.inverse_dynamics_flex,
     "mass_matrix": flex_entry.mass_matrix_flex,
+    "kinetic_energy": flex_entry.kinetic_energy_flex,
+    "mass_and_com": flex_entry.mass_and_com_flex,
 }
 
 

@@ -1,15 +1,14 @@
 """The algorithms of models with modal (flexible) bodies: the rigid facade hands over here
-when its kernel answers MODAL (so rigid models pay nothing for it): energies, centre of
-mass, poses. Forward and inverse dynamics and the mass matrix are the model's own entry
-kernels (``c.kernels``: kernels/flex_entry.py), which the facade calls directly; the
-functions of those names here call them too, with the flex argument checks (for
-``flex_operators``' f_ext). Kernels: kernels/flex_kinematics.py, flex_dynamics.py,
-flex_articulated.py.
+when its kernel answers MODAL (so rigid models pay nothing for it): poses, strain and total
+energy. Forward and inverse dynamics, the mass matrix, the kinetic energy and the mass and
+centre of mass are the model's own entry kernels (``c.kernels``: kernels/flex_entry.py),
+which the facade calls directly; the functions of those names here call them too, with the
+flex argument checks (``flex_operators``' f_ext, ``total_energy``). Kernels:
+kernels/flex_kinematics.py, flex_dynamics.py, flex_articulated.py, flex_energy.py.
 """
 import numpy as np
 
 from ..kernels import flex_layout as FL
-from ..kernels.flex_body_inertia import body_masses
 from ..kernels.flex_kinematics import flex_kinematics, node_deformation
 from .checks import check_out, check_result, data_object, raise_status, run_kernel
 from .entry import check_vector
@@ -29,11 +28,16 @@ def _entry(c, name, data, arrays, names, out):
     """The model's entry kernel ``name`` (``c.kernels``: the flex ones, kernels/flex_entry.py)
     on Data ``data`` and the checked ``arrays``, into ``out``; errors name ``names``."""
     d = data_object(c, data)
-    check_out(out, (c.nu, c.nu) if name == "mass_matrix" else (c.nu,))
+    if name in _OUT_SHAPES:
+        check_out(out, _OUT_SHAPES[name](c))
     st = run_kernel(c, arrays[0], getattr(c.kernels, name), d.buf, *arrays, out)
     if st:
         raise_status(c, st, names, arrays)
     return out
+
+
+_OUT_SHAPES = {"forward_dynamics": lambda c: (c.nu,), "inverse_dynamics": lambda c: (c.nu,),
+               "mass_matrix": lambda c: (c.nu, c.nu)}  # (a user's out; the others are made here)
 
 
 def forward_dynamics(m, q, u, tau, out=None, data=None):
@@ -60,41 +64,19 @@ def mass_matrix(m, q, out=None, data=None):
 
 
 def kinetic_energy(m, q, u, data=None):
-    """1/2 sum_k [V_k; eta_k']^T M_k(eta) [V_k; eta_k'] [J]."""
+    """1/2 sum_k [V_k; eta_k']^T M_k(eta) [V_k; eta_k'] [J] (kernels/flex_energy.py)."""
     c = m.compiled
-    f = c.flex
-    d, w, (q, u) = _state(c, data, q, u)
-    flex_kinematics(c.mi, c.mf, d.ws, f.fi, f.fnode, q, u, w.phi, w.V, w.abias, w.pose, w.VN)
-    body_masses(f.fi, f.fmass, f.fm1, f.fm2, q, w.M)
-    T = 0.0
-    for k in range(c.n_links):
-        nb, vo, ma = f.fi[k, FL.NB], f.fi[k, FL.VOFF], f.fi[k, FL.MADR]
-        v = w.V[vo:vo + nb]
-        T += 0.5 * v @ w.M[ma:ma + nb * nb].reshape(nb, nb) @ v
-    return float(T)
+    q, u = check_vector(q, c.nq, "q", c), check_vector(u, c.nu, "u", c)
+    return float(_entry(c, "kinetic_energy", data, (q, u), ("q", "u"), np.empty(1))[0])
 
 
 def mass_and_com(m, q, data=None):
     """[total mass, centre of mass (3)] (4,) at q, the deformed bodies' centres of mass
     included: sum_k m_k p_k + R_k (m c)_k(eta), the first moments (m c)_k read off each
-    body's M_k(eta)."""
+    body's M_k(eta) (kernels/flex_energy.py)."""
     c = m.compiled
-    f = c.flex
-    d, w, (q,) = _state(c, data, q)
-    flex_kinematics(c.mi, c.mf, d.ws, f.fi, f.fnode, q, w.zero, w.phi, w.V, w.abias, w.pose,
-                    w.VN)
-    body_masses(f.fi, f.fmass, f.fm1, f.fm2, q, w.M)
-    out = np.zeros(4)
-    for k in range(c.n_links):
-        nb, ma = f.fi[k, FL.NB], f.fi[k, FL.MADR]
-        M = w.M[ma:ma + nb * nb].reshape(nb, nb)
-        mc = np.array([M[2, 4], M[0, 5], M[1, 3]])  # M[:3, 3:6] = [m c]x
-        R = w.pose[k, FL.POSE_R:FL.POSE_R + 9].reshape(3, 3)
-        out[0] += M[3, 3]
-        out[1:] += M[3, 3] * w.pose[k, FL.POSE_P:FL.POSE_P + 3] + R @ mc
-    if out[0] > 0.0:
-        out[1:] /= out[0]
-    return out
+    q = check_vector(q, c.nq, "q", c)
+    return _entry(c, "mass_and_com", data, (q,), ("q",), np.empty(4))
 
 
 def gravity_potential(mc, g):

@@ -7,11 +7,10 @@ calls returns.
   rigid batch's ``BatchData``), whose flex work region it uses;
 * integrate: the rigid batch kernel (the coordinate map knows the modal coordinates);
 * the inverse mass matrix, energies, centre of mass, poses, Jacobians and pose gradients
-  of frames: a Python loop of the single calls (``per_sample``). Their flex kernels take
-  work arrays sized by the facade (``flex_operators``) or finish in Python
-  (``flex.kinetic_energy``, ``flex.mass_and_com``): a batched kernel would copy them, and
-  they are not the hot path (per sample they cost tens of microseconds, a few of them the
-  loop's own).
+  of frames: a Python loop of the single calls (``per_sample``). Some of their flex
+  kernels take work arrays sized by the facade (``flex_operators``) or finish in Python
+  (``flex.link_poses``, the strain energy), and they are not the hot path (per sample they
+  cost tens of microseconds, a few of them the loop's own).
 """
 from ..kernels import batch as K
 from ..kernels import flex_batch as FK
