@@ -1,7 +1,8 @@
 """The views a flex kernel takes, cut from one data buffer (kernels/flex_layout.py).
 
-A model with modal bodies keeps its flex constants in the model buffer (the flex block after
-the cr rows: the link table ``fi`` as an int64 view, then the flat constants ``fc``) and its
+A model with modal bodies keeps its flex constants in the model buffer (the link table
+``fi``: the flex columns of the mi rows; the flat constants ``fc``: the flex block after the
+cr rows) and its
 flex work in every data buffer (the flat region ``fw`` after z), at the addresses in the
 header (flex_layout.FH_*). ``flex_arrays(dbuf)`` makes every view from them: the one place
 that knows where the pieces are. It is inlined into the flex entry kernels, which are
@@ -34,10 +35,10 @@ def flex_constants(buf):
     h = buf[0]
     n = int(h[H_NLINKS])
     f0 = 2 + 2 * n + int(h[H_NFRAMES]) + int(h[H_NCONSTRAINTS])
-    fc = buf[f0 + n:f0 + int(h[H_FLEX_ROWS])].reshape(-1)
+    fc = buf[f0:f0 + int(h[H_FLEX_ROWS])].reshape(-1)
     a = (int(h[FL.FH_MASS]), int(h[FL.FH_M1]), int(h[FL.FH_M2]), int(h[FL.FH_NODE]), int(h[FL.FH_STIFF]),
          int(h[FL.FH_DAMP]), int(h[FL.FH_FRAME_NODE]), int(h[FL.FH_CEND]))  # (no list: no NRT)
-    return FlexConstants(buf[f0:f0 + n].view(np.int64), fc[a[0]:a[1]], fc[a[1]:a[2]], fc[a[2]:a[3]],
+    return FlexConstants(buf[1:1 + n].view(np.int64), fc[a[0]:a[1]], fc[a[1]:a[2]], fc[a[2]:a[3]],
                          fc[a[3]:a[4]], fc[a[4]:a[5]], fc[a[5]:a[6]], fc[a[6]:a[7]].view(np.int64))
 
 

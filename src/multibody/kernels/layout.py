@@ -28,9 +28,10 @@ in topological depth-first order, so link j's subtree is the range [j, SUBTREE_E
                           enabled constraints' rows in the order of seed 000 (hinge loops,
                           convel, coordinate); see model/constraints.py
     rows after            the flex block (H_FLEX_ROWS rows, none without modal bodies):
-                          ``fi`` (int64 view, one row per link, flex_layout's columns),
-                          then the flat flex constants ``fc`` (mass blocks, integrals, node
-                          records, K, C, the frames' node records) at the header's FH_*
+                          the flat flex constants ``fc`` (mass blocks, integrals, node
+                          records, K, C, the frames' node records) at the header's FH_*;
+                          the flex link table ``fi`` is mi's columns after MI_COLS
+                          (flex_layout.py)
 
 Data buffer rows (d0 = the number of model rows, 2 + 2n + nf + nc + H_FLEX_ROWS):
 
@@ -92,7 +93,7 @@ DINV_ADR = 10    # z address of D^-1 (NU x NU, row-major)
 RES_ADR = 11     # z address of the residual force tau - S^T p (NU)
 BODY_NU = 12     # coordinates (= speeds) of the link's body itself: a modal body's eta, at
                  # q[QOFF+NQ:], u[UOFF+NU:]; the rigid kernels return MODAL when any is > 0
-MI_COLS = 13
+MI_COLS = 13     # the flex link table's columns follow (flex_layout.NB .. FI_COLS)
 
 # mf columns (rows 0..n-1)
 R_TREE = 0     # 9, row-major rotation of the joint o-frame in the parent link frame

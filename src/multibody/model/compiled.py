@@ -164,10 +164,12 @@ class CompiledModel:
             self.data_rows = int(buf[0, L.H_FLEX_WORK]) + -(-int(buf[0, FL.FH_WEND]) // L.DATA_COLS)
 
     def set_flex(self, block):
-        """Add the flex block (rows, addresses) of ``model/flex_compile.compile_flex`` to the
-        model buffer (before any Data is made) and take the flex kernels."""
-        rows, addresses = block
+        """Add the flex tables (fi, rows, addresses) of ``model/flex_compile.compile_flex`` to
+        the model buffer (fi's flex columns into the mi rows, the flex block after the cr rows;
+        before any Data is made) and take the flex kernels."""
+        fi, rows, addresses = block
         buf = np.vstack([self.buf, rows])
+        buf[1:1 + self.n_links].view(np.int64)[:, L.MI_COLS:FL.FI_COLS] = fi[:, L.MI_COLS:]
         buf[0, L.H_FLEX_ROWS] = rows.shape[0]
         for col, value in addresses.items():
             buf[0, col] = value

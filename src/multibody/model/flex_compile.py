@@ -15,7 +15,7 @@ from .shared_arrays import ConstantPool
 class FlexModel:
     """The flex constants of a compiled model, as views of its model buffer (``c.flex``; the
     kernels cut the same views with ``kernels/flex_views.py``): ``fi`` (n, cols) int64, the
-    link table (``kernels/flex_layout.py``'s columns), ``fmass`` (the undeformed mass blocks
+    link table (``kernels/flex_layout.py``'s columns of the mi rows; ``fi`` is ``c.mi``), ``fmass`` (the undeformed mass blocks
     M0, at CADR), ``fm1`` and ``fm2`` (the modal bodies' integrals M1, M2 at M1ADR, M2ADR;
     M2ADR -1 where M2 is zero), ``fnode`` (node records: R0 (9), p0 (3), Pi (6 x n_modes)
     row-major), ``frame_node`` (nf,) the node record of each frame row (-1: rigid),
@@ -43,24 +43,21 @@ class FlexModel:
 
 
 def flex_block(fi, constants, work_sizes, width):
-    """(rows, addresses) of the flex block of a model buffer (``kernels/flex_layout.py``):
-    ``fi`` (n, FI_COLS) int64 as whole int64 rows of ``width``, then the flat constants
-    (``constants``: the float64 pieces in FH_MASS .. FH_FRAME_NODE order, the last one int64);
-    ``addresses`` {header column: value}, the constants' starts and end in the flat region,
-    then those of the work pieces of ``work_sizes`` (FH_M .. FH_ZERO order) in a data
-    buffer's flex work region."""
-    n = fi.shape[0]
+    """(fi, rows, addresses) of a model with modal bodies (``kernels/flex_layout.py``): ``fi``
+    (n, FI_COLS) int64, whose flex columns go into the mi rows; ``rows``, the flex block of
+    the model buffer: the flat constants (``constants``: the float64 pieces in FH_MASS ..
+    FH_FRAME_NODE order, the last one int64) in rows of ``width``; ``addresses`` {header
+    column: value}, the constants' starts and end in the flat region, then those of the work
+    pieces of ``work_sizes`` (FH_M .. FH_ZERO order) in a data buffer's flex work region."""
     flat = [np.ascontiguousarray(a).ravel().view(np.float64) if a.dtype == np.int64 else
             np.ascontiguousarray(a, dtype=np.float64).ravel() for a in constants]
     starts = np.concatenate([[0], np.cumsum([a.size for a in flat])]).astype(np.int64)
-    crows = -(-int(starts[-1]) // width)
-    rows = np.zeros((n + crows, width))
-    rows[:n].view(np.int64)[:, :fi.shape[1]] = fi
-    rows[n:].reshape(-1)[:starts[-1]] = np.concatenate(flat) if flat else np.zeros(0)
+    rows = np.zeros((-(-int(starts[-1]) // width), width))
+    rows.reshape(-1)[:starts[-1]] = np.concatenate(flat) if flat else np.zeros(0)
     wstarts = np.concatenate([[0], np.cumsum(work_sizes)]).astype(np.int64)
     addresses = {FL.FH_MASS + i: int(a) for i, a in enumerate(starts)}
     addresses.update({FL.FH_M + i: int(a) for i, a in enumerate(wstarts)})
-    return rows, addresses
+    return fi, rows, addresses
 
 
 def _node_record(R0, p0, Pi):
@@ -69,7 +66,7 @@ def _node_record(R0, p0, Pi):
 
 def compile_flex(mb, c):
     """The flex block of Multibody ``mb`` compiled as ``c`` (body data moved into link axes):
-    ``flex_block``'s (rows, addresses), for ``CompiledModel.set_flex``.
+    ``flex_block``'s (fi, rows, addresses), for ``CompiledModel.set_flex``.
 
     The constants (mass blocks M0, integrals, node records) go into pools where equal
     blocks are stored once (``shared_arrays.ConstantPool``): a chain of bodies made from
