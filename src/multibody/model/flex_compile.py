@@ -140,12 +140,19 @@ def compile_flex(mb, c):
     for name, f in c.frame_rows.items():
         if name in node_index:
             frame_node[f] = node_index[name]
-    constants = (mass.array(), first.array(), second.array(), nodes.array(), stiffness.array(), damping.array(),
-                 frame_node)
-    block = int(fi[:, FL.NB].max() * fi[:, FL.NUALL].max()) if n else 0
-    work = (madr, voff, voff, voff, voff, padr, phiadr, gadr, dadr, eadr, n * FL.POSE_COLS, n * 6,
-            2 * max(block, 36), c.nu)  # scratch: two (nb x NUALL) column blocks; zero: u = 0
+    constants = [pool.array() for pool in (mass, first, second, nodes, stiffness, damping)] + [frame_node]
+    work = _work_sizes(fi, c.nu, (madr, voff, padr, phiadr, gadr, dadr, eadr))
     return flex_block(fi, constants, work, c.buf.shape[1])
+
+
+def _work_sizes(fi, nu, sizes):
+    """The sizes of a data buffer's flex work pieces (FH_M .. FH_ZERO order) from the
+    compiler's running ``sizes`` (mass blocks and scratch, vectors, P, phi, G, D^-1, eps)."""
+    madr, voff, padr, phiadr, gadr, dadr, eadr = sizes
+    n = fi.shape[0]
+    block = int(fi[:, FL.NB].max() * fi[:, FL.NUALL].max()) if n else 0
+    return (madr, voff, voff, voff, voff, padr, phiadr, gadr, dadr, eadr, n * FL.POSE_COLS, n * 6,
+            2 * max(block, 36), nu)  # scratch: two (nb x NUALL) column blocks; zero: u = 0
 
 
 def _add_integrals(first, second, b, X_BL):
