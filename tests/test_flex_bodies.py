@@ -84,7 +84,7 @@ def test_link_velocities_are_the_derivatives_of_the_deformed_poses():
         W = T0[k][:3, :3].T @ dT[:3, :3]
         twist = np.r_[W[2, 1], W[0, 2], W[1, 0], T0[k][:3, :3].T @ dT[:3, 3]]
         vo = c.flex.fi[k, FL.VOFF]
-        np.testing.assert_allclose(twist, d.flex_work["V"][vo:vo + 6], atol=1e-7)
+        np.testing.assert_allclose(twist, d.flex_work.V[vo:vo + 6], atol=1e-7)
 
 
 def test_deformed_node_pose_follows_its_mode_shapes():

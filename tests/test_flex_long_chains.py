@@ -62,11 +62,11 @@ def test_articulated_inertias_stay_exactly_symmetric(beam):
     m.forward_dynamics(q, u, tau, data=d)
     w = d.flex_work
     for k in range(fi.shape[0]):
-        X = w["P"][fi[k, FL.PADR]:fi[k, FL.PADR] + 36].reshape(6, 6)
+        X = w.P[fi[k, FL.PADR]:fi[k, FL.PADR] + 36].reshape(6, 6)
         assert np.array_equal(X, X.T) and np.any(X), k
     m.inverse_mass_matrix(q, data=d)
     for k in range(fi.shape[0]):
         nb, nk = fi[k, FL.NB], fi[k, FL.NUALL]
-        P = w["P"][fi[k, FL.PADR]:fi[k, FL.PADR] + nb * nb].reshape(nb, nb)
-        D = w["Dinv"][fi[k, FL.DADR]:fi[k, FL.DADR] + nk * nk].reshape(nk, nk)
+        P = w.P[fi[k, FL.PADR]:fi[k, FL.PADR] + nb * nb].reshape(nb, nb)
+        D = w.Dinv[fi[k, FL.DADR]:fi[k, FL.DADR] + nk * nk].reshape(nk, nk)
         assert nb == nbmax and np.array_equal(P, P.T) and np.array_equal(D, D.T), k

@@ -57,12 +57,13 @@ class _PerLinkPool(ConstantPool):
 
 
 def test_constants_do_not_grow_with_the_chain(beam):
-    short, long = (_chain_of([beam] * n).compiled.flex for n in (2, 6))
+    long_model = _chain_of([beam] * 6)
+    short, long = _chain_of([beam] * 2).compiled.flex, long_model.compiled.flex
     for name in CONSTANTS:
         assert getattr(long, name).size == getattr(short, name).size > 0, name
     nb = 6 + beam.n_modes
     shared = FL.SCR_BLOCKS * nb * nb  # the scratch all links share, behind their blocks
-    assert long.work()["M"].size == 6 * nb * nb + shared  # the per-state blocks M_k(eta) stay per link
+    assert long_model.compiled.create_data().flex_work.M.size == 6 * nb * nb + shared  # the per-state blocks M_k(eta) stay per link
     assert np.all(long.fi[:, FL.SCR] == 6 * nb * nb)
     assert len(set(long.fi[:, FL.CADR])) == len(set(short.fi[:, FL.CADR])) <= 2  # the links read shared M0 ...
     assert len(set(long.fi[:, FL.MADR])) == 6  # ... and write their own M_k(eta)

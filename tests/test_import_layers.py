@@ -108,10 +108,6 @@ LAYERS = (
 UTILITIES = {"progress", "plotting", "result_journal", "result_writer", "result_reader"}
 #: the imports that go up today, each with its reason (docs/architecture.md, "Layers")
 KNOWN_UPWARD = {
-    # Numba code of the stepping loop's flex stage rates, living in simulation/: the
-    # batched flex kernels and their facade reuse its packed tables (``pack``)
-    ("multibody.kernels.flex_batch", "multibody.simulation.flex_stepping"),
-    ("multibody.algorithms.flex_batch", "multibody.simulation.flex_stepping"),
     # bounded reading of a file, shared by every loader; modal data files read through it
     ("multibody.flex.modal_file", "multibody.io._files"),
     ("multibody.flex.fe_import", "multibody.io._files"),

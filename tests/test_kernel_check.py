@@ -18,16 +18,20 @@ import pytest
 import multibody as mb
 from multibody.algorithms import entry, kernel_check
 
+from flex_models import flexible_tree
 from pin_convert import q_to_pin, to_pinocchio, u_perm
 
 STORED = os.path.join(os.path.dirname(mb.__file__), "data", "kernel_check.npz")
 
 
 def check_model(pins):
-    """The check model of the PIN-only variants (``pins``: a branched tree of PIN links, one
-    with armature) or of the general ones (a quaternion free base carrying a pin, a
+    """The check model of the PIN-only variants (``pins`` True: a branched tree of PIN links,
+    one with armature), of the general ones (False: a quaternion free base carrying a pin, a
     rotation-vector spherical, a slider, a screw, a quaternion spherical and a
-    rotation-vector free joint)."""
+    rotation-vector free joint) or of the flex ones ("flex": a flexible tree of every kind,
+    children hanging from deforming nodes, a modal body welded at a node, gravity)."""
+    if pins == "flex":
+        return flexible_tree(np.random.default_rng(4), gravity=(0.0, 0.0, -9.81))
     m = mb.Multibody()
     rot = np.array([[0.0, -0.6, 0.8], [1.0, 0.0, 0.0], [0.0, 0.8, 0.6]])
 
@@ -58,14 +62,14 @@ def write_stored_values(path=STORED):
     """Write the check's data buffers, states and values, computed by today's kernels (run
     this file as a script; then the tests here check them against Pinocchio)."""
     values = {"layout": kernel_check.layout_signature()}
-    for pins, key in ((True, "pins"), (False, "general")):
+    for pins, key in ((True, "pins"), (False, "general"), ("flex", "flex")):
         m = check_model(pins)
-        rng = np.random.default_rng(1 if pins else 2)
+        rng = np.random.default_rng({"pins": 1, "general": 2, "flex": 3}[key])
         state = (m.random_q(rng, scale=1.0), *rng.normal(size=(3, m.nu)))
         values[f"{key}.data_buffer"] = m.create_data().buf.copy()
         values.update({f"{key}.{n}": v for n, v in zip(("q", "u", "udot", "tau"), state)})
-        for name in entry.kernel_names(pins=True):
-            kernel = entry.kernel_dispatcher(name, pins=pins)  # unchecked: compiled by this call
+        for name in entry.kernel_names(pins=key != "flex", flex=key == "flex"):  # (the general ones: as pins')
+            kernel = entry.kernel_dispatcher(name, pins=key == "pins", flex=key == "flex")  # unchecked: compiled here
             values[f"{key}.{name}"] = kernel_check.evaluate(name, kernel, m.create_data().buf, state)
     np.savez_compressed(path, **values)
 
@@ -87,9 +91,9 @@ def reference(pins):
     return check_model(pins), state, ref
 
 
-@pytest.mark.parametrize("pins", [True, False], ids=["pins", "general"])
+@pytest.mark.parametrize("pins", [True, False, "flex"], ids=["pins", "general", "flex"])
 def test_stored_data_buffers_are_the_check_models(pins):
-    key = "pins" if pins else "general"
+    key = kernel_check.variant_key(pins)
     buf = kernel_check.stored_values("kernel_check", key + ".")[f"{key}.data_buffer"]  # (checks write into a copy)
     fresh = check_model(pins).create_data().buf
     assert buf.shape == fresh.shape and np.array_equal(buf, fresh, equal_nan=True), \
@@ -118,12 +122,24 @@ def test_stored_values_match_pinocchio(pins):
     assert set(ref) == set(entry.kernel_names(pins=True))  # every kernel with a PIN-only variant is checked
 
 
-@pytest.mark.parametrize("pins", [True, False], ids=["pins", "general"])
+def test_stored_flex_values_hold_the_equations_of_motion():
+    """The flex variants' values (no peer library models modal bodies): M udot + b = tau,
+    with b = ID(q, u, udot) - M udot, from the three recorded kernels at once."""
+    m, (q, u, udot, tau), ref = reference("flex")
+    M = ref["mass_matrix"]
+    b = ref["inverse_dynamics"] - M @ udot
+    assert np.array_equal(M, M.T)
+    assert np.abs(M @ ref["forward_dynamics"] + b - tau).max() < 1e-10 * max(1.0, np.abs(tau).max(), np.abs(b).max())
+    assert set(ref) == set(entry.kernel_names(flex=True))  # every flex variant is checked
+
+
+@pytest.mark.parametrize("pins", [True, False, "flex"], ids=["pins", "general", "flex"])
 def test_the_loaded_kernels_pass_their_check(pins):
     m, state, ref = reference(pins)
+    flex = pins == "flex"
     for name in ref:
-        kernel = getattr(entry.PIN_KERNELS if pins else entry.KERNELS, name)
-        assert kernel is entry.kernel_dispatcher(name, pins=pins)
+        kernel = getattr(entry.FLEX_KERNELS if flex else entry.PIN_KERNELS if pins else entry.KERNELS, name)
+        assert kernel is entry.kernel_dispatcher(name, pins=pins is True, flex=flex)
         assert kernel_check.relative_error(kernel_check.evaluate(name, kernel, m.create_data().buf, state),
                                            ref[name]) < 1e-13
 

@@ -95,10 +95,11 @@ def _at_rest(c, names, arrays):
 
 def _flex_peer(c, kernel):
     """(kernel, work) for ``_run``: a model with modal bodies gets the batched flex kernel that
-    stands in for ``kernel`` and the flex work rows (``flex_batch``), a rigid one ``kernel``."""
+    stands in for ``kernel`` (``flex_batch``; its work is in the data buffers), a rigid one
+    ``kernel``."""
     if c.flex is None:
         return kernel, None
-    return flex_batch.KERNELS[kernel], flex_batch.flex_work
+    return flex_batch.KERNELS[kernel], None
 
 
 def mass_matrix(m, Q, out=None):

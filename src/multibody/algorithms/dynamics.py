@@ -17,7 +17,7 @@ import numpy as np
 
 from ..kernels.inverse_mass_matrix import work_shape
 from ..kernels.status import BAD_LENGTH_ARG1, MODAL
-from . import flex, flex_operators
+from . import flex_operators
 from .checks import as_float_vector, check_out, check_result, data_object, raise_status, zero_division_error
 from .constraints import constrained_dynamics, constraint_work
 from .entry import KERNELS
@@ -135,9 +135,9 @@ def inverse_dynamics(m, q, u, udot, f_ext=None, out=None, data=None):
 
 def _checked_state_call(m, op, q, u, x, f_ext, out, data):
     """forward_dynamics (op ``_FORWARD``, x = tau) or inverse_dynamics (``_INVERSE``, x = udot)
-    past the hot path: f_ext, data=, stacked states, modal bodies, coercion of the arguments
-    and the errors that name them."""
-    name, x_name, flex_with_forces, flex_plain, public = op
+    past the hot path: f_ext, data=, stacked states, coercion of the arguments and the errors
+    that name them (a model with modal bodies: its ``c.kernels`` are the flex ones)."""
+    name, x_name, flex_with_forces, public = op
     c = m.compiled
     kernel = getattr(c.kernels, name)
     if f_ext is not None:
@@ -166,8 +166,6 @@ def _checked_state_call(m, op, q, u, x, f_ext, out, data):
     except ZeroDivisionError as e:
         raise zero_division_error(c, q, e) from None
     if st:
-        if st == MODAL:  # flexible bodies: their own kernels
-            return check_result(c, flex_plain(m, q, u, x, out, data), ("q", "u", x_name), (q, u, x))
         raise_status(c, st, ("q", "u", x_name), (q, u, x))
     return out
 
@@ -182,10 +180,10 @@ def _data_buffer(c, data):
         return c.thread_data().buf
 
 
-# (kernel and function name, name of the third argument, the flex functions with and without
-# f_ext, the public function that with_external_forces calls again)
-_FORWARD = ("forward_dynamics", "tau", flex_operators.forward_dynamics, flex.forward_dynamics, forward_dynamics)
-_INVERSE = ("inverse_dynamics", "udot", flex_operators.inverse_dynamics, flex.inverse_dynamics, inverse_dynamics)
+# (kernel and function name, name of the third argument, the flex function with f_ext, the
+# public function that with_external_forces calls again)
+_FORWARD = ("forward_dynamics", "tau", flex_operators.forward_dynamics, forward_dynamics)
+_INVERSE = ("inverse_dynamics", "udot", flex_operators.inverse_dynamics, inverse_dynamics)
 
 
 def mass_matrix(m, q, out=None, data=None):
@@ -206,8 +204,8 @@ def mass_matrix(m, q, out=None, data=None):
 
 
 def _checked_mass_matrix(m, q, out, data):
-    """mass_matrix past the hot path: data=, stacked states, modal bodies, coercion of q and
-    the errors that name it."""
+    """mass_matrix past the hot path: data=, stacked states, coercion of q and the errors that
+    name it."""
     c = m.compiled
     dbuf = _data_buffer(c, data)
     given = out
@@ -228,8 +226,6 @@ def _checked_mass_matrix(m, q, out, data):
     except ZeroDivisionError as e:
         raise zero_division_error(c, q, e) from None
     if st:
-        if st == MODAL:
-            return check_result(c, flex.mass_matrix(m, q, given, data), ("q",), (q,))
         raise_status(c, st, ("q",), (q,))
     return out
 

@@ -12,9 +12,14 @@ the result: a non-finite result of finite arguments is OVERFLOW (``common.result
 ``KERNELS`` serves every model; ``PIN_KERNELS`` serves models whose links are all PIN
 (``joint_transform.pin_variant``): where a kernel has a PIN-only variant (same numbers,
 without the code of the other joint kinds: seconds less to compile), it is that one,
-otherwise the same dispatcher as ``KERNELS``'s. A compiled model's ``kernels`` is the
-one that serves it (``kernels_for``): both are registered with ``model.compiled`` here, so
-the model layer below takes them without importing this module.
+otherwise the same dispatcher as ``KERNELS``'s. ``FLEX_KERNELS`` serves models with modal
+bodies: their forward and inverse dynamics, mass matrix, kinetic energy and mass and
+centre of mass are the flex entry kernels (``kernels/flex_entry.py``, same arguments), the
+other names the general kernels, which
+answer MODAL for such a model (the facade then hands over to ``flex``/``flex_operators``).
+A compiled model's ``kernels`` is the one that serves it, settled when it is compiled:
+the three are registered with ``model.compiled`` here, so the model layer below takes them
+without importing this module.
 """
 import threading
 
@@ -28,7 +33,7 @@ from .owners import nonfinite_error
 from ..kernels.joint_transform import pin_variant
 from ..model.compiled import register_kernels
 from ..kernels import (
-    constrained_dynamics, coordinates, energy, forward_dynamics, frame_acceleration, inverse_dynamics,
+    constrained_dynamics, coordinates, energy, flex_entry, forward_dynamics, frame_acceleration, inverse_dynamics,
     inverse_mass_matrix, jacobian, mass_matrix, operational_space,
 )
 
@@ -75,23 +80,34 @@ _PIN_VARIANTS = {
     "trajectory_energies": energy.trajectory_energies_pins,
 }
 
+#: the variants of models with modal bodies (``kernels/flex_entry.py``), same signatures
+_FLEX_VARIANTS = {
+    "forward_dynamics": flex_entry.forward_dynamics_flex,
+    "inverse_dynamics": flex_entry.inverse_dynamics_flex,
+    "mass_matrix": flex_entry.mass_matrix_flex,
+    "kinetic_energy": flex_entry.kinetic_energy_flex,
+    "mass_and_com": flex_entry.mass_and_com_flex,
+}
+
 
 class _Kernels:
     """``KERNELS.<name>`` is the dispatcher of a facade kernel, compiled for its one
     signature with further compilation disabled (see the module docstring), and checked
     once on a small model (``kernel_check.verify``). The first access compiles under a
     lock, so threads that start together do not race.
-    ``pins``: the namespace of models with PIN links only (``PIN_KERNELS``)."""
+    ``variants``: the namespace's own variants by name (``_PIN_VARIANTS`` for ``PIN_KERNELS``,
+    ``_FLEX_VARIANTS`` for ``FLEX_KERNELS``; None: ``KERNELS``, the general ones)."""
 
     _lock = threading.Lock()
 
-    def __init__(self, pins=False):
-        self._pins = pins
+    def __init__(self, variants=None):
+        self._variants = variants
+        self._kind = "pins" if variants is _PIN_VARIANTS else "flex" if variants is _FLEX_VARIANTS else "general"
 
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
-        if self._pins and name not in _PIN_VARIANTS:  # no variant: the general kernel
+        if self._variants is not None and name not in self._variants:  # no variant: the general kernel
             dispatcher = getattr(KERNELS, name)
             setattr(self, name, dispatcher)
             return dispatcher
@@ -99,21 +115,22 @@ class _Kernels:
             dispatcher, sig = _SIGNATURES[name]
         except KeyError:
             raise AttributeError(name) from None
-        if self._pins:
-            dispatcher = _PIN_VARIANTS[name]
+        if self._variants is not None:
+            dispatcher = self._variants[name]
         with self._lock:
             if name not in self.__dict__:
                 with compiling_notice("kernels"):
                     dispatcher.compile(sig)
                 dispatcher.disable_compile()
-                kernel_check.verify(name, dispatcher, sig, self._pins)
+                kernel_check.verify(name, dispatcher, sig, self._kind)
                 setattr(self, name, dispatcher)
         return dispatcher
 
 
 KERNELS = _Kernels()
-PIN_KERNELS = _Kernels(pins=True)
-register_kernels(KERNELS, PIN_KERNELS)  # a CompiledModel's ``kernels`` (model.compiled)
+PIN_KERNELS = _Kernels(_PIN_VARIANTS)
+FLEX_KERNELS = _Kernels(_FLEX_VARIANTS)
+register_kernels(KERNELS, PIN_KERNELS, FLEX_KERNELS)  # a CompiledModel's ``kernels`` (model.compiled)
 
 
 def kernels_for(mi):
@@ -122,18 +139,20 @@ def kernels_for(mi):
     return PIN_KERNELS if pin_variant(mi) else KERNELS
 
 
-def kernel_dispatcher(name, pins=False):
+def kernel_dispatcher(name, pins=False, flex=False):
     """The Numba dispatcher of the facade kernel ``name`` (``pins``: its PIN-only variant,
-    where it has one), not compiled by this call."""
-    if pins and name in _PIN_VARIANTS:
-        return _PIN_VARIANTS[name]
+    ``flex``: its variant for models with modal bodies, where it has one), not compiled by
+    this call."""
+    variants = _FLEX_VARIANTS if flex else _PIN_VARIANTS if pins else {}
+    if name in variants:
+        return variants[name]
     return _SIGNATURES[name][0]
 
 
-def kernel_names(pins=False):
+def kernel_names(pins=False, flex=False):
     """The names of the facade kernels (``KERNELS.<name>``); ``pins``: those with a
-    PIN-only variant."""
-    return tuple(_PIN_VARIANTS) if pins else tuple(_SIGNATURES)
+    PIN-only variant; ``flex``: those with a variant for models with modal bodies."""
+    return tuple(_FLEX_VARIANTS) if flex else tuple(_PIN_VARIANTS) if pins else tuple(_SIGNATURES)
 
 
 def real_array(x, name, what="an array of numbers", copy=False):

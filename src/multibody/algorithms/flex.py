@@ -1,107 +1,82 @@
 """The algorithms of models with modal (flexible) bodies: the rigid facade hands over here
-when its kernel answers MODAL (so rigid models pay nothing for it). Kernels:
-kernels/flex_kinematics.py, flex_dynamics.py, flex_articulated.py.
+when its kernel answers MODAL (so rigid models pay nothing for it): poses, strain and total
+energy. Forward and inverse dynamics, the mass matrix, the kinetic energy and the mass and
+centre of mass are the model's own entry kernels (``c.kernels``: kernels/flex_entry.py),
+which the facade calls directly; the functions of those names here call them too, with the
+flex argument checks (``flex_operators``' f_ext, ``total_energy``). Kernels:
+kernels/flex_kinematics.py, flex_dynamics.py, flex_articulated.py, flex_energy.py.
 """
 import numpy as np
 
 from ..kernels import flex_layout as FL
-from ..kernels.flex_articulated import flex_forward_dynamics, flex_mass_matrix
-from ..kernels.flex_body_inertia import body_masses
-from ..kernels.flex_dynamics import flex_inverse_dynamics
 from ..kernels.flex_kinematics import flex_kinematics, node_deformation
-from .checks import FLEX_SINGULAR, check_out, check_result, data_object
+from .checks import check_out, check_result, data_object, raise_status, run_kernel
 from .entry import check_vector
 
 
 def _state(c, data, q, u=None, third=None, names=("q", "u", "tau")):
-    """(Data, work arrays, checked vectors) for a flex call."""
+    """(Data, its flex work views ``Data.flex_work``, checked vectors) for a flex call."""
     d = data_object(c, data)
-    w = getattr(d, "flex_work", None)
-    if w is None:
-        w = d.flex_work = c.flex.work()
     out = [check_vector(q, c.nq, names[0], c)]
     for x, name in ((u, names[1]), (third, names[2])):
         if x is not None:
             out.append(check_vector(x, c.nu, name, c))  # shape, dtype and finiteness, naming the argument
-    return d, w, out
+    return d, d.flex_work, out
+
+
+def _entry(c, name, data, arrays, names, out):
+    """The model's entry kernel ``name`` (``c.kernels``: the flex ones, kernels/flex_entry.py)
+    on Data ``data`` and the checked ``arrays``, into ``out``; errors name ``names``."""
+    d = data_object(c, data)
+    if name in _OUT_SHAPES:
+        check_out(out, _OUT_SHAPES[name](c))
+    st = run_kernel(c, arrays[0], getattr(c.kernels, name), d.buf, *arrays, out)
+    if st:
+        raise_status(c, st, names, arrays)
+    return out
+
+
+_OUT_SHAPES = {"forward_dynamics": lambda c: (c.nu,), "inverse_dynamics": lambda c: (c.nu,),
+               "mass_matrix": lambda c: (c.nu, c.nu)}  # (a user's out; the others are made here)
 
 
 def forward_dynamics(m, q, u, tau, out=None, data=None):
     """udot of a model with modal bodies (articulated-body recursion, (6 + n_modes) blocks)."""
     c = m.compiled
-    f = c.flex
-    d, w, (q, u, tau) = _state(c, data, q, u, tau)
-    out = np.empty(c.nu) if out is None else out
-    check_out(out, (c.nu,))
-    ok = flex_forward_dynamics(c.mi, c.mf, d.ws, f.fi, f.fmass, f.fm1, f.fm2, w["M"], f.fnode, f.stiffness,
-                               f.damping, q, u, tau, w["phi"], w["V"], w["A"], w["F"], w["abias"], w["pose"],
-                               w["VN"], w["P"], w["G"], w["Dinv"], w["eps"], w["scratch"], out)
-    if not ok:
-        raise ValueError(FLEX_SINGULAR)
-    return out
+    q, u, tau = (check_vector(x, n, name, c) for x, n, name in ((q, c.nq, "q"), (u, c.nu, "u"), (tau, c.nu, "tau")))
+    return _entry(c, "forward_dynamics", data, (q, u, tau), ("q", "u", "tau"), np.empty(c.nu) if out is None else out)
 
 
 def inverse_dynamics(m, q, u, udot, out=None, data=None):
     """tau = M udot + b + K eta + C eta' of a model with modal bodies (the modal rows: the
     modal forces that produce udot)."""
     c = m.compiled
-    f = c.flex
-    d, w, (q, u, udot) = _state(c, data, q, u, udot, ("q", "u", "udot"))
-    out = np.empty(c.nu) if out is None else out
-    check_out(out, (c.nu,))
-    flex_inverse_dynamics(c.mi, c.mf, d.ws, f.fi, f.fmass, f.fm1, f.fm2, w["M"], f.fnode, f.stiffness,
-                          f.damping, q, u, udot, w["phi"], w["V"], w["A"], w["F"], w["abias"], w["pose"], w["VN"], out)
-    return out
+    q, u, udot = (check_vector(x, n, name, c) for x, n, name in ((q, c.nq, "q"), (u, c.nu, "u"), (udot, c.nu, "udot")))
+    return _entry(c, "inverse_dynamics", data, (q, u, udot), ("q", "u", "udot"),
+                  np.empty(c.nu) if out is None else out)
 
 
 def mass_matrix(m, q, out=None, data=None):
     """M(q) (nu, nu) of a model with modal bodies (composite inertias with modal blocks)."""
     c = m.compiled
-    f = c.flex
-    d, w, (q,) = _state(c, data, q)
-    out = np.empty((c.nu, c.nu)) if out is None else out
-    check_out(out, (c.nu, c.nu))
-    flex_mass_matrix(c.mi, c.mf, d.ws, f.fi, f.fmass, f.fm1, f.fm2, w["M"], f.fnode, q, np.zeros(c.nu), w["phi"],
-                     w["V"], w["abias"], w["pose"], w["VN"], w["P"], w["scratch"], out)
-    return out
+    q = check_vector(q, c.nq, "q", c)
+    return _entry(c, "mass_matrix", data, (q,), ("q",), np.empty((c.nu, c.nu)) if out is None else out)
 
 
 def kinetic_energy(m, q, u, data=None):
-    """1/2 sum_k [V_k; eta_k']^T M_k(eta) [V_k; eta_k'] [J]."""
+    """1/2 sum_k [V_k; eta_k']^T M_k(eta) [V_k; eta_k'] [J] (kernels/flex_energy.py)."""
     c = m.compiled
-    f = c.flex
-    d, w, (q, u) = _state(c, data, q, u)
-    flex_kinematics(c.mi, c.mf, d.ws, f.fi, f.fnode, q, u, w["phi"], w["V"], w["abias"], w["pose"], w["VN"])
-    body_masses(f.fi, f.fmass, f.fm1, f.fm2, q, w["M"])
-    T = 0.0
-    for k in range(c.n_links):
-        nb, vo, ma = f.fi[k, FL.NB], f.fi[k, FL.VOFF], f.fi[k, FL.MADR]
-        v = w["V"][vo:vo + nb]
-        T += 0.5 * v @ w["M"][ma:ma + nb * nb].reshape(nb, nb) @ v
-    return float(T)
+    q, u = check_vector(q, c.nq, "q", c), check_vector(u, c.nu, "u", c)
+    return float(_entry(c, "kinetic_energy", data, (q, u), ("q", "u"), np.empty(1))[0])
 
 
 def mass_and_com(m, q, data=None):
     """[total mass, centre of mass (3)] (4,) at q, the deformed bodies' centres of mass
     included: sum_k m_k p_k + R_k (m c)_k(eta), the first moments (m c)_k read off each
-    body's M_k(eta)."""
+    body's M_k(eta) (kernels/flex_energy.py)."""
     c = m.compiled
-    f = c.flex
-    d, w, (q,) = _state(c, data, q)
-    flex_kinematics(c.mi, c.mf, d.ws, f.fi, f.fnode, q, np.zeros(c.nu), w["phi"], w["V"], w["abias"], w["pose"],
-                    w["VN"])
-    body_masses(f.fi, f.fmass, f.fm1, f.fm2, q, w["M"])
-    out = np.zeros(4)
-    for k in range(c.n_links):
-        nb, ma = f.fi[k, FL.NB], f.fi[k, FL.MADR]
-        M = w["M"][ma:ma + nb * nb].reshape(nb, nb)
-        mc = np.array([M[2, 4], M[0, 5], M[1, 3]])  # M[:3, 3:6] = [m c]x
-        R = w["pose"][k, FL.POSE_R:FL.POSE_R + 9].reshape(3, 3)
-        out[0] += M[3, 3]
-        out[1:] += M[3, 3] * w["pose"][k, FL.POSE_P:FL.POSE_P + 3] + R @ mc
-    if out[0] > 0.0:
-        out[1:] /= out[0]
-    return out
+    q = check_vector(q, c.nq, "q", c)
+    return _entry(c, "mass_and_com", data, (q,), ("q",), np.empty(4))
 
 
 def gravity_potential(mc, g):
@@ -137,11 +112,11 @@ def link_poses(m, q, data=None):
     c = m.compiled
     f = c.flex
     d, w, (q,) = _state(c, data, q)
-    flex_kinematics(c.mi, c.mf, d.ws, f.fi, f.fnode, q, np.zeros(c.nu), w["phi"], w["V"], w["abias"], w["pose"],
-                    w["VN"])
+    flex_kinematics(c.mi, c.mf, d.ws, f.fi, f.fnode, q, w.zero, w.phi, w.V, w.abias, w.pose,
+                    w.VN)
     T = np.zeros((c.n_links, 4, 4))
-    T[:, :3, :3] = w["pose"][:, FL.POSE_R:FL.POSE_R + 9].reshape(-1, 3, 3)
-    T[:, :3, 3] = w["pose"][:, FL.POSE_P:FL.POSE_P + 3]
+    T[:, :3, :3] = w.pose[:, FL.POSE_R:FL.POSE_R + 9].reshape(-1, 3, 3)
+    T[:, :3, 3] = w.pose[:, FL.POSE_P:FL.POSE_P + 3]
     T[:, 3, 3] = 1.0
     return T
 

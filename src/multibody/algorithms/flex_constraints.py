@@ -41,27 +41,24 @@ def work(c, d):
     dynamics; ``rows_model``, ``rows_flex`` for the rows) and views of its work array: ``C``
     (rows, 16) the rows' coefficients, ``G`` = Gc (rows, nu), ``udot``, ``force`` = Gc^T
     lambda (nu,) and ``lam`` (rows,), valid until the Data's next constraint call."""
-    w = getattr(d, "flex_constraint_work", None)
+    w = d.flex_constraint_work
     if w is not None:
         return w
-    f = c.flex
-    fwk = getattr(d, "flex_work", None)
-    if fwk is None:
-        fwk = d.flex_work = f.work()
-    ti, fw = tables(c.fr, c.cr, f.fi, c.n_links, c.nu, fwk["P"].size)
+    f, fwk = c.flex, d.flex_work
+    ti, fw = tables(c.fr, c.cr, f.fi, c.n_links, c.nu, fwk.P.size)
 
     def piece(col, rows, cols):
         return _piece_view(fw, ti, col, rows, cols)
 
     vec, rv = piece(F_VEC, N_VEC, c.nu), piece(F_RV, N_RV, c.nc)
-    flex = (fwk["phi"], fwk["V"], fwk["A"], fwk["F"], fwk["abias"], fwk["pose"], fwk["VN"], fwk["P"], fwk["G"],
-            fwk["Dinv"], fwk["eps"], fwk["scratch"], ti, fw)
+    flex = (fwk.phi, fwk.V, fwk.A, fwk.F, fwk.abias, fwk.pose, fwk.VN, fwk.P, fwk.G, fwk.Dinv, fwk.eps, fwk.scratch,
+            ti, fw)
     w = d.flex_constraint_work = SimpleNamespace(
-        model=(c.mi, c.mf, d.ws, f.fi, f.fmass, f.fm1, f.fm2, fwk["M"], f.fnode, f.frame_node, c.fr, c.cr,
+        model=(c.mi, c.mf, d.ws, f.fi, f.fmass, f.fm1, f.fm2, fwk.M, f.fnode, f.frame_node, c.fr, c.cr,
                f.stiffness, f.damping),
         flex=flex,
         rows_model=(c.mi, c.mf, d.ws, f.fi, f.fnode, f.frame_node, c.fr, c.cr),
-        rows_flex=(fwk["phi"], fwk["V"], fwk["A"], fwk["abias"], fwk["pose"], fwk["VN"], ti, fw),
+        rows_flex=(fwk.phi, fwk.V, fwk.A, fwk.abias, fwk.pose, fwk.VN, ti, fw),
         C=piece(F_C, c.nc, 16), G=piece(F_G, c.nc, c.nu), udot=vec[V_UDOT], force=vec[V_FORCE], lam=rv[R_LAMBDA])
     return w
 

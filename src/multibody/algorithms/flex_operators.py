@@ -20,17 +20,15 @@ from .checks import check_out, check_vector, data_object, frame_row, frame_rows
 
 def _mass_blocks(c, w, q):
     """The (6 + n_modes) mass blocks M_k(eta) of every link at q (nb x nb at fi[k, MADR]),
-    written into the work array w["M"]."""
+    written into the work array w.M."""
     f = c.flex
-    body_masses(f.fi, f.fmass, f.fm1, f.fm2, q, w["M"])
-    return w["M"]
+    body_masses(f.fi, f.fmass, f.fm1, f.fm2, q, w.M)
+    return w.M
 
 
 def _work(c, d):
-    """(flex work arrays of Data d, sizes (max nb, max NUALL), scratch for these kernels)."""
-    w = getattr(d, "flex_work", None)
-    if w is None:
-        w = d.flex_work = c.flex.work()
+    """(flex work views of Data d, sizes (max nb, max NUALL), scratch for these kernels)."""
+    w = d.flex_work
     nbm, size = scratch_size(c.flex.fi)
     scratch = d.dense_scratch(("flex_operators", "scratch"), (size,))
     return w, nbm, scratch
@@ -46,9 +44,9 @@ def inverse_mass_matrix(m, q, out=None, data=None):
     out = np.empty((c.nu, c.nu)) if out is None else out
     check_out(out, (c.nu, c.nu))
     w, _, scratch = _work(c, d)
-    W = d.dense_scratch(("flex_operators", "minv"), (w["V"].shape[0], c.nu))
-    ok = flex_inverse_mass_matrix(c.mi, c.mf, d.ws, f.fi, _mass_blocks(c, w, q), f.fnode, q, np.zeros(c.nu), w["phi"],
-                                  w["V"], w["abias"], w["pose"], w["VN"], w["P"], w["G"], w["Dinv"], scratch, W, out)
+    W = d.dense_scratch(("flex_operators", "minv"), (w.V.shape[0], c.nu))
+    ok = flex_inverse_mass_matrix(c.mi, c.mf, d.ws, f.fi, _mass_blocks(c, w, q), f.fnode, q, w.zero, w.phi,
+                                  w.V, w.abias, w.pose, w.VN, w.P, w.G, w.Dinv, scratch, W, out)
     if not ok:
         raise ValueError("the joint-space inertia of a subhinge or modal body is singular")
     return out
@@ -65,13 +63,13 @@ def operational_space_compliance(m, q, frames, data=None):
     rows = frame_rows(c, frames)
     k = rows.size
     w, nbm, scratch = _work(c, d)
-    Om = d.dense_scratch(("flex_operators", "omega"), w["P"].shape)
+    Om = d.dense_scratch(("flex_operators", "omega"), w.P.shape)
     Bf = d.dense_scratch(("flex_operators", "frames", k), (k, 6 * nbm))
     Bw = d.dense_scratch(("flex_operators", "walk"), (24 * nbm,))
     out = np.empty((6 * k, 6 * k))
     ok = flex_operational_space_compliance(c.mi, c.mf, d.ws, f.fi, _mass_blocks(c, w, q), f.fnode, f.frame_node, c.fr, q,
-                                           np.zeros(c.nu), w["phi"], w["V"], w["abias"], w["pose"], w["VN"], w["P"],
-                                           w["G"], w["Dinv"], scratch, Om, np.zeros(c.n_links, dtype=np.int64), rows,
+                                           w.zero, w.phi, w.V, w.abias, w.pose, w.VN, w.P,
+                                           w.G, w.Dinv, scratch, Om, np.zeros(c.n_links, dtype=np.int64), rows,
                                            Bf, Bw, out)
     if not ok:
         raise ValueError("the joint-space inertia of a subhinge or modal body is singular")
@@ -90,8 +88,8 @@ def frame_jacobian(m, q, row, data=None):
     J = np.zeros((6, c.nu))
     T = np.empty((4, 4))
     B = d.dense_scratch(("flex_operators", "jacobian"), (12 * nbm,))
-    flex_frame_jacobian(c.mi, c.mf, d.ws, f.fi, f.fnode, f.frame_node, c.fr, q, np.zeros(c.nu), w["phi"], w["V"],
-                        w["abias"], w["pose"], w["VN"], int(row), B, T, J)
+    flex_frame_jacobian(c.mi, c.mf, d.ws, f.fi, f.fnode, f.frame_node, c.fr, q, w.zero, w.phi, w.V,
+                        w.abias, w.pose, w.VN, int(row), B, T, J)
     return J, T
 
 
@@ -106,8 +104,8 @@ def frame_velocity_acceleration(m, q, u, udot, row, data=None):
     w, nbm, _ = _work(c, d)
     B = d.dense_scratch(("flex_operators", "jacobian"), (12 * nbm,))
     out = np.empty(12)
-    flex_frame_velocity_acceleration(c.mi, c.mf, d.ws, f.fi, f.fnode, f.frame_node, c.fr, q, u, udot, w["phi"],
-                                     w["V"], w["A"], w["abias"], w["pose"], w["VN"], int(row), B, out)
+    flex_frame_velocity_acceleration(c.mi, c.mf, d.ws, f.fi, f.fnode, f.frame_node, c.fr, q, u, udot, w.phi,
+                                     w.V, w.A, w.abias, w.pose, w.VN, int(row), B, out)
     return out
 
 
@@ -129,11 +127,11 @@ def external_generalized_forces(m, q, f_ext, data=None):
             raise ValueError(f"f_ext[{name!r}] must be a finite (6,) wrench, got {x!r}")
         wrenches[i] = x
     w, nbm, _ = _work(c, d)
-    F = d.dense_scratch(("flex_operators", "forces"), w["V"].shape)
+    F = d.dense_scratch(("flex_operators", "forces"), w.V.shape)
     B = d.dense_scratch(("flex_operators", "jacobian"), (12 * nbm,))
     tau = np.empty(c.nu)
-    flex_external_generalized_forces(c.mi, c.mf, d.ws, f.fi, f.fnode, f.frame_node, c.fr, q, np.zeros(c.nu),
-                                     w["phi"], w["V"], w["abias"], w["pose"], w["VN"], rows, wrenches, F, B, tau)
+    flex_external_generalized_forces(c.mi, c.mf, d.ws, f.fi, f.fnode, f.frame_node, c.fr, q, w.zero,
+                                     w.phi, w.V, w.abias, w.pose, w.VN, rows, wrenches, F, B, tau)
     return tau
 
 

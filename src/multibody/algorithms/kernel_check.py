@@ -4,10 +4,12 @@ Defence in depth behind ``kernels/variants.py``: a cached kernel that computes w
 numbers (machine code linked to another function's, a stale entry, a miscompile) must not
 be used silently. When the facade first takes a kernel variant in a process
 (``entry._Kernels``), it runs it once on a small model made for that variant (PIN links
-only, or one link of every kind under a quaternion free base; its data buffer is stored)
-and compares the result with values stored in ``data/kernel_check.npz``, which
+only, one link of every kind under a quaternion free base, or a flexible tree of every
+kind with deforming nodes for the flex variants; its data buffer is stored) and compares
+the result with values stored in ``data/kernel_check.npz``, which
 ``tests/test_kernel_check.py`` checks against Pinocchio (values computed outside this
-library) and writes anew (``python tests/test_kernel_check.py``) when the buffer layout
+library; the flex ones against the identity M udot + b = tau of the three flex kernels)
+and writes anew (``python tests/test_kernel_check.py``) when the buffer layout
 changes. On a mismatch the kernel and every package kernel it calls are compiled afresh
 in this process (their cache entries removed, so the next process compiles them too),
 with a RuntimeWarning saying so; if the fresh kernel is wrong as well, RuntimeError. A
@@ -79,18 +81,27 @@ def current_layout(name):
 _stale = set()
 
 
-def reference(pins):
+def variant_key(variant):
+    """The stored checks' key of a variant: "pins", "general" or "flex" (True: "pins",
+    False: "general")."""
+    if variant is True or variant is False:
+        return "pins" if variant else "general"
+    return variant
+
+
+def reference(variant):
     """(data buffer, (q, u, udot, tau), {kernel name: value}) of the check of the PIN-only
-    variants (``pins``) or of the general ones, read once per process. The data buffer is
-    a Data's of the check model (``tests/test_kernel_check.check_model``), stored as it is
-    made, so that no model needs to be built here."""
+    variants (``variant`` "pins" or True), the general ones ("general" or False) or the flex
+    ones ("flex"), read once per process. The data buffer is a Data's of the check model
+    (``tests/test_kernel_check.check_model``), stored as it is made, so that no model needs
+    to be built here."""
+    key = variant_key(variant)
     with _lock:
-        if pins not in _references:
-            key = "pins" if pins else "general"
+        if key not in _references:
             ref = {k.split(".", 1)[1]: v.copy() for k, v in stored_values("kernel_check", key + ".").items()}
             buf = np.ascontiguousarray(ref.pop("data_buffer"))
-            _references[pins] = (buf, tuple(ref.pop(s) for s in ("q", "u", "udot", "tau")), ref)
-        return _references[pins]
+            _references[key] = (buf, tuple(ref.pop(s) for s in ("q", "u", "udot", "tau")), ref)
+        return _references[key]
 
 
 def evaluate(name, kernel, buf, state):
@@ -123,19 +134,19 @@ def relative_error(value, reference):
     return float(np.abs(value - reference).max() / max(1.0, np.abs(reference).max()))
 
 
-def verify(name, kernel, sig, pins):
+def verify(name, kernel, sig, variant):
     """Check the facade kernel ``name`` (its dispatcher ``kernel``, compiled for ``sig``;
-    ``pins``: the PIN-only variant) against its stored values; on a mismatch compile it
+    ``variant`` as in ``reference``) against its stored values; on a mismatch compile it
     and its callees afresh (RuntimeWarning), then RuntimeError if it is still wrong."""
     if not current_layout("kernel_check"):
         return
-    buf, state, ref = reference(pins)
+    buf, state, ref = reference(variant)
     if name not in ref:
         return
     err = relative_error(evaluate(name, kernel, buf, state), ref[name])
     if err <= TOLERANCE:
         return
-    where = "PIN-only" if pins else "general"
+    where = {"pins": "PIN-only", "general": "general", "flex": "flex"}[variant_key(variant)]
     warnings.warn(f"multibody: the {where} kernel {name!r} gave wrong numbers on its check model "
                   f"(relative error {err:.1e}; Numba's cache may hold a bad entry): it and the kernels it "
                   "calls are compiled afresh now, and their cache entries replaced", RuntimeWarning, stacklevel=4)

@@ -4,7 +4,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .layout import BODY_NU, GRAVITY, H_NCONSTRAINTS, H_NFRAMES, H_NLINKS, KIND, NQ, NU, QOFF, S_COLS, UOFF, W_R
+from .layout import BODY_NU, GRAVITY, H_FLEX_ROWS, H_NCONSTRAINTS, H_NFRAMES, H_NLINKS, KIND, NQ, NU, QOFF, S_COLS, UOFF, W_R
 from .kinds import FREE_QUAT, SPHERICAL_QUAT
 from .status import (
     BAD_LENGTH_ARG0, BAD_LENGTH_ARG1, BAD_LENGTH_ARG2, BAD_QUATERNION, MODAL, NONFINITE_ARG0, NONFINITE_ARG1, NONFINITE_ARG2, OK,
@@ -31,9 +31,16 @@ def frame_table(buf, n):
 
 
 @njit(**_INL)
+def constraint_table(buf, n):
+    """The constraint rows ``cr`` of a buffer of a model with n links."""
+    c0 = 2 + 2 * n + int(buf[0, H_NFRAMES])
+    return buf[c0:c0 + int(buf[0, H_NCONSTRAINTS])]
+
+
+@njit(**_INL)
 def data_start(dbuf, n):
-    """Row of the flags in a data buffer: the model rows come first."""
-    return 2 + 2 * n + int(dbuf[0, H_NFRAMES]) + int(dbuf[0, H_NCONSTRAINTS])
+    """Row of the flags in a data buffer: the model rows (the flex block last) come first."""
+    return 2 + 2 * n + int(dbuf[0, H_NFRAMES]) + int(dbuf[0, H_NCONSTRAINTS]) + int(dbuf[0, H_FLEX_ROWS])
 
 
 @njit(**_INL)

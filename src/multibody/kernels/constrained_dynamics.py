@@ -28,7 +28,9 @@ The work array ``W`` is laid out in constraint_work.py.
 """
 from numba import njit
 
-from .common import check_state, data_start, frame_table, link_rows, model_arrays, ragged, result_status
+from .common import (
+    check_state, constraint_table, data_start, frame_table, link_rows, model_arrays, ragged, result_status,
+)
 from .constraint_gamma import W_GT, gamma_rows, group_jacobian, row_innovations, supports, tree_factors
 from .constraint_rows import bias_motion_pass, constraint_rows_core
 from .constraint_work import (
@@ -294,7 +296,7 @@ def constraint_views(dbuf):
     n = mi.shape[0]
     fr = frame_table(dbuf, n)
     d0 = data_start(dbuf, n)
-    return mi, mf, fr, dbuf[2 + 2 * n + fr.shape[0]:d0], link_rows(dbuf, d0, n), ragged(dbuf, d0, n), d0
+    return mi, mf, fr, constraint_table(dbuf, n), link_rows(dbuf, d0, n), ragged(dbuf, d0, n), d0
 
 
 @njit(**NO_NRT)

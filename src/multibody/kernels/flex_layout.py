@@ -1,4 +1,6 @@
-"""Columns of the flex link table ``fi`` (model/flex_compile.py) read by the flex kernels.
+"""Columns of the flex link table ``fi`` (model/flex_compile.py) read by the flex kernels:
+the columns of ``mi`` after the rigid ones (``fi`` is ``mi``, the same int64 view of the
+link rows; zero for a model without modal bodies).
 
 Generalized blocks: link k has nb = 6 + NM entries ([V; eta'] of its body frame, NM = 0
 for a rigid link) and NUALL = NU + NM speeds (its hinge's, then its body's modal rates).
@@ -10,28 +12,62 @@ once per distinct block, so links whose bodies come from the same modal data sha
 (model/shared_arrays.py); the state's
 M(eta) is per link, written into the work array M at MADR (kernels/flex_body_inertia.py),
 and every other kernel reads the mass blocks there.
+
+Where they live (MuJoCo's *_adr style, kernels/layout.py): ``fi``'s columns in the mi rows;
+the flat constants ``fc`` (float64) in the model buffer's flex block after the cr rows; a data buffer's flex work region ``fw`` (flat, after z, at the
+header's H_FLEX_WORK row). The header's FH_* columns hold each piece's start in ``fc`` or
+``fw`` (the next column its end), so one small inline helper (kernels/flex_views.py) cuts
+every view a kernel takes from a buffer: the flex kernels take the rigid ones' arguments.
 """
-NB = 0      # 6 + NM
-NM = 1      # modes of the link's body (0: rigid)
-NUALL = 2   # the link's hinge speeds plus its body's modal rates
-NODE = 3    # fnode address of the parent body's deforming node this link hangs from, -1: none
-QM = 4      # q address of the body's eta
-UM = 5      # u address of the body's eta'
-VOFF = 6    # address of the link's nb-vectors (V, A, F, abias)
-MADR = 7    # work M address of the link's (nb x nb) mass matrix M(eta), link frame, row-major
-PADR = 8    # address of the (nb x nb) articulated / composite inertia P (the forward dynamics: P+[:6, :6])
-PHI = 9     # address of Phi^T (6 x nb_parent): parent [V; eta'] -> this link's rigid V
-GADR = 10   # address of G = P H^T D^-1 (nb x NUALL; the forward dynamics: its rows 0-5)
-DADR = 11   # address of D^-1 (NUALL x NUALL)
-EADR = 12   # address of NUALL numbers: the forward dynamics' nu = D^-1 eps
-M1ADR = 13  # fm1 address of the first-order integrals (NM x 6 x nb): dM/deta_i's rigid rows (shared)
-M2ADR = 14  # fm2 address of the second-order integrals (below), -1: zero (shared)
-CADR = 15   # fmass address of the undeformed mass block M0 (nb x nb), link frame, row-major (shared)
-M2FULL = 16  # 1: M2 has modal rows (geometric stiffening), 0: its rigid block only
-SCR = 17    # work M address of the scratch all links share, after the mass blocks (below)
-STIFF = 18  # stiffness-table address of the body's modal stiffness K (NM x NM, row-major; shared)
-DAMP = 19   # damping-table address of the body's modal damping C (NM x NM, row-major; shared)
-FI_COLS = 20
+from .layout import H_FLEX_ADR, MI_COLS
+
+# header columns: starts of the constants' pieces in fc, then their end
+FH_MASS = H_FLEX_ADR      # the undeformed mass blocks M0 (fmass)
+FH_M1 = H_FLEX_ADR + 1    # first-order integrals (fm1)
+FH_M2 = H_FLEX_ADR + 2    # second-order integrals (fm2)
+FH_NODE = H_FLEX_ADR + 3  # node records (fnode)
+FH_STIFF = H_FLEX_ADR + 4  # modal stiffness matrices K
+FH_DAMP = H_FLEX_ADR + 5  # modal damping matrices C
+FH_FRAME_NODE = H_FLEX_ADR + 6  # per frame row its fnode record (-1: rigid), int64 bits
+FH_CEND = H_FLEX_ADR + 7
+# header columns: starts of the work pieces in fw, then their end
+FH_M = H_FLEX_ADR + 8       # the state's mass blocks M_k(eta) at MADR, then the shared scratch at SCR
+FH_V = H_FLEX_ADR + 9       # [V; eta'] per link at VOFF
+FH_A = H_FLEX_ADR + 10      # accelerations at VOFF
+FH_F = H_FLEX_ADR + 11      # forces at VOFF
+FH_ABIAS = H_FLEX_ADR + 12  # velocity-product accelerations at VOFF
+FH_P = H_FLEX_ADR + 13      # articulated / composite inertias at PADR
+FH_PHI = H_FLEX_ADR + 14    # Phi^T at PHI
+FH_G = H_FLEX_ADR + 15      # G at GADR
+FH_DINV = H_FLEX_ADR + 16   # D^-1 at DADR
+FH_EPS = H_FLEX_ADR + 17    # eps / nu at EADR
+FH_POSE = H_FLEX_ADR + 18   # (n, POSE_COLS) world poses
+FH_VN = H_FLEX_ADR + 19     # (n, 6) the parent nodes' velocities
+FH_SCRATCH = H_FLEX_ADR + 20  # two (nb x NUALL) column blocks
+FH_ZERO = H_FLEX_ADR + 21   # nu zeros (the kernels' u = 0; never written)
+FH_WEND = H_FLEX_ADR + 22
+FH_COLS = H_FLEX_ADR + 23
+NB = MI_COLS + 0      # 6 + NM
+NM = MI_COLS + 1      # modes of the link's body (0: rigid)
+NUALL = MI_COLS + 2   # the link's hinge speeds plus its body's modal rates
+NODE = MI_COLS + 3    # fnode address of the parent body's deforming node this link hangs from, -1: none
+QM = MI_COLS + 4      # q address of the body's eta
+UM = MI_COLS + 5      # u address of the body's eta'
+VOFF = MI_COLS + 6    # address of the link's nb-vectors (V, A, F, abias)
+MADR = MI_COLS + 7    # work M address of the link's (nb x nb) mass matrix M(eta), link frame, row-major
+PADR = MI_COLS + 8    # address of the (nb x nb) articulated / composite inertia P (the forward dynamics: P+[:6, :6])
+PHI = MI_COLS + 9     # address of Phi^T (6 x nb_parent): parent [V; eta'] -> this link's rigid V
+GADR = MI_COLS + 10   # address of G = P H^T D^-1 (nb x NUALL; the forward dynamics: its rows 0-5)
+DADR = MI_COLS + 11   # address of D^-1 (NUALL x NUALL)
+EADR = MI_COLS + 12   # address of NUALL numbers: the forward dynamics' nu = D^-1 eps
+M1ADR = MI_COLS + 13  # fm1 address of the first-order integrals (NM x 6 x nb): dM/deta_i's rigid rows (shared)
+M2ADR = MI_COLS + 14  # fm2 address of the second-order integrals (below), -1: zero (shared)
+CADR = MI_COLS + 15   # fmass address of the undeformed mass block M0 (nb x nb), link frame, row-major (shared)
+M2FULL = MI_COLS + 16  # 1: M2 has modal rows (geometric stiffening), 0: its rigid block only
+SCR = MI_COLS + 17    # work M address of the scratch all links share, after the mass blocks (below)
+STIFF = MI_COLS + 18  # stiffness-table address of the body's modal stiffness K (NM x NM, row-major; shared)
+DAMP = MI_COLS + 19   # damping-table address of the body's modal damping C (NM x NM, row-major; shared)
+FI_COLS = MI_COLS + 20
 # M2 at M2ADR (model/flex_compile.second_order_rows): the pairs j <= m (j outer, M2[m, j] =
 # M2[j, m]), each M2[j, m] (nb x nb) row-major, or with M2FULL 0 its rows 0-5 only (6 x nb,
 # zero past column 6). Whole rows make M(eta)'s sum one contiguous (vectorized) run per pair,

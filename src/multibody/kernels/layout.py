@@ -24,11 +24,16 @@ in topological depth-first order, so link j's subtree is the range [j, SUBTREE_E
     rows [1, 1+n)         ``mi``: int64 view, one row per link (PARENT ... RES_ADR)
     rows [1+n, 2+2n)      ``mf``: one row per link (R_TREE ... RB_I); row n is model-wide
     rows [2+2n, 2+2n+nf)  ``fr``: one row per frame (bodies and nodes: FR_*)
-    rows after            ``cr``: one row per scalar constraint residual row (CR_*), the
+    rows [.., +nc)        ``cr``: one row per scalar constraint residual row (CR_*), the
                           enabled constraints' rows in the order of seed 000 (hinge loops,
                           convel, coordinate); see model/constraints.py
+    rows after            the flex block (H_FLEX_ROWS rows, none without modal bodies):
+                          the flat flex constants ``fc`` (mass blocks, integrals, node
+                          records, K, C, the frames' node records) at the header's FH_*;
+                          the flex link table ``fi`` is mi's columns after MI_COLS
+                          (flex_layout.py)
 
-Data buffer rows (d0 = the number of model rows, 2 + 2n + nf + nc):
+Data buffer rows (d0 = the number of model rows, 2 + 2n + nf + nc + H_FLEX_ROWS):
 
     rows [0, d0)          a copy of the model buffer
     row d0                flags (D_*)
@@ -36,6 +41,10 @@ Data buffer rows (d0 = the number of model rows, 2 + 2n + nf + nc):
     rows [d0+1+n, ...)    ``z``: a flat (1-D) region for blocks whose size depends on the
                           link's number of speeds, addressed by the mi columns U_ADR,
                           G_ADR, DINV_ADR, RES_ADR (MuJoCo's *_adr style)
+    rows [H_FLEX_WORK, ..) models with modal bodies: the flat flex work region ``fw`` (the
+                          state's mass blocks M(eta), V, A, F, abias, P, Phi, G, D^-1, eps,
+                          pose, VN, scratch, a zero vector) at the header's FH_* addresses
+                          (kernels/flex_layout.py, views by kernels/flex_views.py)
 
 Tree coordinates (W_PR; the CRBA's W_SW, W_Y, the compliance, the constraint rows, Gamma
 and TA, which sum over links without per-link transforms): world axes, with the origin of
@@ -63,7 +72,11 @@ H_NCONSTRAINTS = 2  # number of constraint residual rows (cr rows)
 H_NQ = 3
 H_NU = 4
 H_ZSIZE = 5         # size of a data buffer's flat region z
-H_COLS = 6
+H_FLEX_ROWS = 6     # rows of the flex block after cr (kernels/flex_layout.py; 0: no modal body)
+H_FLEX_WORK = 7     # first row of a data buffer's flex work region, after z (0: no modal body)
+H_FLEX_ADR = 8      # the flex addresses begin here (flex_layout.FH_*: pieces of the flex
+                    # constants and of the flex work, MuJoCo's *_adr style)
+H_COLS = 40         # (flex_layout.FH_COLS <= H_COLS)
 
 # mi columns (int64)
 PARENT = 0       # parent link index, -1 for the world
@@ -80,7 +93,7 @@ DINV_ADR = 10    # z address of D^-1 (NU x NU, row-major)
 RES_ADR = 11     # z address of the residual force tau - S^T p (NU)
 BODY_NU = 12     # coordinates (= speeds) of the link's body itself: a modal body's eta, at
                  # q[QOFF+NQ:], u[UOFF+NU:]; the rigid kernels return MODAL when any is > 0
-MI_COLS = 13
+MI_COLS = 13     # the flex link table's columns follow (flex_layout.NB .. FI_COLS)
 
 # mf columns (rows 0..n-1)
 R_TREE = 0     # 9, row-major rotation of the joint o-frame in the parent link frame

@@ -197,7 +197,8 @@ def compile_model(mb):
     c = CompiledModel(mbuf, subhinges, body_link, T_link_body, frame_index, hinge_order, q_slices, u_slices)
     c.set_constraints(constraints, constraint_table(constraints, frame_index, frame_rows, q_slices, u_slices))
     c.modal_slices = modal_slices
-    c.flex = compile_flex(mb, c) if modal_slices else None
+    if modal_slices:  # the flex block joins the model buffer, the flex kernels serve it
+        c.set_flex(compile_flex(mb, c))
     return c
 
 

@@ -11,28 +11,34 @@ import weakref
 
 import numpy as np
 
+from ..kernels import flex_layout as FL
 from ..kernels import layout as L
+from ..kernels.flex_views import data_views
 from ..kernels.joint_transform import pin_variant
+from .flex_compile import FlexModel
 
 _IDENTITY_QUATERNION = (0.0, 0.0, 0.0, 1.0)
 
 #: The facade's kernel namespaces a CompiledModel takes as ``kernels``: "general" (every
-#: model) and "pins" (models of PIN links only). The algorithms layer registers them when
-#: it is imported (``algorithms.entry``, through ``register_kernels``): the model layer
-#: compiles and calls no kernel, and imports nothing above it.
+#: model), "pins" (models of PIN links only) and "flex" (models with modal bodies). The
+#: algorithms layer registers them when it is imported (``algorithms.entry``, through
+#: ``register_kernels``): the model layer compiles and calls no kernel, and imports nothing
+#: above it.
 _KERNEL_NAMESPACES = {}
 
 
-def register_kernels(general, pins):
-    """Make ``general`` the ``kernels`` of the compiled models made from now on, and
-    ``pins`` that of those whose links are all PIN (``pin_variant``)."""
-    _KERNEL_NAMESPACES.update(general=general, pins=pins)
+def register_kernels(general, pins, flex):
+    """Make ``general`` the ``kernels`` of the compiled models made from now on, ``pins`` that
+    of those whose links are all PIN (``pin_variant``) and ``flex`` that of those with modal
+    bodies."""
+    _KERNEL_NAMESPACES.update(general=general, pins=pins, flex=flex)
 
 
-def kernel_namespace(all_pins):
-    """The registered kernel namespace for a model (``all_pins``: every link a PIN)."""
+def kernel_namespace(all_pins, modal=False):
+    """The registered kernel namespace for a model (``all_pins``: every link a PIN;
+    ``modal``: it has modal bodies)."""
     try:
-        return _KERNEL_NAMESPACES["pins" if all_pins else "general"]
+        return _KERNEL_NAMESPACES["flex" if modal else "pins" if all_pins else "general"]
     except KeyError:
         raise RuntimeError("no kernels registered: import multibody (its algorithms register "
                            "them)") from None
@@ -45,7 +51,8 @@ class Data:
     step by the model, read-only here; it lets an entry kernel take one buffer), then
     ``flags``, one row per link ``ws`` (chart offsets, external forces, placements,
     velocities, articulated inertias ...) and the ragged blocks ``z`` (U, G, D^-1,
-    residuals). ``minv_work`` (the inverse mass matrix's, O(N): one block of columns) and
+    residuals), and for a model with modal bodies the flex work region, whose views
+    ``flex_work`` holds (``kernels/flex_views.FlexArrays``). ``minv_work`` (the inverse mass matrix's, O(N): one block of columns) and
     ``dense_scratch(key, shape)`` (the operational-space compliance's, more than O(N)) lend
     reusable work arrays, made on first use. A Data object must not be used by two threads
     at once; the model it belongs to is ``model``.
@@ -53,10 +60,9 @@ class Data:
 
     def __init__(self, model):
         self.model = model
+        self.buf = np.zeros((model.data_rows, L.DATA_COLS))
         n = model.n_links
         d0 = model.buf.shape[0]
-        zrows = -(-model.zsize // L.DATA_COLS)
-        self.buf = np.zeros((d0 + 1 + n + zrows, L.DATA_COLS))
         self.buf[:d0] = model.buf
         self.flags = self.buf[d0]
         self.ws = self.buf[d0 + 1:d0 + 1 + n]
@@ -66,6 +72,10 @@ class Data:
         self._scratch = {}
         self.minv_work = None  # the inverse mass matrix's (n, 6 min(nu, 64)) work array, made on first use
         self.constraint_work = None  # constrained dynamics' (nc, ...) work array, made on first use
+        # modal bodies: the views of the flex work region (made once: the buffer stays), and the
+        # flex constraint kernels' tables and work (algorithms/flex_constraints.work, first use)
+        self.flex_work = None if model.flex is None else data_views(self.buf)
+        self.flex_constraint_work = None
 
     @property
     def chart_offsets(self):
@@ -95,7 +105,6 @@ class BatchData:
         d0 = model.buf.shape[0]
         self.chart_offsets = self.buf[:, d0 + 1:d0 + 1 + model.n_links, L.W_CHART:L.W_CHART + 4]
         self.minv_work = None  # (workers, n, 6 min(nu, 64)), made on first use
-        self.flex_tables = None  # modal bodies: packed flex tables, a work row per worker (algorithms.flex_batch)
 
 
 class CompiledModel:
@@ -114,17 +123,8 @@ class CompiledModel:
     """
 
     def __init__(self, buf, link_subhinges, body_link, T_link_body, frame_rows, hinge_order, q_slices, u_slices):
-        self.buf = buf
-        n = self.n_links = int(buf[0, L.H_NLINKS])
-        self.nq = int(buf[0, L.H_NQ])
-        self.nu = int(buf[0, L.H_NU])
-        self.zsize = int(buf[0, L.H_ZSIZE])
-        self.mi = buf[1:1 + n].view(np.int64)
-        self.mf = buf[1 + n:2 + 2 * n]
-        nf = int(buf[0, L.H_NFRAMES])
-        self.fr = buf[2 + 2 * n:2 + 2 * n + nf]
-        self.cr = buf[2 + 2 * n + nf:]
-        self.nc = self.cr.shape[0]
+        self.flex = None  # the flex constants' views (model/flex_compile.FlexModel) when there are modal bodies
+        self._set_buffer(buf)
         self.constraints = []
         self.constraint_rows = {}
         self.constraint_errors = {}
@@ -142,9 +142,41 @@ class CompiledModel:
         self.thread_local = threading.local()
         self._data = weakref.WeakSet()
         self.modal_slices = {}  # modal body name -> (q slice, u slice) of its eta
-        self.flex = None        # the FlexModel (model/flex_compile.py) when there are modal bodies
         self.all_pins = pin_variant(self.mi)  # every link a PIN: the PIN-only kernel variants serve it
         self.kernels = kernel_namespace(self.all_pins)  # the facade's kernels for it
+
+    def _set_buffer(self, buf):
+        """Take ``buf`` as the model buffer: its views and sizes (``kernels.layout``)."""
+        self.buf = buf
+        n = self.n_links = int(buf[0, L.H_NLINKS])
+        self.nq = int(buf[0, L.H_NQ])
+        self.nu = int(buf[0, L.H_NU])
+        self.zsize = int(buf[0, L.H_ZSIZE])
+        self.mi = buf[1:1 + n].view(np.int64)
+        self.mf = buf[1 + n:2 + 2 * n]
+        nf = int(buf[0, L.H_NFRAMES])
+        self.nc = int(buf[0, L.H_NCONSTRAINTS])
+        self.fr = buf[2 + 2 * n:2 + 2 * n + nf]
+        self.cr = buf[2 + 2 * n + nf:2 + 2 * n + nf + self.nc]
+        zrows = -(-self.zsize // L.DATA_COLS)
+        self.data_rows = buf.shape[0] + 1 + n + zrows  # a Data's: model rows, flags, ws, z
+        if buf[0, L.H_FLEX_WORK]:  # and the flex work region
+            self.data_rows = int(buf[0, L.H_FLEX_WORK]) + -(-int(buf[0, FL.FH_WEND]) // L.DATA_COLS)
+
+    def set_flex(self, block):
+        """Add the flex tables (fi, rows, addresses) of ``model/flex_compile.compile_flex`` to
+        the model buffer (fi's flex columns into the mi rows, the flex block after the cr rows;
+        before any Data is made) and take the flex kernels."""
+        fi, rows, addresses = block
+        buf = np.vstack([self.buf, rows])
+        buf[1:1 + self.n_links].view(np.int64)[:, L.MI_COLS:FL.FI_COLS] = fi[:, L.MI_COLS:]
+        buf[0, L.H_FLEX_ROWS] = rows.shape[0]
+        for col, value in addresses.items():
+            buf[0, col] = value
+        buf[0, L.H_FLEX_WORK] = buf.shape[0] + 1 + self.n_links + -(-self.zsize // L.DATA_COLS)
+        self._set_buffer(buf)
+        self.flex = FlexModel(buf)
+        self.kernels = kernel_namespace(self.all_pins, modal=True)
 
     def set_constraints(self, constraints, rows):
         """Write the enabled ``constraints`` (in row order) and their cr ``rows`` (nc, CR_COLS);

@@ -1,32 +1,34 @@
-"""The flexible-body tables of a compiled model (``c.flex``): per link block sizes and
-addresses, the (6 + n_modes) mass matrices, the nodes where children attach and the
-node frames' mode shapes, all in link-frame axes (see ``kernels/flex_layout.py``)."""
+"""The flexible-body tables of a compiled model: per link block sizes and addresses, the
+(6 + n_modes) mass matrices, the nodes where children attach and the node frames' mode
+shapes, all in link-frame axes, laid out in the model buffer's flex block (with the sizes of
+every Data's flex work region; see ``kernels/flex_layout.py``); ``c.flex`` views them."""
 import numpy as np
 
 from ..kernels import flex_layout as FL
 from ..kernels import layout as L
+from ..kernels.flex_views import constant_views
 from ..spatial import motion_transform, transform_inverse
 from .modal_body import ModalBody
 from .shared_arrays import ConstantPool
 
 
 class FlexModel:
-    """Arrays the flex kernels read: ``fi`` (n, FI_COLS) int64, ``fmass`` (the undeformed
-    mass blocks M0, at CADR), ``fm1`` and ``fm2`` (the modal bodies' integrals M1, M2 at
-    M1ADR, M2ADR; M2ADR -1 where M2 is zero), ``fnode`` (node records: R0 (9), p0 (3), Pi
-    (6 x n_modes) row-major), ``frame_node`` (nf,) the node record of each frame row (-1:
-    rigid), ``stiffness`` and ``damping`` (the modal bodies' K and C, n_modes x n_modes
-    row-major at fi's STIFF and DAMP; diagonal for a stiffness given per mode), and the
-    work sizes. fmass, fm1, fm2, fnode, stiffness and damping are read-only constants holding
-    each distinct block once (links may share a block); the per-state M_k(eta) is per link, in
-    the work array ``M`` at MADR; after the last link's block, the scratch that every link
-    shares (at SCR, ``kernels/flex_layout.py``)."""
+    """The flex constants of a compiled model, as views of its model buffer (``c.flex``; the
+    kernels cut the same views with ``kernels/flex_views.py``): ``fi`` (n, cols) int64, the
+    link table (``kernels/flex_layout.py``'s columns of the mi rows; ``fi`` is ``c.mi``), ``fmass`` (the undeformed mass blocks
+    M0, at CADR), ``fm1`` and ``fm2`` (the modal bodies' integrals M1, M2 at M1ADR, M2ADR;
+    M2ADR -1 where M2 is zero), ``fnode`` (node records: R0 (9), p0 (3), Pi (6 x n_modes)
+    row-major), ``frame_node`` (nf,) the node record of each frame row (-1: rigid),
+    ``stiffness`` and ``damping`` (the modal bodies' K and C, n_modes x n_modes row-major at
+    fi's STIFF and DAMP; diagonal for a stiffness given per mode). Read-only constants
+    holding each distinct block once (links may share a block); the per-state M_k(eta) is
+    per link, in each Data's flex work (``Data.flex_work``: M at MADR; after the last link's
+    block, the scratch that every link shares, at SCR)."""
 
-    def __init__(self, fi, fmass, fm1, fm2, fnode, frame_node, stiffness, damping, sizes):
-        self.fi, self.fmass, self.fnode, self.frame_node = fi, fmass, fnode, frame_node
-        self.fm1, self.fm2 = fm1, fm2
-        self.stiffness, self.damping = stiffness, damping
-        self.sizes = sizes  # vectors, mass blocks, P blocks, phi, G, D^-1, eps
+    def __init__(self, buf):
+        views = constant_views(buf)
+        for name, view in zip(views._fields, views):
+            setattr(self, name, view)  # (kernels only read them)
 
     def elastic_blocks(self, link):
         """(K, C): the modal stiffness and damping (NM x NM) of ``link``'s body, read-only views."""
@@ -39,25 +41,23 @@ class FlexModel:
             blocks.append(block)
         return tuple(blocks)
 
-    def work(self):
-        """Fresh work arrays for the flex kernels (one set per Data): views of one buffer. A
-        long chain's work (8 kB per ten-mode link) is then one allocation, which NumPy asks
-        the kernel to back with huge pages from 4 MB on; as 13 arrays of 1-2 MB each at 1000
-        links it was not. Forward dynamics per ten-mode link at 1000 / 3000 links: 15.1 / 15.6 us
-        before, 14.6-14.9 / 14.5-14.8 us after (13.5-13.9 us at 100 or 300 links either way)."""
-        nv, nm, nbb, nphi, ng, nd, ne = self.sizes
-        n = self.fi.shape[0]
-        block = int(self.fi[:, FL.NB].max() * self.fi[:, FL.NUALL].max()) if n else 0
-        shapes = dict(M=(nm,), V=(nv,), A=(nv,), F=(nv,), abias=(nv,), P=(nbb,), phi=(nphi,), G=(ng,), Dinv=(nd,),
-                      eps=(ne,), pose=(n, FL.POSE_COLS), VN=(n, 6),
-                      scratch=(2 * max(block, 36),))  # two (nb x NUALL) column blocks
-        buf = np.zeros(sum(int(np.prod(s)) for s in shapes.values()))
-        out, at = {}, 0
-        for name, shape in shapes.items():
-            size = int(np.prod(shape))
-            out[name] = buf[at:at + size].reshape(shape)
-            at += size
-        return out
+
+def flex_block(fi, constants, work_sizes, width):
+    """(fi, rows, addresses) of a model with modal bodies (``kernels/flex_layout.py``): ``fi``
+    (n, FI_COLS) int64, whose flex columns go into the mi rows; ``rows``, the flex block of
+    the model buffer: the flat constants (``constants``: the float64 pieces in FH_MASS ..
+    FH_FRAME_NODE order, the last one int64) in rows of ``width``; ``addresses`` {header
+    column: value}, the constants' starts and end in the flat region, then those of the work
+    pieces of ``work_sizes`` (FH_M .. FH_ZERO order) in a data buffer's flex work region."""
+    flat = [np.ascontiguousarray(a).ravel().view(np.float64) if a.dtype == np.int64 else
+            np.ascontiguousarray(a, dtype=np.float64).ravel() for a in constants]
+    starts = np.concatenate([[0], np.cumsum([a.size for a in flat])]).astype(np.int64)
+    rows = np.zeros((-(-int(starts[-1]) // width), width))
+    rows.reshape(-1)[:starts[-1]] = np.concatenate(flat) if flat else np.zeros(0)
+    wstarts = np.concatenate([[0], np.cumsum(work_sizes)]).astype(np.int64)
+    addresses = {FL.FH_MASS + i: int(a) for i, a in enumerate(starts)}
+    addresses.update({FL.FH_M + i: int(a) for i, a in enumerate(wstarts)})
+    return fi, rows, addresses
 
 
 def _node_record(R0, p0, Pi):
@@ -65,7 +65,8 @@ def _node_record(R0, p0, Pi):
 
 
 def compile_flex(mb, c):
-    """FlexModel of Multibody ``mb`` compiled as ``c`` (body data moved into link axes).
+    """The flex block of Multibody ``mb`` compiled as ``c`` (body data moved into link axes):
+    ``flex_block``'s (fi, rows, addresses), for ``CompiledModel.set_flex``.
 
     The constants (mass blocks M0, integrals, node records) go into pools where equal
     blocks are stored once (``shared_arrays.ConstantPool``): a chain of bodies made from
@@ -139,8 +140,19 @@ def compile_flex(mb, c):
     for name, f in c.frame_rows.items():
         if name in node_index:
             frame_node[f] = node_index[name]
-    return FlexModel(fi, mass.array(), first.array(), second.array(), nodes.array(), frame_node, stiffness.array(),
-                     damping.array(), (voff, madr, padr, phiadr, gadr, dadr, eadr))
+    constants = [pool.array() for pool in (mass, first, second, nodes, stiffness, damping)] + [frame_node]
+    work = _work_sizes(fi, c.nu, (madr, voff, padr, phiadr, gadr, dadr, eadr))
+    return flex_block(fi, constants, work, c.buf.shape[1])
+
+
+def _work_sizes(fi, nu, sizes):
+    """The sizes of a data buffer's flex work pieces (FH_M .. FH_ZERO order) from the
+    compiler's running ``sizes`` (mass blocks and scratch, vectors, P, phi, G, D^-1, eps)."""
+    madr, voff, padr, phiadr, gadr, dadr, eadr = sizes
+    n = fi.shape[0]
+    block = int(fi[:, FL.NB].max() * fi[:, FL.NUALL].max()) if n else 0
+    return (madr, voff, voff, voff, voff, padr, phiadr, gadr, dadr, eadr, n * FL.POSE_COLS, n * 6,
+            2 * max(block, 36), nu)  # scratch: two (nb x NUALL) column blocks; zero: u = 0
 
 
 def _add_integrals(first, second, b, X_BL):

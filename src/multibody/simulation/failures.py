@@ -70,7 +70,7 @@ def failure(integ, st):
         blown = blow_up(integ, t)
         if blown is not None:
             return blown
-        if integ.flex_tables is not None:
+        if integ.flex:
             return SimulationError(f"simulation stopped at t = {t:.6g} s: {_STATUS_TEXT[st]}; {_FLEX_SINGULAR}", t)
     return SimulationError(f"simulation stopped at t = {t:.6g} s: {_STATUS_TEXT.get(st, st.name)}", t)
 

@@ -94,7 +94,7 @@ class RungeKuttaIntegrator:
     expressed in the charts the model had when the integrator was made.
 
     Models with modal (flexible) bodies step through the loop's flex variant
-    (``simulation.flex_stepping``; ``flex_tables`` holds its tables and work): joint forces
+    (``simulation.flex_stepping``; its tables and work in the run's data buffer): joint forces
     (tau, control, ``JointSpringDamper``, ``JointLimits``) and every tableau, adaptive or
     Munthe-Kaas; link wrenches, springs between frames and constraints are added at every
     stage through the control hand-over (``simulation.flex_stage_forces``).
@@ -127,9 +127,8 @@ class RungeKuttaIntegrator:
         self.fmi, self.fmf, world = pack_force_models(m, forces)
         self._links = link_forces(self.fmi)  # the loop variant with link-level force models
         self._wc = simulation_work(m, stabilization_gains)  # None for a tree: the loop without TA
-        self.flex_tables = None  # modal bodies: the flex tables and work of the loop's flex variant
-        if c.flex is not None:
-            self.flex_tables = flex_stepping.pack(c)
+        self.flex = c.flex is not None  # modal bodies: the loop's flex variant
+        if self.flex:
             if needs_stage_forces(m, forces):  # link forces and constraints: per stage, in Python
                 gains = None if self._wc is None else gains_of(c, self._wc).copy()
                 self.control = FlexStageForces(m, forces, gains, self.fmi, self.fmf, control)
@@ -246,11 +245,10 @@ class RungeKuttaIntegrator:
         args = (c.mi, c.mf, self.data.buf, self.tab, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
                 self.smap, self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr,
                 self._work, self._ctl, T, Q, U) + (() if self._wc is None else (self._wc,))
-        if self.flex_tables is None:
+        if not self.flex:
             run = K.entry_point(self.lie_group, self._wc is not None, self._links, self.adaptive,
                                 self.control is not None, pins=c.all_pins)
         else:  # modal bodies: the loop's flex variant (no TA, joint force models only)
-            args += (None, self.flex_tables)
             run = K.entry_point(self.lie_group, False, False, self.adaptive, self.control is not None, flex=True)
         return run, args
 

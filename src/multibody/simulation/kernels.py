@@ -21,7 +21,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..kernels.common import data_start, first_nonfinite, frame_table, link_rows, ragged
+from ..kernels.common import constraint_table, data_start, first_nonfinite, frame_table, link_rows, ragged
 from ..kernels.status import (
     BUFFER_FULL, CONTROL_NONFINITE, FINISHED, MIN_STEP, NEED_CONTROL, NONFINITE_STATE, RUNNING, SINGULAR,
 )
@@ -159,7 +159,7 @@ def _make_loop(lie, ta, links, adaptive, controlled, flex=0, pins=0):
     (Munthe-Kaas stepping), ``ta`` (tree-augmented constrained dynamics, the work array
     Wc), ``links`` (link-level force models: wrenches, world wrenches, linear springs),
     ``adaptive`` and ``controlled`` (0: never; 1: as iopt[O_ADAPT], iopt[O_CONTROL] say),
-    ``flex`` (modal bodies: the stage rates of ``flex_stepping``, its tables in Fx) and
+    ``flex`` (modal bodies: the stage rates of ``flex_stepping``, on dbuf's flex region) and
     ``pins`` (every link a PIN, ``joint_transform.pin_variant``: the PIN-only ABA, q_dot = u,
     no quaternion to normalise, no chart to re-centre or map back).
 
@@ -174,13 +174,13 @@ def _make_loop(lie, ta, links, adaptive, controlled, flex=0, pins=0):
 
     @variant(loop_name(lie, ta, links, adaptive, controlled, flex, pins))
     def run(mi, mf, dbuf, tab, fmi, fmf, tau0, iopt, fopt, smap, max_angles, chart0,
-            q, u, clk, ctr, work, ctl, T, Q, U, Wc=None, Fx=None):
+            q, u, clk, ctr, work, ctl, T, Q, U, Wc=None):
         n = mi.shape[0]
         d0 = data_start(dbuf, n)
         ws = link_rows(dbuf, d0, n)
         z = ragged(dbuf, d0, n)
         fr = frame_table(dbuf, n)
-        cr = dbuf[2 + 2 * n + fr.shape[0]:d0]
+        cr = constraint_table(dbuf, n)
         Kq, Ku, phi, qs, us, q1, u1, eq, eu, tau = work
         tauc, qview, uview = ctl
         nq = q.shape[0]
@@ -225,7 +225,7 @@ def _make_loop(lie, ta, links, adaptive, controlled, flex=0, pins=0):
                     stage_state(mi, ws, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us)
                     src = tau0
                 if flex:  # (a constant: rigid variants compile none of it)
-                    ok = flex_stage_rates(mi, mf, ws, lie, fmi, fmf, ts, qs, us, phi, src, tau, Kq[s], Ku[s], Fx)
+                    ok = flex_stage_rates(mi, mf, ws, dbuf, lie, fmi, fmf, ts, qs, us, phi, src, tau, Kq[s], Ku[s])
                 else:
                     ok = stage_rates(mi, mf, ws, z, lie, ta, links, pins, fr, cr, Wc, worldf, fmi, fmf, ts, qs, us, phi,
                                      src, tau, Kq[s], Ku[s])
@@ -298,8 +298,8 @@ def entry_point(lie, ta=False, links=True, adaptive=True, control=True, flex=Fal
     with or without link-level force models (``links``, see ``force_kernels.link_forces``;
     without, only springs and limits are applied), adaptive steps (``adaptive``: as
     iopt[O_ADAPT] says; False: fixed steps only) and a Python control (``control``: as
-    iopt[O_CONTROL] says; False: none), for a model with modal bodies (``flex``: takes
-    Wc = None and Fx, the tables of ``flex_stepping.pack``; joint force models only), for a
+    iopt[O_CONTROL] says; False: none), for a model with modal bodies (``flex``: its flex
+    tables and work in dbuf, no Wc; joint force models only), for a
     model whose links are all PIN (``pins``, ``joint_transform.pin_variant``; trees only):
     ``entry_point(lie)(mi, mf, dbuf, tab, fmi, fmf,
     tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr, work, ctl, T, Q, U)``

@@ -123,11 +123,8 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     UO = np.full((B, n_rows + 1, c.nu), np.nan)
     T[:, 0], QO[:, 0], UO[:, 0] = 0.0, Q0, U0
     run = R.rollout_munthe_kaas if lie else R.rollout_classic
-    flex = ()  # modal bodies: the flex tables, one work row per worker (flex_rollout)
-    if tpl.flex_tables is not None:
-        fi, ff, fw, fo = tpl.flex_tables
+    if tpl.flex:  # modal bodies: the loop's flex variants (their work in each worker's buffer)
         run = FR.flex_rollout_munthe_kaas if lie else FR.flex_rollout_classic
-        flex = (fi, ff, np.repeat(fw[None], W, axis=0), fo)
     args = (c.mi, c.mf, dbufs, tpl.tab, tpl.fmi, tpl.fmf)
     opts = (tpl.iopt, tpl.fopt, tpl.smap, tpl.max_angles, tpl.chart0, Q, U, CLK, CTR, CHARTS, WORK, CTL)
     if segmented:
@@ -138,11 +135,11 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     bar = ProgressBar(after=1.0) if progress else None
     for tau_k, row0, nrows in blocks:
         CTR[:, K.C_WRITTEN] = 0
-        run(*args, tau_k, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], row0, nrows, *flex)
+        run(*args, tau_k, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], row0, nrows)
         while control is not None and np.any(CTR[:, K.C_STATUS] == Status.NEED_CONTROL):
             waiting = int(np.argmax(CTR[:, K.C_STATUS] == Status.NEED_CONTROL))
             control(float(CLK[waiting, K.K_TSTAGE]), CTL[1], CTL[2], CTL[0])
-            run(*args, tau_k, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], row0, nrows, *flex)
+            run(*args, tau_k, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], row0, nrows)
         if bar is not None:
             bar.update((row0 + nrows) / n_rows, f"{row0 + nrows}/{n_rows} rows of {B} samples")
     if bar is not None:
