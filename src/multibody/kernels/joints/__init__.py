@@ -5,6 +5,9 @@ maps ``qdot``, ``integrate``, the stepping loop's Munthe-Kaas rate ``dexp_inv``,
 chart (``chart_angle``, ``recentre_chart``, ``to_start_chart``) or quaternion
 (``unit_quaternion``, ``normalize``) upkeep. ``euclidean`` serves the vector-space kinds,
 ``group_maps`` the group formulas they share, ``dispatch`` the switch on the kind code.
+The kinds' Numba functions are compiled once each, without reference counting
+(``_nrt=False``; see ``dispatch``), but PIN's ``link_placement``, inlined into the placement
+pass as before.
 
 Nothing is imported here, so that importing one kind's module imports only what it needs.
 """

@@ -3,9 +3,11 @@ kind (``mi[j, KIND]``, a code of ``kinds``) to that kind's module. Adding a kind
 one branch to each operation it does not leave to the default (see docs/architecture.md,
 "Adding a joint kind").
 
-Every dispatcher is inlined into its caller's loop (``inline="always"``: a call that is not
-inlined inside a hot loop, even one never taken, made those loops 2-3x slower, since Numba
-keeps array reference counts around calls); the kind codes are module-level constants,
+Every dispatcher is inlined into the one loop that calls it (``inline="always"``); the kinds'
+functions it calls are compiled once each without reference counting (``_nrt=False``: a
+call with array arguments then costs no atomic counts, and LLVM may still inline it), since
+every function inlined at Numba's level is compiled again at each call site (0.2-0.3 s
+each: see docs/architecture.md, "Joint kinds"). The kind codes are module-level constants,
 folded by Numba.
 
 * ``joint_rotation_translation``: (R_J, p_J), the link frame in its joint o-frame at q;

@@ -11,7 +11,8 @@ from numba import njit
 
 from ...spatial import quat_to_matrix, so3_exp
 from . import spherical
-from .group_maps import rotate_into, se3_dexp_inv, se3_translation_step
+from ..spatial_inline import mul33_vec
+from .group_maps import jr_inv_times, se3_dexp_inv, se3_translation, so3_rotvec_step
 
 chart_angle = spherical.chart_angle
 recentre_chart = spherical.recentre_chart
@@ -31,35 +32,39 @@ def u_from_qdot(qj, chart):
     return N
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def placement(mf, ws, q, i, j):
     """(R_J, p_J) of link j at q[i:i+6]."""
     return spherical.chart_rotation(ws, j, q[i], q[i + 1], q[i + 2]), (q[i + 3], q[i + 4], q[i + 5])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def qdot(ws, q, u, out, i, k, j):
     """out[i:i+6] = [Jr(v)^-1 w; R v_lin]."""
-    spherical.qdot(ws, q, u, out, i, k, j)
+    d = jr_inv_times(q[i], q[i + 1], q[i + 2], u[k], u[k + 1], u[k + 2])
     R = spherical.chart_rotation(ws, j, q[i], q[i + 1], q[i + 2])
-    rotate_into(R, u, k + 3, out, i + 3)
+    p = mul33_vec(R, u[k + 3], u[k + 4], u[k + 5])
+    for r in range(3):
+        out[i + r] = d[r]
+        out[i + 3 + r] = p[r]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def integrate(ws, q, u, dt, out, i, k, j):
     """out[i:i+6] = q (+) u dt on SE(3) (out may alias q: R and p are read first)."""
     R = spherical.chart_rotation(ws, j, q[i], q[i + 1], q[i + 2])
-    px = q[i + 3]
-    py = q[i + 4]
-    pz = q[i + 5]
-    spherical.integrate(ws, q, u, dt, out, i, k, j)
-    out[i + 3] = px
-    out[i + 4] = py
-    out[i + 5] = pz
-    se3_translation_step(R, u[k], u[k + 1], u[k + 2], u[k + 3], u[k + 4], u[k + 5], dt, out, i + 3)
+    t = se3_translation(R, u[k], u[k + 1], u[k + 2], u[k + 3], u[k + 4], u[k + 5], dt)
+    p = (q[i + 3] + t[0], q[i + 4] + t[1], q[i + 5] + t[2])
+    v = so3_rotvec_step(q[i], q[i + 1], q[i + 2], u[k], u[k + 1], u[k + 2], dt)
+    for r in range(3):
+        out[i + r] = v[r]
+        out[i + 3 + r] = p[r]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def dexp_inv(phi, u, out, k):
     """out[k:k+6] = dexp^-1_{-phi}(u) on SE(3)."""
-    se3_dexp_inv(phi, u, out, k)
+    d = se3_dexp_inv(phi[k], phi[k + 1], phi[k + 2], phi[k + 3], phi[k + 4], phi[k + 5],
+                     u[k], u[k + 1], u[k + 2], u[k + 3], u[k + 4], u[k + 5])
+    for r in range(6):
+        out[k + r] = d[r]

@@ -10,9 +10,9 @@ import numpy as np
 from numba import njit
 
 from ...spatial import quat_to_matrix
-from ..spatial_inline import rot_quat
-from . import spherical_quat
-from .group_maps import rotate_into, se3_dexp_inv, se3_translation_step
+from ..spatial_inline import mul33_vec, rot_quat
+from . import free, spherical_quat
+from .group_maps import quat_mul, quat_step, se3_translation
 
 unit_quaternion = spherical_quat.unit_quaternion
 normalize = spherical_quat.normalize
@@ -31,35 +31,35 @@ def u_from_qdot(qj, chart):
     return N
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def placement(mf, ws, q, i, j):
     """(R_J, p_J) of link j at q[i:i+7]."""
     return rot_quat(q[i], q[i + 1], q[i + 2], q[i + 3]), (q[i + 4], q[i + 5], q[i + 6])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def qdot(ws, q, u, out, i, k, j):
     """out[i:i+7] = [1/2 q (x) [w; 0]; R v_lin]."""
-    spherical_quat.qdot(ws, q, u, out, i, k, j)
+    d4 = quat_mul(q[i], q[i + 1], q[i + 2], q[i + 3], u[k], u[k + 1], u[k + 2], 0.0)
     R = rot_quat(q[i], q[i + 1], q[i + 2], q[i + 3])
-    rotate_into(R, u, k + 3, out, i + 4)
+    p = mul33_vec(R, u[k + 3], u[k + 4], u[k + 5])
+    for r in range(4):
+        out[i + r] = 0.5 * d4[r]
+    for r in range(3):
+        out[i + 4 + r] = p[r]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def integrate(ws, q, u, dt, out, i, k, j):
     """out[i:i+7] = q (+) u dt on SE(3) (out may alias q: R and p are read first)."""
     R = rot_quat(q[i], q[i + 1], q[i + 2], q[i + 3])
-    px = q[i + 4]
-    py = q[i + 5]
-    pz = q[i + 6]
-    spherical_quat.integrate(ws, q, u, dt, out, i, k, j)
-    out[i + 4] = px
-    out[i + 5] = py
-    out[i + 6] = pz
-    se3_translation_step(R, u[k], u[k + 1], u[k + 2], u[k + 3], u[k + 4], u[k + 5], dt, out, i + 4)
+    t = se3_translation(R, u[k], u[k + 1], u[k + 2], u[k + 3], u[k + 4], u[k + 5], dt)
+    p = (q[i + 4] + t[0], q[i + 5] + t[1], q[i + 6] + t[2])
+    c = quat_step(q[i], q[i + 1], q[i + 2], q[i + 3], u[k], u[k + 1], u[k + 2], dt)
+    for r in range(4):
+        out[i + r] = c[r]
+    for r in range(3):
+        out[i + 4 + r] = p[r]
 
 
-@njit(cache=True, inline="always")
-def dexp_inv(phi, u, out, k):
-    """out[k:k+6] = dexp^-1_{-phi}(u) on SE(3)."""
-    se3_dexp_inv(phi, u, out, k)
+dexp_inv = free.dexp_inv  # SE(3)'s, as FREE's

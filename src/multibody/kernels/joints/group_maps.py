@@ -3,11 +3,14 @@ Jacobian, unit quaternions, SE(3)'s exponential translation and adjoint.
 
 One home for each formula and small-angle cut-off; the kind modules (``spherical``,
 ``free``, ``spherical_quat``, ``free_quat``) compose them. They take and return scalars
-(no arrays, so no reference counts around their calls).
+(no arrays, so no reference counts around their calls) and are compiled once each, not
+inlined: the kind modules' functions load and store around them.
 """
 import math
 
 from numba import njit
+
+from ..spatial_inline import mul33_vec
 
 
 @njit(cache=True)
@@ -61,9 +64,44 @@ def quat_log(x, y, z, w):
     return (s * x, s * y, s * z)
 
 
-@njit(cache=True, inline="always")
-def se3_translation_step(R, wx, wy, wz, vx, vy, vz, dt, q, i):
-    """q[i:i+3] += R Jl(w dt) v dt: the translation of the SE(3) exponential."""
+@njit(cache=True)
+def so3_rotvec_step(vx, vy, vz, wx, wy, wz, dt):
+    """log(exp(v) exp(w dt)): a rotation vector moved by the body angular velocity w for dt."""
+    a = quat_exp(vx, vy, vz)
+    b = quat_exp(wx * dt, wy * dt, wz * dt)
+    c = quat_mul(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3])
+    return quat_log(c[0], c[1], c[2], c[3])
+
+
+@njit(cache=True)
+def quat_step(x, y, z, w, wx, wy, wz, dt):
+    """q (x) exp(w dt): a unit quaternion moved by the body angular velocity w for dt."""
+    b = quat_exp(wx * dt, wy * dt, wz * dt)
+    return quat_mul(x, y, z, w, b[0], b[1], b[2], b[3])
+
+
+@njit(cache=True)
+def chart_recentred(cx, cy, cz, cw, vx, vy, vz):
+    """The chart offset c (x) exp(v), normalised: the chart centred on the rotation c exp(v)."""
+    e = quat_exp(vx, vy, vz)
+    c = quat_mul(cx, cy, cz, cw, e[0], e[1], e[2], e[3])
+    n = math.sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3])
+    return (c[0] / n, c[1] / n, c[2] / n, c[3] / n)
+
+
+@njit(cache=True)
+def chart_change(cx, cy, cz, cw, ox, oy, oz, ow, vx, vy, vz):
+    """The rotation vector of c (x) exp(v) (v in the chart c) in the chart o: log(o^-1 c exp(v))."""
+    e = quat_exp(vx, vy, vz)
+    c = quat_mul(cx, cy, cz, cw, e[0], e[1], e[2], e[3])
+    d = quat_mul(-ox, -oy, -oz, ow, c[0], c[1], c[2], c[3])
+    return quat_log(d[0], d[1], d[2], d[3])
+
+
+@njit(cache=True)
+def se3_translation(R, wx, wy, wz, vx, vy, vz, dt):
+    """R Jl(w dt) v dt: the translation of the SE(3) exponential exp([w; v] dt) in the axes
+    of R (the rotation at the start of the step)."""
     ax = wx * dt
     ay = wy * dt
     az = wz * dt
@@ -84,11 +122,7 @@ def se3_translation_step(R, wx, wy, wz, vx, vy, vz, dt, q, i):
     b0 = ay * a2 - az * a1
     b1 = az * a0 - ax * a2
     b2 = ax * a1 - ay * a0
-    t0 = lx + b * a0 + c * b0
-    t1 = ly + b * a1 + c * b1
-    t2 = lz + b * a2 + c * b2
-    for r in range(3):
-        q[i + r] += R[3 * r] * t0 + R[3 * r + 1] * t1 + R[3 * r + 2] * t2
+    return mul33_vec(R, lx + b * a0 + c * b0, ly + b * a1 + c * b1, lz + b * a2 + c * b2)
 
 
 @njit(cache=True, inline="always")
@@ -100,38 +134,19 @@ def se3_ad(ax, ay, az, bx, by, bz, w0, w1, w2, v0, v1, v2):
             ax * v1 - ay * v0 + bx * w1 - by * w0)
 
 
-@njit(cache=True, inline="always")
-def se3_dexp_inv(phi, u, out, k):
-    """out[k:k+6] = dexp^-1_{-phi}(u) on SE(3) for phi = phi[k:k+6]: the series
-    u + 1/2 ad u + 1/12 ad^2 u - 1/720 ad^4 u, its rotation part then in closed form
-    (exact on SO(3))."""
-    a0, a1, a2, b0, b1, b2 = phi[k], phi[k + 1], phi[k + 2], phi[k + 3], phi[k + 4], phi[k + 5]
-    e1 = se3_ad(a0, a1, a2, b0, b1, b2, u[k], u[k + 1], u[k + 2], u[k + 3], u[k + 4], u[k + 5])
+@njit(cache=True)
+def se3_dexp_inv(a0, a1, a2, b0, b1, b2, u0, u1, u2, u3, u4, u5):
+    """dexp^-1_{-phi}(u) on SE(3) for phi = [a; b]: the series u + 1/2 ad u + 1/12 ad^2 u
+    - 1/720 ad^4 u, its rotation part in closed form (exact on SO(3)), as a 6-tuple."""
+    e1 = se3_ad(a0, a1, a2, b0, b1, b2, u0, u1, u2, u3, u4, u5)
     e2 = se3_ad(a0, a1, a2, b0, b1, b2, e1[0], e1[1], e1[2], e1[3], e1[4], e1[5])
     e3 = se3_ad(a0, a1, a2, b0, b1, b2, e2[0], e2[1], e2[2], e2[3], e2[4], e2[5])
     e4 = se3_ad(a0, a1, a2, b0, b1, b2, e3[0], e3[1], e3[2], e3[3], e3[4], e3[5])
-    for r in range(6):
-        out[k + r] = u[k + r] + 0.5 * e1[r] + e2[r] / 12.0 - e4[r] / 720.0
-    d = jr_inv_times(a0, a1, a2, u[k], u[k + 1], u[k + 2])
-    out[k] = d[0]
-    out[k + 1] = d[1]
-    out[k + 2] = d[2]
-
-
-@njit(cache=True, inline="always")
-def so3_dexp_inv(phi, u, out, k):
-    """out[k:k+3] = dexp^-1_{-phi}(u) on SO(3): Jr(phi)^-1 u for phi = phi[k:k+3]."""
-    d = jr_inv_times(phi[k], phi[k + 1], phi[k + 2], u[k], u[k + 1], u[k + 2])
-    out[k] = d[0]
-    out[k + 1] = d[1]
-    out[k + 2] = d[2]
-
-
-@njit(cache=True, inline="always")
-def rotate_into(R, u, k, out, i):
-    """out[i:i+3] = R u[k:k+3] (R a 9-tuple, row-major): p_dot = R v of the free kinds."""
-    for r in range(3):
-        out[i + r] = R[3 * r] * u[k] + R[3 * r + 1] * u[k + 1] + R[3 * r + 2] * u[k + 2]
+    d = jr_inv_times(a0, a1, a2, u0, u1, u2)
+    return (d[0], d[1], d[2],
+            u3 + 0.5 * e1[3] + e2[3] / 12.0 - e4[3] / 720.0,
+            u4 + 0.5 * e1[4] + e2[4] / 12.0 - e4[4] / 720.0,
+            u5 + 0.5 * e1[5] + e2[5] / 12.0 - e4[5] / 720.0)
 
 
 IDENTITY_ROTATION = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)  # row-major 9-tuple

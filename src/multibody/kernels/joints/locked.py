@@ -16,7 +16,7 @@ def u_from_qdot(qj, chart):
     return np.zeros((0, 0))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def placement(mf, ws, q, i, j):
     """(R_J, p_J) = the identity."""
     return IDENTITY_ROTATION, (0.0, 0.0, 0.0)

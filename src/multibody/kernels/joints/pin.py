@@ -21,7 +21,7 @@ def u_from_qdot(qj, chart):
     return np.eye(1)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def placement(mf, ws, q, i, j):
     """(R_J, p_J) of link j at q[i]: the link frame in its joint o-frame."""
     return rot_axis_angle(mf[j, AXIS], mf[j, AXIS + 1], mf[j, AXIS + 2], q[i]), (0.0, 0.0, 0.0)

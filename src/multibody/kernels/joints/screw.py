@@ -17,7 +17,7 @@ def u_from_qdot(qj, chart):
     return np.eye(1)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def placement(mf, ws, q, i, j):
     """(R_J, p_J) of link j at q[i]."""
     d = mf[j, PITCH] * q[i]

@@ -18,7 +18,7 @@ from numba import njit
 from ..layout import W_CHART
 from ...spatial import so3_right_jacobian
 from ..spatial_inline import mul33, rot_quat, rot_rotvec
-from .group_maps import jr_inv_times, quat_exp, quat_log, quat_mul, so3_dexp_inv
+from .group_maps import chart_change, chart_recentred, jr_inv_times, so3_rotvec_step
 
 
 def motion_subspace():
@@ -31,7 +31,7 @@ def u_from_qdot(qj, chart):
     return so3_right_jacobian(qj)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def chart_rotation(ws, j, vx, vy, vz):
     """R(chart offset of link j, a data state) exp([v]x) as a 9-tuple."""
     E = rot_rotvec(vx, vy, vz)
@@ -43,13 +43,13 @@ def chart_rotation(ws, j, vx, vy, vz):
     return mul33(rot_quat(x, y, z, ws[j, W_CHART + 3]), E)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def placement(mf, ws, q, i, j):
     """(R_J, p_J) of link j at q[i:i+3]."""
     return chart_rotation(ws, j, q[i], q[i + 1], q[i + 2]), (0.0, 0.0, 0.0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def qdot(ws, q, u, out, i, k, j):
     """out[i:i+3] = Jr(v)^-1 u[k:k+3]."""
     d = jr_inv_times(q[i], q[i + 1], q[i + 2], u[k], u[k + 1], u[k + 2])
@@ -58,44 +58,43 @@ def qdot(ws, q, u, out, i, k, j):
     out[i + 2] = d[2]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def integrate(ws, q, u, dt, out, i, k, j):
     """out[i:i+3] = log(exp(v) exp(w dt)), w = u[k:k+3] (out may alias q)."""
-    a = quat_exp(q[i], q[i + 1], q[i + 2])
-    b = quat_exp(u[k] * dt, u[k + 1] * dt, u[k + 2] * dt)
-    c = quat_mul(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3])
-    v = quat_log(c[0], c[1], c[2], c[3])
+    v = so3_rotvec_step(q[i], q[i + 1], q[i + 2], u[k], u[k + 1], u[k + 2], dt)
     out[i] = v[0]
     out[i + 1] = v[1]
     out[i + 2] = v[2]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def dexp_inv(phi, u, out, k):
-    """out[k:k+3] = Jr(phi)^-1 u: the Munthe-Kaas rate."""
-    so3_dexp_inv(phi, u, out, k)
+    """out[k:k+3] = Jr(phi)^-1 u: the Munthe-Kaas rate on SO(3)."""
+    d = jr_inv_times(phi[k], phi[k + 1], phi[k + 2], u[k], u[k + 1], u[k + 2])
+    out[k] = d[0]
+    out[k + 1] = d[1]
+    out[k + 2] = d[2]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def chart_angle(q, i):
     """|v|: the angle the chart is re-centred past."""
     return math.sqrt(q[i] * q[i] + q[i + 1] * q[i + 1] + q[i + 2] * q[i + 2])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def recentre_chart(ws, q, i, j):
     """offset <- offset (x) exp(v) (normalised), v <- 0: the rotation is unchanged."""
-    e = quat_exp(q[i], q[i + 1], q[i + 2])
-    c = quat_mul(ws[j, W_CHART], ws[j, W_CHART + 1], ws[j, W_CHART + 2], ws[j, W_CHART + 3], e[0], e[1], e[2], e[3])
-    n = math.sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3])
+    c = chart_recentred(ws[j, W_CHART], ws[j, W_CHART + 1], ws[j, W_CHART + 2], ws[j, W_CHART + 3],
+                        q[i], q[i + 1], q[i + 2])
     for r in range(4):
-        ws[j, W_CHART + r] = c[r] / n
+        ws[j, W_CHART + r] = c[r]
     q[i] = 0.0
     q[i + 1] = 0.0
     q[i + 2] = 0.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def to_start_chart(ws, chart0, q, out, i, j):
     """out[i:i+3] = v (in link j's current chart) re-expressed in the chart chart0[j] of the
     start of the run; out[i:i+3] is q's already (copied by the caller), kept where the
@@ -105,11 +104,8 @@ def to_start_chart(ws, chart0, q, out, i, j):
         if ws[j, W_CHART + r] != chart0[j, r]:
             same = False
     if not same:
-        e = quat_exp(q[i], q[i + 1], q[i + 2])
-        c = quat_mul(ws[j, W_CHART], ws[j, W_CHART + 1], ws[j, W_CHART + 2], ws[j, W_CHART + 3],
-                     e[0], e[1], e[2], e[3])
-        d = quat_mul(-chart0[j, 0], -chart0[j, 1], -chart0[j, 2], chart0[j, 3], c[0], c[1], c[2], c[3])
-        v = quat_log(d[0], d[1], d[2], d[3])
+        v = chart_change(ws[j, W_CHART], ws[j, W_CHART + 1], ws[j, W_CHART + 2], ws[j, W_CHART + 3],
+                         chart0[j, 0], chart0[j, 1], chart0[j, 2], chart0[j, 3], q[i], q[i + 1], q[i + 2])
         out[i] = v[0]
         out[i + 1] = v[1]
         out[i + 2] = v[2]

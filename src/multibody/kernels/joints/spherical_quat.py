@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from ..spatial_inline import rot_quat
-from .group_maps import quat_exp, quat_mul, so3_dexp_inv
+from .group_maps import jr_inv_times, quat_mul, quat_step
 
 
 def motion_subspace():
@@ -33,13 +33,13 @@ def u_from_qdot(qj, chart):
     ])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def placement(mf, ws, q, i, j):
     """(R_J, p_J) of link j at q[i:i+4]."""
     return rot_quat(q[i], q[i + 1], q[i + 2], q[i + 3]), (0.0, 0.0, 0.0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def qdot(ws, q, u, out, i, k, j):
     """out[i:i+4] = 1/2 q (x) [u[k:k+3]; 0]."""
     d4 = quat_mul(q[i], q[i + 1], q[i + 2], q[i + 3], u[k], u[k + 1], u[k + 2], 0.0)
@@ -47,29 +47,31 @@ def qdot(ws, q, u, out, i, k, j):
         out[i + r] = 0.5 * d4[r]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def integrate(ws, q, u, dt, out, i, k, j):
     """out[i:i+4] = q (x) exp(w dt) (out may alias q)."""
-    b = quat_exp(u[k] * dt, u[k + 1] * dt, u[k + 2] * dt)
-    c = quat_mul(q[i], q[i + 1], q[i + 2], q[i + 3], b[0], b[1], b[2], b[3])
+    c = quat_step(q[i], q[i + 1], q[i + 2], q[i + 3], u[k], u[k + 1], u[k + 2], dt)
     for r in range(4):
         out[i + r] = c[r]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def dexp_inv(phi, u, out, k):
-    """out[k:k+3] = Jr(phi)^-1 u: the Munthe-Kaas rate."""
-    so3_dexp_inv(phi, u, out, k)
+    """out[k:k+3] = Jr(phi)^-1 u: the Munthe-Kaas rate on SO(3) (as ``spherical``'s)."""
+    d = jr_inv_times(phi[k], phi[k + 1], phi[k + 2], u[k], u[k + 1], u[k + 2])
+    out[k] = d[0]
+    out[k + 1] = d[1]
+    out[k + 2] = d[2]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def unit_quaternion(q, i):
     """True when |q[i:i+4]|^2 is 1 to 2e-6 (NaN fails)."""
     n2 = q[i] * q[i] + q[i + 1] * q[i + 1] + q[i + 2] * q[i + 2] + q[i + 3] * q[i + 3]
     return abs(n2 - 1.0) <= 2e-6
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def normalize(q, i):
     """Scale q[i:i+4] to unit length."""
     n = math.sqrt(q[i] ** 2 + q[i + 1] ** 2 + q[i + 2] ** 2 + q[i + 3] ** 2)

@@ -16,7 +16,7 @@ def u_from_qdot(qj, chart):
     return np.eye(3)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def placement(mf, ws, q, i, j):
     """(R_J, p_J) of link j at q[i:i+3]."""
     return IDENTITY_ROTATION, (q[i], q[i + 1], q[i + 2])
