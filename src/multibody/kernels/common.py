@@ -4,8 +4,8 @@ import math
 import numpy as np
 from numba import njit
 
-from .layout import BODY_NU, GRAVITY, H_FLEX_ROWS, H_NCONSTRAINTS, H_NFRAMES, H_NLINKS, KIND, NQ, NU, QOFF, S_COLS, UOFF, W_R
-from .kinds import FREE_QUAT, SPHERICAL_QUAT
+from .layout import BODY_NU, GRAVITY, H_FLEX_ROWS, H_NCONSTRAINTS, H_NFRAMES, H_NLINKS, NQ, NU, QOFF, S_COLS, UOFF, W_R
+from .joints.dispatch import joint_unit_quaternion
 from .status import (
     BAD_LENGTH_ARG0, BAD_LENGTH_ARG1, BAD_LENGTH_ARG2, BAD_QUATERNION, MODAL, NONFINITE_ARG0, NONFINITE_ARG1, NONFINITE_ARG2, OK,
     OVERFLOW,
@@ -95,12 +95,8 @@ def _check_state(mi, a, b, c, nb, nc):
     for j in range(mi.shape[0]):  # a is q: its quaternions must be unit (none is normalised here)
         if mi[j, BODY_NU] != 0:  # flexible bodies: not these kernels' (after every quaternion's check)
             modal = True
-        k = mi[j, KIND]
-        if k == SPHERICAL_QUAT or k == FREE_QUAT:
-            i = mi[j, QOFF]
-            n2 = a[i] * a[i] + a[i + 1] * a[i + 1] + a[i + 2] * a[i + 2] + a[i + 3] * a[i + 3]
-            if not abs(n2 - 1.0) <= 2e-6:
-                return BAD_QUATERNION
+        if not joint_unit_quaternion(mi, a, j):
+            return BAD_QUATERNION
     return MODAL if modal else OK
 
 

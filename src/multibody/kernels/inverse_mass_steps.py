@@ -12,7 +12,7 @@ import math
 from numba import njit
 
 from .articulated_inertia import spd_inverse
-from .joint_transform import joint_rotation_translation
+from .joints.dispatch import joint_rotation_translation
 from .layout import (
     ARMATURE, G_ADR, KIND, NU, P_TREE, PARENT, PIN, QOFF, R_TREE, RB_H, RB_I, RB_MASS, S_COLS, SUBTREE_END,
     U_ADR, UOFF, W_IA, W_PPLUS, W_PW, W_RW, W_SW, W_TMP,

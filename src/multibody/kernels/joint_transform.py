@@ -3,78 +3,16 @@
 For link j, the joint o-frame sits at (R_TREE, P_TREE) in the parent link frame
 and the subhinge moves the link frame relative to the o-frame by (R_J(q), p_J(q)).
 The link's placement in its parent is their composition:
-R = R_tree R_J, p = p_tree + R_tree p_J.
+R = R_tree R_J, p = p_tree + R_tree p_J. (R_J, p_J) is each kind's (``joints/``, through
+``joints.dispatch.joint_rotation_translation``), PIN's short path ``joints.pin.link_placement``.
 """
-import math
-
 from numba import njit
 
 from .variants import variant
-from .layout import (
-    AXIS, BODY_NU, FREE, FREE_QUAT, KIND, LOCKED, P_TREE, PARENT, PIN, PITCH, QOFF, R_TREE, SCREW,
-    SLIDER, SPHERICAL, SPHERICAL_QUAT, W_CHART, W_P, W_PR, W_PW, W_R, W_RW,
-)
-from .spatial_inline import load9, mul33, mul33_vec, rot_axis_angle, rot_quat, rot_rotvec, store9
-
-_IDENTITY = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
-
-
-@njit(cache=True, inline="always")
-def chart_rotation(ws, j, vx, vy, vz):
-    """R(chart offset of link j, a data state) exp([v]x) as a 9-tuple."""
-    E = rot_rotvec(vx, vy, vz)
-    x = ws[j, W_CHART]
-    y = ws[j, W_CHART + 1]
-    z = ws[j, W_CHART + 2]
-    if x == 0.0 and y == 0.0 and z == 0.0:
-        return E
-    return mul33(rot_quat(x, y, z, ws[j, W_CHART + 3]), E)
-
-
-@njit(cache=True, inline="always")
-def joint_rotation_translation(mi, mf, ws, q, j):
-    """(R_J, p_J) of link j's subhinge at q: the link frame in the joint o-frame."""
-    kind = mi[j, KIND]
-    i = mi[j, QOFF]
-    if kind == PIN:
-        return rot_axis_angle(mf[j, AXIS], mf[j, AXIS + 1], mf[j, AXIS + 2], q[i]), (0.0, 0.0, 0.0)
-    if kind == SLIDER:
-        d = q[i]
-        return _IDENTITY, (mf[j, AXIS] * d, mf[j, AXIS + 1] * d, mf[j, AXIS + 2] * d)
-    if kind == SCREW:
-        d = mf[j, PITCH] * q[i]
-        return (rot_axis_angle(mf[j, AXIS], mf[j, AXIS + 1], mf[j, AXIS + 2], q[i]),
-                (mf[j, AXIS] * d, mf[j, AXIS + 1] * d, mf[j, AXIS + 2] * d))
-    if kind == SPHERICAL:
-        return chart_rotation(ws, j, q[i], q[i + 1], q[i + 2]), (0.0, 0.0, 0.0)
-    if kind == FREE:
-        return chart_rotation(ws, j, q[i], q[i + 1], q[i + 2]), (q[i + 3], q[i + 4], q[i + 5])
-    if kind == SPHERICAL_QUAT:
-        return rot_quat(q[i], q[i + 1], q[i + 2], q[i + 3]), (0.0, 0.0, 0.0)
-    if kind == FREE_QUAT:
-        return rot_quat(q[i], q[i + 1], q[i + 2], q[i + 3]), (q[i + 4], q[i + 5], q[i + 6])
-    if kind == LOCKED:  # only the link of a welded modal body (it owns coordinates)
-        return _IDENTITY, (0.0, 0.0, 0.0)
-    # TRANSLATIONAL (the only kind left)
-    return _IDENTITY, (q[i], q[i + 1], q[i + 2])
-
-
-@njit(cache=True, inline="always")
-def _pin_link_placement(mi, mf, ws, q, j):
-    """link_placement for a PIN link about z (see layout.AXIS): R = R_tree Rz(q), p = p_tree.
-
-    Rz(q) mixes only the first two columns of R_tree.
-    """
-    th = q[mi[j, QOFF]]
-    c = math.cos(th)
-    s = math.sin(th)
-    for r in range(3):
-        a = mf[j, R_TREE + 3 * r]
-        b = mf[j, R_TREE + 3 * r + 1]
-        ws[j, W_R + 3 * r] = c * a + s * b
-        ws[j, W_R + 3 * r + 1] = c * b - s * a
-        ws[j, W_R + 3 * r + 2] = mf[j, R_TREE + 3 * r + 2]
-        ws[j, W_P + r] = mf[j, P_TREE + r]
+from .joints import pin
+from .joints.dispatch import joint_rotation_translation
+from .layout import BODY_NU, KIND, P_TREE, PARENT, PIN, R_TREE, W_P, W_PR, W_PW, W_R, W_RW
+from .spatial_inline import load9, mul33, mul33_vec, store9
 
 
 @njit(cache=True, _nrt=False)
@@ -108,7 +46,7 @@ def _make_place_links(general):
         others = False
         for j in range(mi.shape[0]):
             if mi[j, KIND] == PIN:
-                _pin_link_placement(mi, mf, ws, q, j)
+                pin.link_placement(mi, mf, ws, q, j)
             else:
                 others = True
         if general and others:  # (general: a constant of the variant, pruned before typing)

@@ -1,9 +1,12 @@
 """The subhinge kind table: one vocabulary for kernels and Python.
 
-Kernels switch on the integer codes (module-level constants, folded by Numba);
-Python looks a kind up by code or name in ``KINDS`` and asks its properties
-instead of comparing strings. ``LOCKED`` owns no coordinates and becomes a link only
-for a welded modal body, which owns coordinates (compile merges the rigid bodies it welds).
+Kernels switch on the integer codes (module-level constants, folded by Numba) in
+``joints/dispatch.py``, which calls the kind's own module of ``joints/`` (its placement,
+coordinate maps, Lie-group step and chart or quaternion upkeep); Python looks a kind up by
+code or name in ``KINDS`` and asks its properties instead of comparing strings (sizes,
+neutral coordinates, whether position limits apply, units). ``LOCKED`` owns no coordinates
+and becomes a link only for a welded modal body, which owns coordinates (compile merges the
+rigid bodies it welds). Adding a kind: docs/architecture.md, "Adding a joint kind".
 """
 from typing import NamedTuple
 
@@ -52,6 +55,19 @@ class Kind(NamedTuple):
     def free(self):
         """True for the 6-dof kinds (a rotation and a position vector)."""
         return self.rotation in ("rotvec", "quat") and self.translation == "vector"
+
+    @property
+    def neutral_q(self):
+        """Coordinates of the zero displacement (a tuple of nq floats): the identity
+        quaternion (0, 0, 0, 1) first for the quaternion kinds, zeros elsewhere."""
+        head = (0.0, 0.0, 0.0, 1.0) if self.quaternion else ()
+        return head + (0.0,) * (self.nq - len(head))
+
+    @property
+    def position_limits(self):
+        """True when position limits may bound the kind's coordinates: scalar coordinates
+        only (not rotation vectors in a chart nor quaternions)."""
+        return not (self.chart or self.quaternion)
 
 
 KINDS = (

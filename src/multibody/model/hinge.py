@@ -241,7 +241,7 @@ class Hinge:
         """``value`` as None, a float or a tuple of nq floats-or-None (checked)."""
         if value is None:
             return None
-        if any(s.kind_info.chart or s.kind_info.quaternion for s in self.subhinges):
+        if not all(s.kind_info.position_limits for s in self.subhinges):
             raise ValueError(f"hinge {self.name!r} ({self.kind}) has rotation coordinates: position "
                              f"limits ({what}) apply to scalar coordinates only")
         inf = -np.inf if what == "lower" else np.inf

@@ -4,10 +4,18 @@ Each subhinge moves a frame (its p-frame) relative to another (its o-frame) and
 owns one contiguous slice of q (``nq`` entries) and of u (``nu`` entries).
 Speeds u are expressed in the p-frame; for rotational subhinges with more than
 one dof they are quasi-velocities (angular velocity), so q_dot = N(q) u.
+
+A subclass names its kind (``kind``); its sizes ``nq``/``nu`` and neutral coordinates come
+from that kind's row of the table (``kernels/kinds.py``), its motion subspace from the
+kind's module (``kernels/joints/``), where the kernels' formulas of the kind are too.
 """
 import numpy as np
 
+from ..kernels.joints import (
+    free, free_quat, locked, pin, screw, slider, spherical, spherical_quat, translational,
+)
 from ..kernels.kinds import KIND_BY_NAME
+
 
 def _unit_axis(axis, what):
     a = np.asarray(axis, dtype=float)
@@ -28,6 +36,13 @@ class Subhinge:
     nu = 0
     pitch = 0.0
 
+    def __init_subclass__(cls, **kwargs):
+        """Take the sizes of a subclass's kind from the kind table (one home for them)."""
+        super().__init_subclass__(**kwargs)
+        row = KIND_BY_NAME.get(cls.kind)
+        if row is not None:
+            cls.nq, cls.nu = row.nq, row.nu
+
     def __init__(self, name=None):
         self.name = name
         self.hinge = None
@@ -43,8 +58,9 @@ class Subhinge:
         return KIND_BY_NAME[self.kind]
 
     def neutral_q(self):
-        """Coordinates of the zero displacement, shape (nq,)."""
-        return np.zeros(self.nq)
+        """Coordinates of the zero displacement, shape (nq,) (the kind table's ``neutral_q``)."""
+        row = KIND_BY_NAME.get(self.kind)
+        return np.zeros(self.nq) if row is None else np.array(row.neutral_q, dtype=float)
 
     def motion_subspace(self):
         """S (6, nu): joint velocity [w; v] of the p-frame (in the p-frame) per unit u."""
@@ -61,14 +77,13 @@ class PinSubhinge(Subhinge):
     """Revolute joint: rotation by q [rad] about a unit ``axis`` (o-frame = p-frame axis)."""
 
     kind = "pin"
-    nq = nu = 1
 
     def __init__(self, axis=(0.0, 0.0, 1.0), name=None):
         super().__init__(name)
         self.axis = _unit_axis(axis, "PinSubhinge")
 
     def motion_subspace(self):
-        return np.concatenate([self.axis, np.zeros(3)])[:, None]
+        return pin.motion_subspace(self.axis)
 
     def _describe(self):
         return f"axis={np.round(self.axis, 6).tolist()}"
@@ -78,14 +93,13 @@ class SliderSubhinge(Subhinge):
     """Prismatic joint: translation by q [m] along a unit ``axis``."""
 
     kind = "slider"
-    nq = nu = 1
 
     def __init__(self, axis=(0.0, 0.0, 1.0), name=None):
         super().__init__(name)
         self.axis = _unit_axis(axis, "SliderSubhinge")
 
     def motion_subspace(self):
-        return np.concatenate([np.zeros(3), self.axis])[:, None]
+        return slider.motion_subspace(self.axis)
 
     def _describe(self):
         return f"axis={np.round(self.axis, 6).tolist()}"
@@ -95,7 +109,6 @@ class ScrewSubhinge(Subhinge):
     """Helical joint: rotation q [rad] about ``axis`` with translation ``pitch``*q [m] along it."""
 
     kind = "screw"
-    nq = nu = 1
 
     def __init__(self, axis=(0.0, 0.0, 1.0), pitch=0.0, name=None):
         super().__init__(name)
@@ -105,7 +118,7 @@ class ScrewSubhinge(Subhinge):
         self.pitch = float(pitch)
 
     def motion_subspace(self):
-        return np.concatenate([self.axis, self.pitch * self.axis])[:, None]
+        return screw.motion_subspace(self.axis, self.pitch)
 
     def _describe(self):
         return f"axis={np.round(self.axis, 6).tolist()}, pitch={self.pitch}"
@@ -122,7 +135,6 @@ class SphericalSubhinge(Subhinge):
     """
 
     kind = "spherical"
-    nq = nu = 3
 
     def __init__(self, max_chart_angle=np.pi / 2, name=None):
         super().__init__(name)
@@ -141,7 +153,7 @@ class SphericalSubhinge(Subhinge):
         self._max_chart_angle = float(value)
 
     def motion_subspace(self):
-        return np.vstack([np.eye(3), np.zeros((3, 3))])
+        return spherical.motion_subspace()
 
     def reset_chart(self):
         """Forget the chart offset (R = exp(q) again); q must be re-expressed by the caller."""
@@ -152,14 +164,9 @@ class SphericalQuaternionSubhinge(Subhinge):
     """3-dof rotation with a unit quaternion q = (x, y, z, w); u = angular velocity (p-frame)."""
 
     kind = "spherical_quat"
-    nq = 4
-    nu = 3
-
-    def neutral_q(self):
-        return np.array([0.0, 0.0, 0.0, 1.0])
 
     def motion_subspace(self):
-        return np.vstack([np.eye(3), np.zeros((3, 3))])
+        return spherical_quat.motion_subspace()
 
 
 class FreeSubhinge(SphericalSubhinge):
@@ -170,41 +177,33 @@ class FreeSubhinge(SphericalSubhinge):
     """
 
     kind = "free"
-    nq = nu = 6
 
     def motion_subspace(self):
-        return np.eye(6)
+        return free.motion_subspace()
 
 
 class FreeQuaternionSubhinge(Subhinge):
     """6-dof free joint: q = [unit quaternion (x, y, z, w); position (3)], u = [w; v] in the p-frame."""
 
     kind = "free_quat"
-    nq = 7
-    nu = 6
-
-    def neutral_q(self):
-        return np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
 
     def motion_subspace(self):
-        return np.eye(6)
+        return free_quat.motion_subspace()
 
 
 class TranslationalSubhinge(Subhinge):
     """3-dof translation: q = position of the p-frame origin in the o-frame, u = q_dot."""
 
     kind = "translational"
-    nq = nu = 3
 
     def motion_subspace(self):
-        return np.vstack([np.zeros((3, 3)), np.eye(3)])
+        return translational.motion_subspace()
 
 
 class LockedSubhinge(Subhinge):
     """No motion: the p-frame is welded to the o-frame (0 coordinates)."""
 
     kind = "locked"
-    nq = nu = 0
 
     def motion_subspace(self):
-        return np.zeros((6, 0))
+        return locked.motion_subspace()

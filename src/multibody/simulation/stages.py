@@ -23,7 +23,7 @@ from ..kernels.coordinates import integrate_q, qdot_from_u, sanitize_charts
 from ..kernels.constrained_dynamics import ta_core
 from ..kernels.forward_dynamics import aba_core, aba_pin_core
 from ..kernels.joint_transform import forward_kinematics_pass, forward_kinematics_pin_pass
-from ..kernels.layout import FREE_QUAT, KIND, QOFF, SPHERICAL_QUAT
+from ..kernels.joints.dispatch import joint_normalize
 from .force_kernels import apply_forces
 from .lie import dexp_inv, to_start_charts
 
@@ -35,12 +35,7 @@ __all__ = ["stage_state", "stage_rates", "control_inputs", "combine", "error_nor
 def normalize_quaternions(mi, q):
     """Scale every quaternion block of q to unit length."""
     for j in range(mi.shape[0]):
-        kind = mi[j, KIND]
-        if kind == SPHERICAL_QUAT or kind == FREE_QUAT:
-            i = mi[j, QOFF]
-            n = math.sqrt(q[i] ** 2 + q[i + 1] ** 2 + q[i + 2] ** 2 + q[i + 3] ** 2)
-            for r in range(4):
-                q[i + r] /= n
+        joint_normalize(mi, q, j)
 
 
 @njit(cache=True)
