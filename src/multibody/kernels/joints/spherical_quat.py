@@ -14,7 +14,10 @@ import numpy as np
 from numba import njit
 
 from ..spatial_inline import rot_quat
-from .group_maps import jr_inv_times, quat_mul, quat_step
+from . import spherical
+from .group_maps import quat_mul, quat_step
+
+dexp_inv = spherical.dexp_inv  # phi_dot = Jr(phi)^-1 w: the same local coordinates of SO(3)
 
 
 def motion_subspace():
@@ -53,15 +56,6 @@ def integrate(ws, q, u, dt, out, i, k, j):
     c = quat_step(q[i], q[i + 1], q[i + 2], q[i + 3], u[k], u[k + 1], u[k + 2], dt)
     for r in range(4):
         out[i + r] = c[r]
-
-
-@njit(cache=True, _nrt=False)
-def dexp_inv(phi, u, out, k):
-    """out[k:k+3] = Jr(phi)^-1 u: the Munthe-Kaas rate on SO(3) (as ``spherical``'s)."""
-    d = jr_inv_times(phi[k], phi[k + 1], phi[k + 2], u[k], u[k + 1], u[k + 2])
-    out[k] = d[0]
-    out[k + 1] = d[1]
-    out[k + 2] = d[2]
 
 
 @njit(cache=True, _nrt=False)
