@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 
-from bench_core import best_time, robots  # noqa: E402
+from bench_core import best_time, robot_pair, robots  # noqa: E402
 
 
 @njit
@@ -70,16 +70,10 @@ def _in_loop(run, n=20000, repeats=5):
 def main(which):
     import pinocchio as pin
 
-    import multibody as mb
     for name, path, floating in robots():
         if name not in which:
             continue
-        m = mb.load_urdf(path, floating_base="quaternion" if floating else False)
-        model = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if floating else pin.buildModelFromUrdf(path)
-        data = model.createData()
-        rng = np.random.default_rng(0)
-        q = m.random_q(rng)
-        u, tau = rng.normal(size=m.nu), rng.normal(size=m.nu)
+        m, model, data, rng, q, u, tau = robot_pair(path, floating)
         qp = pin.neutral(model)
         m.forward_dynamics(q, u, tau), m.inverse_dynamics(q, u, tau), m.mass_matrix(q)
         c = m.compiled

@@ -42,18 +42,26 @@ def robots():
             ("Solo12", robot_urdf("solo12"), True), ("Talos", robot_urdf("talos"), True)]
 
 
-def bench_robots():
+def robot_pair(path, floating):
+    """(our model, Pinocchio's model and data, rng, q, u, tau) of one robot file, the same
+    for every bench that times a robot against Pinocchio."""
     import pinocchio as pin
 
     import multibody as mb
+    m = mb.load_urdf(path, floating_base="quaternion" if floating else False)
+    model = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if floating else pin.buildModelFromUrdf(path)
+    rng = np.random.default_rng(0)
+    q = m.random_q(rng)
+    u, tau = rng.normal(size=m.nu), rng.normal(size=m.nu)
+    return m, model, model.createData(), rng, q, u, tau
+
+
+def bench_robots():
+    import pinocchio as pin
+
     rows = []
     for name, path, floating in robots():
-        m = mb.load_urdf(path, floating_base="quaternion" if floating else False)
-        model = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if floating else pin.buildModelFromUrdf(path)
-        data = model.createData()
-        rng = np.random.default_rng(0)
-        q = m.random_q(rng)
-        u, tau = rng.normal(size=m.nu), rng.normal(size=m.nu)
+        m, model, data, rng, q, u, tau = robot_pair(path, floating)
         qp = pin.randomConfiguration(model, -np.ones(model.nq), np.ones(model.nq)) if floating else \
             pin.randomConfiguration(model)
         vp, tp = rng.normal(size=model.nv), rng.normal(size=model.nv)
