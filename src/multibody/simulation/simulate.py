@@ -237,8 +237,9 @@ def _outcome(err, integ, writer):
     finished). An ``Exception`` from the loop (the control's, a force model's, a write
     error) becomes a ``SimulationError`` caused by it; signals stay what they are."""
     at = f"at t = {integ.t:.6g} s"
-    if err is None:
-        return "finished", "", None
+    if err is None:  # a state grown huge but still finite (an unstable step) is no result either
+        blown = blow_up(integ, integ.t, (integ.q, integ.u))
+        return ("finished", "", None) if blown is None else ("failed", str(blown), blown)
     if isinstance(err, SimulationError):
         return "failed", str(err), err
     if isinstance(err, KeyboardInterrupt):
