@@ -92,6 +92,7 @@ class SimulationResult:
     def __init__(self, t, q, u, status="finished", message="", n_steps=0, n_rejected=0,
                  wall_time=0.0, integrator="", n_chart_resets=0, labels=None):
         self.n_chart_resets = n_chart_resets
+        self.clamped = {}
         self.t, self.q, self.u = t, q, u
         self.status, self.message = status, message
         self.n_steps, self.n_rejected = n_steps, n_rejected

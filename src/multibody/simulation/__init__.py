@@ -1,7 +1,9 @@
 """Time integration of multibody dynamics: Butcher tableaus, Runge-Kutta and Munthe-Kaas
 (Lie-group) integrators with fixed or adaptive steps, result sinks, ready-made force
 models, and the ``simulate`` entry point. The stepping loop runs compiled (Numba)."""
+from .actuators import Actuator
 from .forces import ExternalForce, JointLimits, JointLimitWarning, JointSpringDamper, LinearSpringDamper
+from .joint_dynamics import EffortLimitWarning, JointDynamics
 from .failures import SimulationTerminated
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError, integrate, step
 from .rollout import RolloutResult, rollout
@@ -16,4 +18,5 @@ __all__ = [
     "simulate", "SimulationResult", "INTEGRATORS", "rollout", "RolloutResult",
     "OdeResultsSink", "ExpandingStorage", "RingBufferStorage",
     "JointSpringDamper", "ExternalForce", "LinearSpringDamper", "JointLimits", "JointLimitWarning",
+    "JointDynamics", "EffortLimitWarning", "Actuator",
 ]

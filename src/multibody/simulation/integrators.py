@@ -116,6 +116,7 @@ class RungeKuttaIntegrator:
         u0 = check_vector(u0, c.nu, "u0", c).copy()
         self._q = q0
         self._u = u0
+        self.mf = c.mf  # the model rows the loop reads (a run's own copy with implicit damping)
         # the run's own data; q0 is read in the charts of the calling thread's data
         self.data = c.create_data()
         self.data.chart_offsets[:] = c.thread_data().chart_offsets
@@ -242,7 +243,7 @@ class RungeKuttaIntegrator:
         """(the stepping loop's variant for this run, its arguments) to run into the output
         buffers (T, Q, U)."""
         c = self._c
-        args = (c.mi, c.mf, self.data.buf, self.tab, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
+        args = (c.mi, self.mf, self.data.buf, self.tab, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
                 self.smap, self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr,
                 self._work, self._ctl, T, Q, U) + (() if self._wc is None else (self._wc,))
         if not self.flex:

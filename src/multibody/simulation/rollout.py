@@ -11,6 +11,7 @@ from . import kernels as K
 from . import rollout_kernels as R
 from .forces import limit_model
 from .integrators import RungeKuttaIntegrator
+from .run_inputs import RunInputs
 from .stages import normalize_quaternions
 
 __all__ = ["rollout", "RolloutResult"]
@@ -23,11 +24,13 @@ class RolloutResult:
     ``u`` (B, N, nu); ``status`` (B,) ``Status`` codes (FINISHED, or why the sample
     stopped: SINGULAR, NONFINITE_STATE, MIN_STEP); ``t_failure`` (B,) the time a failed
     sample stopped (NaN for finished ones). Rows of a failed sample after its failure are
-    NaN. ``failed`` lists the indices of failed samples.
+    NaN. ``failed`` lists the indices of failed samples. ``clamped``: {hinge: (times,
+    largest |tau|)} of the joint forces clamped to an effort limit (empty when none was).
     """
 
     def __init__(self, t, q, u, status, t_failure):
         self.t, self.q, self.u, self.status, self.t_failure = t, q, u, status, t_failure
+        self.clamped = {}
 
     @property
     def failed(self):
@@ -49,7 +52,8 @@ def _stacked(x, shape, name):
 
 
 def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=None, forces=(),
-            save_every=1, lie_group=False, limits=True, progress=True):
+            save_every=1, lie_group=False, limits=True, progress=True, joint_dynamics=True, efforts=True,
+            ctrl=None, implicit_damping="auto"):
     """Simulate B initial states from t = 0 to ``t_final`` in one compiled call across cores.
 
     Q0 (B, nq), U0 (B, nu): initial states (charts of the calling thread's default Data;
@@ -59,7 +63,11 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     ``tau``: None, (B, nu) constant generalized forces per sample, or (B, N, nu) open-loop
     inputs held over each output interval (N = number of output intervals); ``forces``:
     force models as in ``simulate``; ``limits``: the hinges' position limits as in
-    ``simulate`` (on by default); ``save_every``: store every k-th step. Each sample runs
+    ``simulate`` (on by default); ``joint_dynamics``, ``efforts``: the hinges' damping,
+    springs and friction, and their effort limits clamping ``tau`` and the control's forces,
+    as in ``simulate`` (on by default), ``implicit_damping`` as there; ``ctrl``: the controls (n_actuators,) of the model's
+    actuators, the same for every sample (zeros by default); ``save_every``: store every
+    k-th step. Each sample runs
     through the same compiled loop as ``simulate`` (so a sample's trajectory equals its own
     ``simulate`` run), on Numba's threads (``numba.get_num_threads()``), each with its own
     data and work arrays; a sample that fails stops alone (see ``RolloutResult``).
@@ -86,8 +94,13 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
         integrator, lie_group = "rk4", True
     # one integrator as the template of every sample's options and packed force models
     lim = limit_model(m, limits, dt)
+    inputs = RunInputs(m, control, tuple(forces or ()) + (() if lim is None else (lim,)), ctrl=ctrl,
+                       joint_dynamics=joint_dynamics, efforts=efforts, dt=dt, ctrl_function_ok=False,
+                       implicit_damping=implicit_damping)
+    control = inputs.control
     tpl = RungeKuttaIntegrator(m, Q0[0], U0[0], tableau=integrator, adaptive=False, lie_group=lie_group,
-                               forces=tuple(forces or ()) + (() if lim is None else (lim,)))
+                               forces=inputs.forces)
+    inputs.attach(tpl)
     if tpl.control is not None:  # modal bodies with link forces or constraints (flex_stage_forces)
         raise NotImplementedError("rollout: models with modal (flexible) bodies take joint forces only "
                                   "(tau, control, JointSpringDamper, limits); ExternalForce, LinearSpringDamper "
@@ -99,6 +112,8 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     tau = real_array(tau, "tau")
     segmented = tau.ndim == 3
     tau = _stacked(tau, (B, n_rows, c.nu) if segmented else (B, c.nu), "tau")
+    if inputs.clamp is not None:
+        tau = inputs.clamp.clamp(np.array(tau))  # (attach clamped only the template's own tau0)
 
     if control is not None and not callable(control):
         raise TypeError(f"control must be callable as control(t, Q, U, TAU_out), got {type(control).__name__}")
@@ -125,7 +140,7 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     run = R.rollout_munthe_kaas if lie else R.rollout_classic
     if tpl.flex:  # modal bodies: the loop's flex variants (their work in each worker's buffer)
         run = FR.flex_rollout_munthe_kaas if lie else FR.flex_rollout_classic
-    args = (c.mi, c.mf, dbufs, tpl.tab, tpl.fmi, tpl.fmf)
+    args = (c.mi, tpl.mf, dbufs, tpl.tab, tpl.fmi, tpl.fmf)
     opts = (tpl.iopt, tpl.fopt, tpl.smap, tpl.max_angles, tpl.chart0, Q, U, CLK, CTR, CHARTS, WORK, CTL)
     if segmented:
         blocks = [(np.ascontiguousarray(tau[:, k]), k, 1) for k in range(n_rows)]
@@ -150,4 +165,6 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     done = np.flatnonzero(status == FINISHED)
     # the output times, as the loop wrote them (every sample's are the same grid)
     t = T[done[0]] if done.size else np.minimum(np.arange(n_rows + 1) * dt * save_every, t_final)
-    return RolloutResult(t, QO, UO, status, t_failure)
+    result = RolloutResult(t, QO, UO, status, t_failure)
+    result.clamped = inputs.report()
+    return result

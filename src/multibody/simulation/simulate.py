@@ -8,6 +8,7 @@ from ..result_writer import BLOCK_SAMPLES, BLOCK_SECONDS
 from ..progress import ProgressBar
 from .failures import SimulationTerminated, blow_up
 from .forces import limit_model, warn_outside_limits
+from .run_inputs import RunInputs
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError
 from .run_signals import RunSignals
 from .sinks import ExpandingStorage, OdeResultsSink, RingBufferStorage
@@ -51,7 +52,8 @@ def _simulated_time(bar):
 def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rtol=1e-8, atol=1e-10,
              tableau=None, tau=None, forces=(), stabilization_gains="default", project_every=None, save_every=1,
              h_min=None, h_max=math.inf, output=None, progress=False, output_every=None,
-             keep_in_memory=True, limits=True):
+             keep_in_memory=True, limits=True, joint_dynamics=True, efforts=True, ctrl=None,
+             implicit_damping="auto"):
     """Integrate the dynamics of ``m`` from (q0, u0) at t = 0 to ``t_final``.
 
     Parameters
@@ -124,6 +126,24 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
         for the equations and the penetration); a ``JointLimits`` for other settings; False:
         not enforced, and a ``JointLimitWarning`` names the hinge, time and value if a kept
         sample leaves them.
+    joint_dynamics : bool or JointDynamics
+        True (default): the hinges' own ``damping``, ``spring_stiffness`` and Coulomb
+        ``friction`` (from URDF, SDFormat and MJCF files) act (``simulation.joint_dynamics``:
+        the friction law, its slip speed); False: they do not.
+    implicit_damping : "auto", True or False
+        For fixed steps: "auto" (default) treats the damping of the coordinates where it is
+        too stiff for the step (c dt / I > 2) implicitly in the velocity, as MuJoCo does, at
+        explicit cost; True every damped coordinate, False none (see
+        ``simulation.joint_dynamics`` for the trade-off).
+    efforts : bool
+        True (default): ``tau`` and the control's joint forces are clamped to the hinges'
+        ``effort`` limits, with an ``EffortLimitWarning`` naming the hinges and the result's
+        ``clamped`` saying how often; False: applied as given.
+    ctrl : None, (n_actuators,) array_like or callable
+        The controls of the model's actuators (``m.actuators``, e.g. from MJCF
+        ``<actuator>``; ``simulation.actuators``): None (zeros, as MuJoCo's default), a
+        constant, or ``ctrl(t, q, u)`` returning them, called where the loop pauses for a
+        control (every stage). Clipped to the actuators' control ranges.
 
     Returns
     -------
@@ -153,7 +173,8 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
                           tableau=tableau, tau=tau, forces=forces, stabilization_gains=stabilization_gains,
                           project_every=project_every, save_every=save_every, h_min=h_min, h_max=h_max,
                           output=output, progress=progress, output_every=output_every,
-                          keep_in_memory=keep_in_memory, limits=limits)
+                          keep_in_memory=keep_in_memory, limits=limits, joint_dynamics=joint_dynamics,
+                          efforts=efforts, ctrl=ctrl, implicit_damping=implicit_damping)
     t_final_f = check_positive(t_final, "t_final")
     dt_f = check_positive(dt, "dt")
     if dt_f > t_final_f:
@@ -169,16 +190,19 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     c = m.compiled
     store = ExpandingStorage(c.nq, c.nu, capacity=1) if keep_in_memory else RingBufferStorage(c.nq, c.nu, 1)
     lim = limit_model(m, limits, None if tab.is_embedded else dt_f)
-    integ = cls(m, q0, u0, tableau=tab, sink=store, control=control, tau=tau,
-                forces=tuple(forces or ()) + (() if lim is None else (lim,)),
+    inputs = RunInputs(m, control, tuple(forces or ()) + (() if lim is None else (lim,)), ctrl=ctrl,
+                       joint_dynamics=joint_dynamics, efforts=efforts, dt=None if tab.is_embedded else dt_f,
+                       implicit_damping=implicit_damping)
+    integ = cls(m, q0, u0, tableau=tab, sink=store, control=inputs.control, tau=tau, forces=inputs.forces,
                 rtol=rtol, atol=atol, h_min=h_min, h_max=h_max, stabilization_gains=stabilization_gains)
+    inputs.attach(integ)
     stride, dt_f = _output_stride(output_every, save_every, dt_f, t_final_f, integ.adaptive)
     n_out = int(math.ceil(t_final_f / dt_f - 1e-9))
     if not integ.adaptive:
         n_out = n_out // stride + (1 if n_out % stride else 0)
     if keep_in_memory:
         store.reserve(n_out + 1)
-    block = max(64, n_out // 200) if (progress or control is None and n_out > 200000) else None
+    block = max(64, n_out // 200) if (progress or integ.control is None and n_out > 200000) else None
     if output is not None:  # stream in blocks: the file grows as the run goes on
         block = min(block or n_out, BLOCK_SAMPLES)
     after_block = None
@@ -208,6 +232,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     res = SimulationResult(store.t.copy(), store.q.copy(), store.u.copy(), status, message,
                            integ.n_steps, integ.n_rejected, time.perf_counter() - wall0, name,
                            integ.n_chart_resets, labels=labels)
+    res.clamped = inputs.report()
     if lim is None and limits is not True:
         warn_outside_limits(m, res.t, res.q)
     if err is not None:
