@@ -24,7 +24,7 @@ from .planning import ExplicitConstraintSet, LiegroupSpace
 from .results import load_result
 from .sweep import sweep
 from .simulation import (
-    ButcherTableau, ExpandingStorage, ExternalForce, JointLimits, JointLimitWarning, JointSpringDamper,
+    ButcherTableau, Event, ExpandingStorage, ExternalForce, JointLimits, JointLimitWarning, JointSpringDamper,
     LinearSpringDamper, MuntheKaasIntegrator, OdeResultsSink,
     RingBufferStorage, RolloutResult, RungeKuttaIntegrator, SimulationError, SimulationResult, rollout, simulate,
     SimulationTerminated,
@@ -78,6 +78,7 @@ __all__ = [
     "LinearSpringDamper",
     "MuntheKaasIntegrator",
     "OdeResultsSink",
+    "Event",
     "RingBufferStorage",
     "RolloutResult",
     "rollout",

@@ -1,6 +1,7 @@
 """Time integration of multibody dynamics: Butcher tableaus, Runge-Kutta and Munthe-Kaas
 (Lie-group) integrators with fixed or adaptive steps, result sinks, ready-made force
 models, and the ``simulate`` entry point. The stepping loop runs compiled (Numba)."""
+from .events import Event, EventRecord
 from .forces import ExternalForce, JointLimits, JointLimitWarning, JointSpringDamper, LinearSpringDamper
 from .failures import SimulationTerminated
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError, integrate, step
@@ -13,7 +14,7 @@ __all__ = [
     "ButcherTableau", "TABLEAUS", "get_tableau", "runge_kutta_4",
     "RungeKuttaIntegrator", "MuntheKaasIntegrator", "SimulationError", "SimulationTerminated", "step",
     "integrate",
-    "simulate", "SimulationResult", "INTEGRATORS", "rollout", "RolloutResult",
+    "simulate", "SimulationResult", "Event", "EventRecord", "INTEGRATORS", "rollout", "RolloutResult",
     "OdeResultsSink", "ExpandingStorage", "RingBufferStorage",
     "JointSpringDamper", "ExternalForce", "LinearSpringDamper", "JointLimits", "JointLimitWarning",
 ]
