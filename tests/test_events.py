@@ -189,3 +189,20 @@ def test_a_g_that_is_not_a_finite_number_is_named():
     event = mb.Event(lambda t, q, u: np.nan if t > 0.1 else 1.0, name="gnan")
     with pytest.raises(mb.SimulationError, match="event 'gnan': g is nan"):
         mb.simulate(ball(), [1.0], [0.0], 1.0, dt=1e-2, events=[event])
+
+
+def test_a_model_change_checks_the_state_and_names_the_event():
+    angle = 0.8
+    m = panel(angle)
+    keep_speed = mb.Event(lambda t, q, u: q[0] - angle, direction=1, name="latch",
+                          action=lambda t, q, u: m.enable_constraint("latch"))  # (u left as it is)
+    with pytest.warns(RuntimeWarning, match="event 'latch': the state after its action is off"):
+        mb.simulate(m, [0.0], [0.0], 0.6, dt=1e-3, events=[keep_speed])
+    b = ball()
+
+    def grow(t, q, u):
+        b.add_body("second", 1.0, (0, 0, 0), np.eye(3) * 0.01)
+        b.add_hinge("ball", "second", "slider", axis=(1, 0, 0))
+
+    with pytest.raises(mb.SimulationError, match="event 'grow': the state does not fit the model"):
+        mb.simulate(b, [1.0], [0.0], 1.0, dt=1e-2, events=[mb.Event(at=0.1, action=grow, name="grow")])

@@ -190,5 +190,6 @@ def _held(control, t, Q, U, tau):
     bad = np.argwhere(~np.isfinite(out[running]))
     if bad.size:
         b, i = np.flatnonzero(running)[bad[0, 0]], bad[0, 1]
-        raise ValueError(f"control_period: the control wrote a non-finite TAU_out[{b}, {i}] at the sample t = {t:.6g} s")
+        raise ValueError(f"control_period: the control wrote a non-finite TAU_out[{b}, {i}] at the sample "
+                         f"t = {t:.6g} s")
     return out

@@ -18,15 +18,22 @@ own solution (order of the method), not an interpolant. The sample before the ev
 if its action changes the state, the one after are stored at the event time; the run then
 goes on from there (a new segment), with the model compiled anew if the action changed it.
 """
+import warnings
+
 import numpy as np
 
 from ..algorithms.checks import check_positive
+from ..algorithms.constraints import pose_error, velocity_error
 from ..kernels.status import Status
 from . import kernels as K
 from .events import EVENT_TOL, EventRecord, apply_action, check_events, crossed, evaluate, locate
 from .failures import failure
 
 __all__ = ["SegmentedRun", "EVENT_BLOCK"]
+
+#: how far off its enabled constraints [m, rad, m/s, rad/s] a state may be after an action
+#: changed the model before a warning names the event.
+CONSTRAINT_SLACK = 1e-6
 
 #: rows (accepted steps) per compiled call while state events are watched: at most this many
 #: steps are computed past an event.
@@ -164,7 +171,7 @@ class SegmentedRun:
         stop, q1, u1 = apply_action(e, t, q, u)
         self.records.append(EventRecord(float(t), e.name, i, e.kind, q, u, q1, u1, stop))
         if self.model.compiled is not self._compiled:  # the action changed the model
-            self._rebuild(t, q1, u1)
+            self._rebuild(e, t, q1, u1)
         else:
             self.integ.set_state(t, q1, u1)
         if not (np.array_equal(q1, q) and np.array_equal(u1, u)):
@@ -176,12 +183,26 @@ class SegmentedRun:
             self.stop_message = f"stopped by event {e.name!r} at t = {t:.12g} s"
         return stop
 
-    def _rebuild(self, t, q, u):
-        """Go on from (t, q, u) with a new integrator on the model as the action left it."""
+    def _rebuild(self, event, t, q, u):
+        """Go on from (t, q, u) with a new integrator on the model as ``event``'s action left
+        it; the state is checked against it (its shape, and a warning naming the event when
+        it is off the enabled constraints by more than ``CONSTRAINT_SLACK``)."""
         old = self.integ
+        try:
+            new = self.make(q, u, t)
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"event {event.name!r}: the state does not fit the model as its action left it: "
+                             f"{err}") from err
+        if self.model.compiled.nc and self.model.compiled.flex is None:
+            off = max(np.abs(pose_error(self.model, q, "residual")).max(),
+                      np.abs(velocity_error(self.model, q, u, "residual")).max())
+            if off > CONSTRAINT_SLACK:
+                warnings.warn(f"event {event.name!r}: the state after its action is off the model's enabled "
+                              f"constraints by {off:.3g} (position or velocity residual) at t = {t:.9g} s; "
+                              f"Baumgarte stabilization (stabilization_gains) pulls it back, or return a state "
+                              f"on them from the action", RuntimeWarning, stacklevel=2)
         self._past_rejected += old.n_rejected
         self._past_charts += old.n_chart_resets
-        new = self.make(q, u, t)
         new.chart0[:] = old.chart0  # q is in the charts the run started with
         new.sink, new.tau0[:], new.clk[K.K_H] = old.sink, old.tau0, old.clk[K.K_H]
         new.set_state(t, q, u)
