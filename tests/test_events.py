@@ -206,3 +206,18 @@ def test_a_model_change_checks_the_state_and_names_the_event():
 
     with pytest.raises(mb.SimulationError, match="event 'grow': the state does not fit the model"):
         mb.simulate(b, [1.0], [0.0], 1.0, dt=1e-2, events=[mb.Event(at=0.1, action=grow, name="grow")])
+
+
+def test_project_every_goes_on_with_sampled_control():
+    angle = 0.8
+    m = panel(angle)
+    m.enable_constraint("latch")
+
+    def hold(t, q, u, tau_out):
+        tau_out[:] = 0.0
+
+    kw = dict(dt=1e-3, control=hold, control_period=0.01, stabilization_gains=None)
+    off = mb.simulate(m, [angle + 1e-3], [0.0], 0.05, **kw)
+    assert np.abs(m.pose_error(off.q[-1], "residual")).max() > 1e-4  # nothing pulls it back
+    on = mb.simulate(m, [angle + 1e-3], [0.0], 0.05, project_every=5, **kw)
+    assert np.abs(m.pose_error(on.q[-1], "residual")).max() < 1e-9

@@ -74,6 +74,7 @@ class SegmentedRun:
         self._steps = self._past_rejected = self._past_charts = 0
         self._live = False  # a segment runs: its steps are in the integrator's counter
         self._k = 0  # the next control sample
+        self._since = 0  # samples stored since after_block last ran
         self._g = []  # g of each state event at the run's current state
         self._one = (np.empty(1), np.empty((1, self.model.compiled.nq)), np.empty((1, self.model.compiled.nu)))
 
@@ -232,21 +233,22 @@ class SegmentedRun:
                 raise
             r = self._scan(T[:n], Q[:n], U[:n]) if watch else -1
             if r >= 0:
-                self._hand(T[:r], Q[:r], U[:r], c0, watch)
+                self._since += self._hand(T[:r], Q[:r], U[:r], c0, watch)
                 prev = start if r == 0 else (float(T[r - 1]), Q[r - 1].copy(), U[r - 1].copy())
                 self._steps += c0 + r + 1
                 self._live = False
                 return self._state_event(prev, (float(T[r]), Q[r].copy(), U[r].copy()))
-            self._hand(T[:n], Q[:n], U[:n], c0, watch)
-            if st is Status.FINISHED:
-                break
-            if st is not Status.BUFFER_FULL:
+            self._since += self._hand(T[:n], Q[:n], U[:n], c0, watch)
+            if st is not Status.FINISHED and st is not Status.BUFFER_FULL:
                 raise failure(integ, st)
-            if self.progress is not None:
+            if self.progress is not None:  # (the bar draws at most a few times a second)
                 self.progress(self.t, self.t_final)
-            if self.after_block is not None:
+            if self.after_block is not None and self._since >= (self.block or 1):  # every `block` samples
+                self._since = 0
                 self.after_block(integ)
                 self._g = self._g_values()
+            if st is Status.FINISHED:
+                break
             start = (self.t, self.q, self.u)
         self._steps += integ.n_steps
         self._live = False
@@ -254,10 +256,11 @@ class SegmentedRun:
 
     def _hand(self, T, Q, U, c0, watch):
         """Hand the rows that are output samples to the sink (watching events, the loop stored
-        every step: the fixed steps' stride and the adaptive output times are picked here)."""
+        every step: the fixed steps' stride and the adaptive output times are picked here);
+        returns how many."""
         if not watch or not T.size:
             self.sink.process_block(T, Q, U)
-            return
+            return T.shape[0]
         integ = self.integ
         if integ.adaptive:
             fo, keep = integ.fopt, []
@@ -270,6 +273,7 @@ class SegmentedRun:
             steps = c0 + 1 + np.arange(T.shape[0])
             keep = np.flatnonzero((steps % self.stride == 0) | (steps == integ.iopt[K.O_NSTEPS]))
         self.sink.process_block(T[keep], Q[keep], U[keep])
+        return keep.size
 
     def _scan(self, T, Q, U):
         """The first row whose step crosses a state event (-1: none); the crossing events and
