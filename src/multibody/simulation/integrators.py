@@ -153,6 +153,7 @@ class RungeKuttaIntegrator:
         self.ctr = np.zeros(K.N_CTR, dtype=np.int64)
         self._work, self._ctl = K.allocate_work(c.nq, c.nu, self.tab.shape[1], self.lie_group)
         self._initialized = False
+        self._ready = None  # the loop variant known compiled and checked
         if not self.lie_group and any(KINDS[k].quaternion for k in c.mi[:, L.KIND]):
             normalize_quaternions(c.mi, self._q)
 
@@ -241,9 +242,10 @@ class RungeKuttaIntegrator:
         """Run until the buffers (T, Q, U) are full or the end; return (Status, rows)."""
         self.ctr[K.C_WRITTEN] = 0
         run, args = self.loop_call(T, Q, U)
-        if not run.signatures:  # the first run compiles the loop (or loads it from Numba's cache), checked
-            with compiling_notice("the simulation loop"):
+        if run is not self._ready and not run.signatures:  # (signatures: ~45 us; runs in segments call often)
+            with compiling_notice("the simulation loop"):  # the first run compiles the loop (or loads it), checked
                 loop_check.verify(run)
+        self._ready = run
         st = run(*args)
         if st == NEED_CONTROL:
             control, clk = self.control, self.clk

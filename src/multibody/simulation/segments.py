@@ -219,10 +219,11 @@ class SegmentedRun:
         integ, watch = self.integ, bool(self.state_events)
         n_out = integ.setup(b, self.dt, 1 if watch else self.stride)
         integ.iopt[K.O_EVERY] = int(watch)
-        size = max(1, min(n_out, self.block or n_out, EVENT_BLOCK if watch else n_out))
-        T, Q, U = np.empty(size), np.empty((size, integ.q.size)), np.empty((size, integ.u.size))
+        rows = n_out + 1  # (a spare row: the loop ends FINISHED in one call, not BUFFER_FULL first)
+        size = max(1, min(rows, self.block or rows, EVENT_BLOCK if watch else rows))
+        T, Q, U = np.empty(size), np.empty((size, self._one[1].shape[1])), np.empty((size, self._one[2].shape[1]))
         self._live, self._n_out = True, 0
-        start = (self.t, self.q, self.u)
+        start = (self.t, self.q, self.u) if watch else None
         while True:
             c0 = integ.n_steps
             try:
@@ -249,7 +250,7 @@ class SegmentedRun:
                 self._g = self._g_values()
             if st is Status.FINISHED:
                 break
-            start = (self.t, self.q, self.u)
+            start = (self.t, self.q, self.u) if watch else None
         self._steps += integ.n_steps
         self._live = False
         return False
