@@ -134,7 +134,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
         steps. No step crosses a sample: each sample starts the step grid anew (steps, or
         for the adaptive integrators output times, at t_k + j dt) and the last step before
         the next one ends on it exactly; so the state at a sample is a stored sample. See
-        ``docs/events.md``.
+        ``docs/tutorials/events.md``.
     events : sequence of Event
         State events (zero crossings of ``g(t, q, u)``, checked at the ends of every accepted
         step, located to ``event_tol`` on states the integrator computes: one step from the
@@ -146,7 +146,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
         (or an action returning "stop") ends the run there. ``result.events`` lists the
         events that fired (``EventRecord``); a results file keeps the samples, not the list.
     event_tol : float
-        Tolerance [s] of the located event times (default 1e-12 s, or 4 ulps of the time).
+        Tolerance [s] of the located event times (default 1e-12 s; at least 4 ulps of the time).
 
     Returns
     -------
