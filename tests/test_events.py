@@ -221,3 +221,18 @@ def test_project_every_goes_on_with_sampled_control():
     assert np.abs(m.pose_error(off.q[-1], "residual")).max() > 1e-4  # nothing pulls it back
     on = mb.simulate(m, [angle + 1e-3], [0.0], 0.05, project_every=5, **kw)
     assert np.abs(m.pose_error(on.q[-1], "residual")).max() < 1e-9
+
+
+def test_events_fire_before_a_sample_at_the_same_time():
+    seen = {}
+
+    def control(t, q, u, tau_out):
+        seen[t] = u[0]
+        tau_out[:] = 0.0
+
+    reset = mb.Event(at=[0.0, 0.02], action=lambda t, q, u: (q, np.full_like(u, 5.0 + t)), name="reset")
+    res = mb.simulate(ball(), [0.0], [0.0], 0.05, dt=1e-3, control=control, control_period=0.01, events=[reset])
+    assert sorted(seen) == [0.0, 0.01, 0.02, 0.03, 0.04]
+    assert seen[0.0] == 5.0 and seen[0.02] == 5.02  # the control sees the state after the reset
+    assert [r.t for r in res.events] == [0.0, 0.02]
+    assert res.t[0] == 0.0 and res.u[0, 0] == 0.0 and res.t[1] == 0.0 and res.u[1, 0] == 5.0
