@@ -222,14 +222,14 @@ def test_demo_after_a_cold_compile_prints_notices_not_a_burst_of_bars(tmp_path, 
     import time
     from multibody.simulation.integrators import RungeKuttaIntegrator
     monkeypatch.setenv("MULTIBODY_NO_PREFETCH", "1")
-    real, calls = RungeKuttaIntegrator._advance, []
+    real, calls = RungeKuttaIntegrator.advance, []
 
     def advance(self, T, Q, U):  # the first block lasts as long as a (short) compile
         if not calls:
             time.sleep(1.5)
         calls.append(1)
         return real(self, T, Q, U)
-    monkeypatch.setattr(RungeKuttaIntegrator, "_advance", advance)
+    monkeypatch.setattr(RungeKuttaIntegrator, "advance", advance)
     out = tmp_path / "r.npz"
     assert main(["demo", "--output", str(out), "--plot", str(tmp_path / "p.png")]) == 0
     err = capsys.readouterr().err

@@ -313,3 +313,19 @@ def test_cli_reports_the_work_of_the_joint_damping_beside_the_drift(tmp_path, ca
     drift = float(re.search(r"max drift ([-\d.e+]+) J", said).group(1))
     balance = float(re.search(r"drifts by at most ([-\d.e+]+) J", said).group(1))
     assert work < -0.05 and drift == pytest.approx(-work, rel=0.01) and balance < 1e-5
+
+
+def test_a_ctrl_function_is_sampled_with_control_period():
+    """ctrl(t, q, u) under control_period is called at the samples only and its controls are
+    held (zero-order) in between, as a sampled control's joint forces are."""
+    m = slider(damping=0.1)
+    m.actuators = [mb.Actuator.motor("push", "s", gear=2.0)]
+    times = []
+
+    def ctrl(t, q, u):
+        times.append(t)
+        return [1.0 if t < 0.5 else -1.0]
+    res = mb.simulate(m, np.zeros(1), np.zeros(1), 1.0, dt=1e-3, ctrl=ctrl, control_period=0.1)
+    assert times == pytest.approx(np.arange(10) * 0.1, abs=1e-12)
+    ref = mb.simulate(m, np.zeros(1), np.zeros(1), 0.5, dt=1e-3, ctrl=[1.0])
+    assert res.q[500, 0] == pytest.approx(ref.q[-1, 0], abs=1e-12)

@@ -24,7 +24,8 @@ from .planning import ExplicitConstraintSet, LiegroupSpace
 from .results import load_result
 from .sweep import sweep
 from .simulation import (
-    Actuator, EffortLimitWarning, JointDynamics, ButcherTableau, ExpandingStorage, ExternalForce, JointLimits, JointLimitWarning, JointSpringDamper,
+    Actuator, EffortLimitWarning, Event, JointDynamics, ButcherTableau, ExpandingStorage, ExternalForce, JointLimits,
+    JointLimitWarning, JointSpringDamper,
     LinearSpringDamper, MuntheKaasIntegrator, OdeResultsSink,
     RingBufferStorage, RolloutResult, RungeKuttaIntegrator, SimulationError, SimulationResult, rollout, simulate,
     SimulationTerminated,
@@ -81,6 +82,7 @@ __all__ = [
     "LinearSpringDamper",
     "MuntheKaasIntegrator",
     "OdeResultsSink",
+    "Event",
     "RingBufferStorage",
     "RolloutResult",
     "rollout",

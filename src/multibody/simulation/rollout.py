@@ -2,7 +2,7 @@
 import numba
 import numpy as np
 
-from ..algorithms.checks import refuse_zero_quaternions
+from ..algorithms.checks import check_positive, refuse_zero_quaternions
 from ..algorithms.entry import real_array, stacked
 from ..kernels.status import FINISHED, Status
 from ..progress import ProgressBar
@@ -52,8 +52,8 @@ def _stacked(x, shape, name):
 
 
 def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=None, forces=(),
-            save_every=1, lie_group=False, limits=True, progress=True, joint_dynamics=True, efforts=True,
-            ctrl=None, implicit_damping="auto"):
+            save_every=1, lie_group=False, limits=True, progress=True, control_period=None, joint_dynamics=True,
+            efforts=True, ctrl=None, implicit_damping="auto"):
     """Simulate B initial states from t = 0 to ``t_final`` in one compiled call across cores.
 
     Q0 (B, nq), U0 (B, nu): initial states (charts of the calling thread's default Data;
@@ -79,6 +79,9 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     sample (status CONTROL_NONFINITE). Every sample then pauses at every stage, so its step
     state stays with it (memory grows with B). ``progress``: a bar on stderr for rollouts
     longer than a second (the run then goes in blocks of rows; the results are the same).
+    ``control_period`` [s]: sampled control as in ``simulate``: ``control`` is called only at
+    t = 0, T, 2T, ... (< t_final) with the samples' states there and TAU_out is held until the
+    next sample (a multiple of the output interval dt * save_every; not with a (B, N, nu) tau).
     """
     c = m.compiled
     Q0 = np.atleast_2d(real_array(Q0, "Q0"))
@@ -117,6 +120,10 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
 
     if control is not None and not callable(control):
         raise TypeError(f"control must be callable as control(t, Q, U, TAU_out), got {type(control).__name__}")
+    rows_per_sample = _rows_per_sample(control_period, control, dt * save_every, segmented)
+    sampled = control if rows_per_sample else None
+    if rows_per_sample:  # sampled: the loop takes the held forces as its tau, no pause per stage
+        control = None
     tpl.iopt[K.O_CONTROL] = int(control is not None)
     W = max(1, min(numba.get_num_threads(), B))
     dbufs = np.repeat(tpl.data.buf[None], W, axis=0)
@@ -144,11 +151,15 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     opts = (tpl.iopt, tpl.fopt, tpl.smap, tpl.max_angles, tpl.chart0, Q, U, CLK, CTR, CHARTS, WORK, CTL)
     if segmented:
         blocks = [(np.ascontiguousarray(tau[:, k]), k, 1) for k in range(n_rows)]
+    elif rows_per_sample:  # one block per sample; its forces from the control at the block's start
+        blocks = [(None, r, min(rows_per_sample, n_rows - r)) for r in range(0, n_rows, rows_per_sample)]
     else:  # 50 blocks of rows when a bar may show (the loop resumes where a block ended)
         size = max(1, -(-n_rows // 50)) if progress else n_rows
         blocks = [(tau, r, min(size, n_rows - r)) for r in range(0, n_rows, size)]
     bar = ProgressBar(after=1.0) if progress else None
     for tau_k, row0, nrows in blocks:
+        if tau_k is None:
+            tau_k = _held(sampled, (row0 // rows_per_sample) * float(control_period), QO[:, row0], UO[:, row0], tau)
         CTR[:, K.C_WRITTEN] = 0
         run(*args, tau_k, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], row0, nrows)
         while control is not None and np.any(CTR[:, K.C_STATUS] == Status.NEED_CONTROL):
@@ -168,3 +179,34 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     result = RolloutResult(t, QO, UO, status, t_failure)
     result.clamped = inputs.report()
     return result
+
+
+def _rows_per_sample(control_period, control, interval, segmented):
+    """Output rows per control sample of ``control_period`` (None: the control, if any, is
+    called at every stage)."""
+    if control_period is None:
+        return None
+    period = check_positive(control_period, "control_period")
+    if control is None:
+        raise ValueError("control_period needs a control (control=)")
+    if segmented:
+        raise ValueError("give tau (B, N, nu) open-loop inputs or control_period, not both")
+    k = max(1, int(round(period / interval)))
+    if abs(k * interval - period) > 1e-9 * period:
+        raise ValueError(f"control_period ({period} s) must be a multiple of the output interval dt * save_every "
+                         f"({interval} s) in rollout")
+    return k
+
+
+def _held(control, t, Q, U, tau):
+    """The joint forces (B, nu) the sampled ``control`` writes at its sample t from the states
+    Q, U (start charts; NaN rows for samples that stopped), ``tau`` when called."""
+    out = tau.copy()
+    control(float(t), Q.copy(), U.copy(), out)
+    running = np.all(np.isfinite(Q), axis=1)
+    bad = np.argwhere(~np.isfinite(out[running]))
+    if bad.size:
+        b, i = np.flatnonzero(running)[bad[0, 0]], bad[0, 1]
+        raise ValueError(f"control_period: the control wrote a non-finite TAU_out[{b}, {i}] at the sample "
+                         f"t = {t:.6g} s")
+    return out

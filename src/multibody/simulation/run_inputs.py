@@ -19,14 +19,16 @@ class RunInputs:
     * ``efforts`` (bool): the joint forces of ``tau`` and of the control clamped to the
       hinges' effort limits.
 
-    After the integrator is made, ``attach(integrator)`` clamps its constant forces, points
-    a ctrl function at its packed actuator entries and gives it the model rows with the
-    implicit damping's armature (``mf``); ``report()`` warns about and returns what was
-    clamped.
+    After each integrator of the run is made, ``attach(integrator)`` clamps its constant
+    forces, points a ctrl function at its packed actuator entries and gives it its own model
+    rows with the implicit damping's armature (``mf``); ``report()`` warns about and returns
+    what was clamped.
     """
 
     def __init__(self, m, control, forces, *, ctrl=None, joint_dynamics=True, efforts=True, dt=None,
                  ctrl_function_ok=True, implicit_damping="auto"):
+        if control is not None and not callable(control):  # (before a wrapper would make it look callable)
+            raise TypeError(f"control must be callable as control(t, q, u, tau_out), got {type(control).__name__}")
         if efforts not in (True, False):
             raise ValueError(f"efforts must be True or False, got {efforts!r}")
         c = m.compiled
@@ -35,16 +37,12 @@ class RunInputs:
                 raise ValueError("implicit_damping=True: models with modal bodies take the damping explicitly")
             implicit_damping = False if implicit_damping == "auto" else implicit_damping
         self.forces = tuple(forces or ())
-        self.mf = c.mf
+        self.armature = None  # (nu,) the implicit damping's dt c, added to a run's own model rows
         jd = joint_dynamics_model(m, joint_dynamics, dt, implicit_damping)
         if jd is not None:
             self.forces += (jd,)
             added = jd.armature(m)
-            if added.any():
-                self.mf = c.mf.copy()
-                for j in range(c.mi.shape[0]):  # each link's speeds: its armature columns
-                    u0, n = c.mi[j, L.UOFF], c.mi[j, L.NU]
-                    self.mf[j, L.ARMATURE:L.ARMATURE + n] += added[u0:u0 + n]
+            self.armature = added if added.any() else None
         actuators = list(getattr(m, "actuators", None) or ())
         if ctrl is not None and not actuators:
             raise ValueError("ctrl: the model has no actuators (m.actuators is empty)")
@@ -67,7 +65,13 @@ class RunInputs:
             self.clamp.clamp(integrator.tau0)
         if self.ctrl_input is not None:
             self.ctrl_input.bind(integrator.fmi, integrator.fmf)
-        integrator.mf = self.mf
+        if self.armature is not None:  # (the model the integrator runs: recompiled after an event's change)
+            c = integrator.model.compiled
+            mf = c.mf.copy()
+            for j in range(c.mi.shape[0]):  # each link's speeds: its armature columns
+                u0, n = c.mi[j, L.UOFF], c.mi[j, L.NU]
+                mf[j, L.ARMATURE:L.ARMATURE + n] += self.armature[u0:u0 + n]
+            integrator.mf = mf
 
     def report(self):
         """{hinge: (calls, largest |tau|)} of the clamped joint forces, warned (empty if none)."""
