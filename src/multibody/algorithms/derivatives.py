@@ -24,6 +24,8 @@ from .checks import as_float_vector, data_object, raise_status, zero_division_er
 from .entry import KERNELS
 from .external_forces import with_external_forces
 
+_empty = np.empty
+
 
 def _served(c, name):
     """Refuse, by name, what the derivative kernels do not serve."""
@@ -49,8 +51,15 @@ def inverse_dynamics_derivatives(m, q, u, udot, f_ext=None, data=None):
     ``data``: a Data of ``m`` (default: the calling thread's). Models with modal bodies or
     enabled constraints raise NotImplementedError.
     """
-    name = "inverse_dynamics_derivatives"
     c = m.compiled
+    if f_ext is None and data is None and c.flex is None and not c.nc:
+        outs = (_empty(c.shape_M), _empty(c.shape_M), _empty(c.shape_M))
+        try:  # the hot path; anything else (a status included) takes the checked one
+            if not KERNELS.inverse_dynamics_derivatives(c.thread_local.buf, q, u, udot, *outs):
+                return outs
+        except (AttributeError, TypeError, ZeroDivisionError):
+            pass
+    name = "inverse_dynamics_derivatives"
     _served(c, name)
     if getattr(q, "ndim", 1) == 2:
         _refuse_stacked_options(name, f_ext, data)
@@ -59,7 +68,7 @@ def inverse_dynamics_derivatives(m, q, u, udot, f_ext=None, data=None):
         d = data_object(c, data)
         return with_external_forces(c, d, f_ext, inverse_dynamics_derivatives, m, q, u, udot, None, d)
     dbuf = data_object(c, data).buf
-    outs = tuple(np.empty((c.nu, c.nu)) for _ in range(3))
+    outs = (_empty(c.shape_M), _empty(c.shape_M), _empty(c.shape_M))
     q, u, udot = _call(c, KERNELS.inverse_dynamics_derivatives, ("q", "u", "udot"), (q, u, udot), (dbuf,), outs)
     return outs
 
@@ -74,8 +83,19 @@ def forward_dynamics_derivatives(m, q, u, tau, f_ext=None, data=None):
     (ABA, the analytic inverse dynamics derivatives, the O(N nu) M^-1, two dense products).
     f_ext, stacked states and ``data`` as in ``inverse_dynamics_derivatives``.
     """
-    name = "forward_dynamics_derivatives"
     c = m.compiled
+    if f_ext is None and data is None and c.flex is None and not c.nc:
+        outs = (_empty(c.shape_M), _empty(c.shape_M), _empty(c.shape_M))
+        try:  # the hot path, as inverse_dynamics_derivatives' (the thread's work kept in thread_local)
+            buf, W, T = c.thread_local.derivatives
+        except AttributeError:
+            buf, W, T = c.thread_local.derivatives = (c.thread_data().buf, *_work(c, c.thread_data()))
+        try:
+            if not KERNELS.forward_dynamics_derivatives(buf, q, u, tau, W, T, *outs):
+                return outs
+        except (TypeError, ZeroDivisionError):
+            pass
+    name = "forward_dynamics_derivatives"
     _served(c, name)
     if getattr(q, "ndim", 1) == 2:
         _refuse_stacked_options(name, f_ext, data)
@@ -83,13 +103,16 @@ def forward_dynamics_derivatives(m, q, u, tau, f_ext=None, data=None):
     d = data_object(c, data)
     if f_ext is not None:
         return with_external_forces(c, d, f_ext, forward_dynamics_derivatives, m, q, u, tau, None, d)
+    outs = (_empty(c.shape_M), _empty(c.shape_M), _empty(c.shape_M))
+    _call(c, KERNELS.forward_dynamics_derivatives, ("q", "u", "tau"), (q, u, tau), (d.buf,), outs, _work(c, d))
+    return outs
+
+
+def _work(c, d):
+    """(M^-1's work array, the (3, nu, nu) scratch of dtau/dq, dtau/du and M) of Data d."""
     if d.minv_work is None:
         d.minv_work = np.zeros(work_shape(c.n_links, c.nu))
-    T = d.dense_scratch("derivatives", (3, c.nu, c.nu))
-    outs = tuple(np.empty((c.nu, c.nu)) for _ in range(3))
-    _call(c, KERNELS.forward_dynamics_derivatives, ("q", "u", "tau"), (q, u, tau), (d.buf,), outs,
-          (d.minv_work, T))
-    return outs
+    return d.minv_work, d.dense_scratch("derivatives", (3, c.nu, c.nu))
 
 
 def _refuse_stacked_options(name, f_ext, data):
