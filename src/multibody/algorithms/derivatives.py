@@ -59,18 +59,7 @@ def inverse_dynamics_derivatives(m, q, u, udot, f_ext=None, data=None):
                 return outs
         except (AttributeError, TypeError, ZeroDivisionError):
             pass
-    name = "inverse_dynamics_derivatives"
-    _served(c, name)
-    if getattr(q, "ndim", 1) == 2:
-        _refuse_stacked_options(name, f_ext, data)
-        return batch.inverse_dynamics_derivatives(m, q, u, udot)
-    if f_ext is not None:
-        d = data_object(c, data)
-        return with_external_forces(c, d, f_ext, inverse_dynamics_derivatives, m, q, u, udot, None, d)
-    dbuf = data_object(c, data).buf
-    outs = (_empty(c.shape_M), _empty(c.shape_M), _empty(c.shape_M))
-    q, u, udot = _call(c, KERNELS.inverse_dynamics_derivatives, ("q", "u", "udot"), (q, u, udot), (dbuf,), outs)
-    return outs
+    return _checked(m, _INVERSE, q, u, udot, f_ext, data)
 
 
 def forward_dynamics_derivatives(m, q, u, tau, f_ext=None, data=None):
@@ -95,16 +84,23 @@ def forward_dynamics_derivatives(m, q, u, tau, f_ext=None, data=None):
                 return outs
         except (TypeError, ZeroDivisionError):
             pass
-    name = "forward_dynamics_derivatives"
+    return _checked(m, _FORWARD, q, u, tau, f_ext, data)
+
+
+def _checked(m, op, q, u, x, f_ext, data):
+    """A derivative call past the hot path (``op``: ``_INVERSE`` or ``_FORWARD``): the models not
+    served refused, stacked states, f_ext, data=, coercion and the errors naming the argument."""
+    name, names, public, batched, with_work = op
+    c = m.compiled
     _served(c, name)
     if getattr(q, "ndim", 1) == 2:
         _refuse_stacked_options(name, f_ext, data)
-        return batch.forward_dynamics_derivatives(m, q, u, tau)
+        return batched(m, q, u, x)
     d = data_object(c, data)
     if f_ext is not None:
-        return with_external_forces(c, d, f_ext, forward_dynamics_derivatives, m, q, u, tau, None, d)
+        return with_external_forces(c, d, f_ext, public, m, q, u, x, None, d)
     outs = (_empty(c.shape_M), _empty(c.shape_M), _empty(c.shape_M))
-    _call(c, KERNELS.forward_dynamics_derivatives, ("q", "u", "tau"), (q, u, tau), (d.buf,), outs, _work(c, d))
+    _call(c, getattr(KERNELS, name), names, (q, u, x), (d.buf,), outs, _work(c, d) if with_work else ())
     return outs
 
 
@@ -125,7 +121,7 @@ def _refuse_stacked_options(name, f_ext, data):
 
 def _call(c, kernel, names, state, before, outs, work=()):
     """kernel(*before, *state, *work, *outs), coercing the state on a TypeError; raise the
-    error a status means, naming the argument. Returns the state as passed to the kernel."""
+    error a status means, naming the argument."""
     try:
         st = kernel(*before, *state, *work, *outs)
     except TypeError:
@@ -138,7 +134,14 @@ def _call(c, kernel, names, state, before, outs, work=()):
         raise zero_division_error(c, state[0], e) from None
     if st:
         raise_status(c, st, names, state)
-    return state
+
+
+# (kernel and function name, argument names, the public function that with_external_forces
+# calls again, the batched function, whether the kernel takes the M^-1 work and scratch)
+_INVERSE = ("inverse_dynamics_derivatives", ("q", "u", "udot"), inverse_dynamics_derivatives,
+            batch.inverse_dynamics_derivatives, False)
+_FORWARD = ("forward_dynamics_derivatives", ("q", "u", "tau"), forward_dynamics_derivatives,
+            batch.forward_dynamics_derivatives, True)
 
 
 def linearize(m, q, u, tau=None, *, B=None):
