@@ -24,16 +24,19 @@ are fixed in the links (``W_FEXT``), so they move with the subtree: the s x* F t
 
 1. Outward: placements; per link Y (W_Y), S (W_SW), v, a (W_V, W_A, tree coordinates), its
    net force f (W_F), B (W_BC); per speed P (W_DP), beta's angular part (W_DBETA), zeta (W_DZETA).
-2. Inward: per link j, its rows against the columns of j and its ancestors, then its columns
-   against its ancestors' rows; then Ic, Bc and F are added into the parent's.
+2. Inward: per link j, its rows against the columns of j and its ancestors (M's lower
+   triangle), then its columns' force columns for its ancestors' rows (over P and zeta); then
+   Ic, Bc and F are added into the parent's.
+3. Per link, its rows against its descendants' columns: each row written contiguously (the
+   column-by-column writes of step 2 cost a cache line per entry on long chains).
 """
 from numba import njit
 
 from .common import check_state, data_start, link_rows, model_arrays, result_status
-from .inverse_mass_steps import dot, load6
+from .inverse_mass_steps import dot6, load6
 from .joint_transform import place_links, world_placement
 from .layout import (
-    ARMATURE, D_USE_FEXT, DENSE_M, GRAVITY, NU, PARENT, UOFF, W_A, W_BC, W_C, W_DBETA, W_DP, W_DZETA, W_F, W_FEXT,
+    ARMATURE, D_USE_FEXT, DENSE_M, GRAVITY, NU, PARENT, SUBTREE_END, UOFF, W_A, W_BC, W_C, W_DBETA, W_DP, W_DZETA, W_F, W_FEXT,
     W_PR, W_SW, W_V, W_Y,
 )
 from .mass_matrix import rigid_inertia_times, world_motion_columns, world_rigid_inertia
@@ -184,24 +187,23 @@ def _rows_of_link(mi, mf, ws, j, dq, du, M):
                 du[r, c] = (rI[0] * ws[i, Z] + rI[1] * ws[i, Z + 1] + rI[2] * ws[i, Z + 2] + rI[3] * ws[i, Z + 3]
                             + rI[4] * ws[i, Z + 4] + rI[5] * ws[i, Z + 5]
                             + b0 * ws[i, S] + b1 * ws[i, S + 1] + b2 * ws[i, S + 2])
-                if c <= r:  # M's own block once (symmetric), mirrored
+                if c <= r:  # M's lower triangle (the upper one is mirrored at the end)
                     m = (rI[0] * ws[i, S] + rI[1] * ws[i, S + 1] + rI[2] * ws[i, S + 2] + rI[3] * ws[i, S + 3]
                          + rI[4] * ws[i, S + 4] + rI[5] * ws[i, S + 5])
                     if c == r:
                         m += mf[j, ARMATURE + a]
                     M[r, c] = m
-                    M[c, r] = m
             i = mi[i, PARENT]
 
 
 @njit(**_INL)
-def _columns_above(mi, ws, j, dq, du):
-    """Link j's columns against the rows of its strict ancestors:
-    S_r^T (s x* F_j + Ic_j P - Bc_j beta) and S_r^T (Ic_j zeta + Bc_j s)."""
-    uj = mi[j, UOFF]
+def _columns_above(mi, ws, j):
+    """For each column c of link j, the force columns its ancestors' rows take:
+    Q_c = s x* F_j + Ic_j P - Bc_j beta and R_c = Ic_j zeta + Bc_j s, written over P_c (W_DP)
+    and zeta_c (W_DZETA), which no row needs any more (j's subtree's rows are done, and its
+    ancestors' rows take only their own and their ancestors' columns)."""
     F = load6(ws, j, W_F)
     for b in range(mi[j, NU]):
-        c = uj + b
         s = load6(ws, j, W_SW + 6 * b)
         P = load6(ws, j, W_DP + 6 * b)
         Z = load6(ws, j, W_DZETA + 6 * b)
@@ -211,17 +213,29 @@ def _columns_above(mi, ws, j, dq, du):
         bB = _bc_times(ws, j, ws[j, e], ws[j, e + 1], ws[j, e + 2])
         iZ = rigid_inertia_times(ws, j, Z[0], Z[1], Z[2], Z[3], Z[4], Z[5])
         bS = _bc_times(ws, j, s[0], s[1], s[2])
-        Q = (x[0] + iP[0] - bB[0], x[1] + iP[1] - bB[1], x[2] + iP[2] - bB[2],
-             x[3] + iP[3] - bB[3], x[4] + iP[4] - bB[4], x[5] + iP[5] - bB[5])
-        R = (iZ[0] + bS[0], iZ[1] + bS[1], iZ[2] + bS[2], iZ[3] + bS[3], iZ[4] + bS[4], iZ[5] + bS[5])
-        i = mi[j, PARENT]
-        while i >= 0:
-            ui = mi[i, UOFF]
-            for a in range(mi[i, NU]):
-                si = load6(ws, i, W_SW + 6 * a)
-                dq[ui + a, c] = dot(si, Q)
-                du[ui + a, c] = dot(si, R)
-            i = mi[i, PARENT]
+        store6(ws, j, W_DP + 6 * b, x[0] + iP[0] - bB[0], x[1] + iP[1] - bB[1], x[2] + iP[2] - bB[2],
+               x[3] + iP[3] - bB[3], x[4] + iP[4] - bB[4], x[5] + iP[5] - bB[5])
+        store6(ws, j, W_DZETA + 6 * b, iZ[0] + bS[0], iZ[1] + bS[1], iZ[2] + bS[2], iZ[3] + bS[3], iZ[4] + bS[4],
+               iZ[5] + bS[5])
+
+
+@njit(**_INL)
+def _rows_above(mi, ws, i, dq, du, M):
+    """Link i's rows against the columns of its strict descendants (the range (i, SUBTREE_END)
+    in depth-first order), S_r^T Q_c and S_r^T R_c, row by row; M's from its lower triangle."""
+    ui = mi[i, UOFF]
+    for a in range(mi[i, NU]):
+        s = load6(ws, i, W_SW + 6 * a)
+        r = ui + a
+        for b in range(a + 1, mi[i, NU]):  # the link's own block
+            M[r, ui + b] = M[ui + b, r]
+        for j in range(i + 1, mi[i, SUBTREE_END]):
+            uj = mi[j, UOFF]
+            for b in range(mi[j, NU]):
+                c = uj + b
+                dq[r, c] = dot6(s, ws, j, W_DP + 6 * b)
+                du[r, c] = dot6(s, ws, j, W_DZETA + 6 * b)
+                M[r, c] = M[c, r]
 
 
 @njit(cache=True, _nrt=False)
@@ -245,7 +259,7 @@ def rnea_derivatives_core(mi, mf, ws, q, u, udot, use_fext, dq, du, M):
         _link_force(ws, j, use_fext)
     for j in range(n - 1, -1, -1):  # Ic, Bc, F of j's subtree are complete here
         _rows_of_link(mi, mf, ws, j, dq, du, M)
-        _columns_above(mi, ws, j, dq, du)
+        _columns_above(mi, ws, j)
         p = mi[j, PARENT]
         if p >= 0:
             for k in range(10):
@@ -254,6 +268,8 @@ def rnea_derivatives_core(mi, mf, ws, q, u, udot, use_fext, dq, du, M):
                 ws[p, W_BC + k] += ws[j, W_BC + k]
             for k in range(6):
                 ws[p, W_F + k] += ws[j, W_F + k]
+    for i in range(n):  # the entries above the diagonal, each row contiguous
+        _rows_above(mi, ws, i, dq, du, M)
 
 
 @njit(cache=True, _nrt=False)
