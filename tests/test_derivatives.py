@@ -113,6 +113,19 @@ def pendulum(masses, lengths):
     return m
 
 
+DOUBLE = ([1.5, 0.8], [0.6, 0.9])  # masses, lengths
+
+
+def double_pendulum_at_rest(masses, lengths, g=9.81):
+    """Closed forms, in relative angles, hanging at rest: M and the Hessian K of
+    V = -(m1 + m2) g l1 cos t1 - m2 g l2 cos(t1 + t2)."""
+    (m1, m2), (l1, l2) = masses, lengths
+    M = np.array([[m1 * l1 ** 2 + m2 * (l1 + l2) ** 2, m2 * (l2 ** 2 + l1 * l2)],
+                  [m2 * (l2 ** 2 + l1 * l2), m2 * l2 ** 2]])
+    K = np.array([[(m1 + m2) * g * l1 + m2 * g * l2, m2 * g * l2], [m2 * g * l2, m2 * g * l2]])
+    return M, K
+
+
 @pytest.mark.parametrize("inverted", [False, True])
 def test_linearize_simple_pendulum(inverted):
     mass, length, g = 2.0, 0.7, 9.81
@@ -125,12 +138,8 @@ def test_linearize_simple_pendulum(inverted):
 
 @pytest.mark.parametrize("inverted", [False, True])
 def test_linearize_double_pendulum(inverted):
-    m1, m2, l1, l2, g = 1.5, 0.8, 0.6, 0.9, 9.81
-    m = pendulum([m1, m2], [l1, l2])
-    # relative angles: M and the Hessian of V = -(m1 + m2) g l1 cos t1 - m2 g l2 cos(t1 + t2) at rest
-    M = np.array([[m1 * l1 ** 2 + m2 * (l1 + l2) ** 2, m2 * (l2 ** 2 + l1 * l2)],
-                  [m2 * (l2 ** 2 + l1 * l2), m2 * l2 ** 2]])
-    K = np.array([[(m1 + m2) * g * l1 + m2 * g * l2, m2 * g * l2], [m2 * g * l2, m2 * g * l2]])
+    m = pendulum(*DOUBLE)
+    M, K = double_pendulum_at_rest(*DOUBLE)
     if inverted:
         K = -K
     sel = np.array([[1.0], [0.0]])  # a motor at the shoulder only
@@ -220,3 +229,30 @@ def test_modal_and_constrained_models_are_refused():
                 fn(m.neutral_q(), z, z)
         with pytest.raises(NotImplementedError, match=what):
             m.linearize(m.neutral_q(), z)
+
+
+def test_modal_analysis_of_pendulums():
+    mass, length, g = 2.0, 0.7, 9.81
+    omega, modes = pendulum([mass], [length]).modal_analysis(np.zeros(1))
+    assert_close(omega, np.array([np.sqrt(g / length)]), 1e-12, "pendulum frequency")
+    omega, _ = pendulum([mass], [length]).modal_analysis(np.array([np.pi]))
+    assert_close(omega, np.array([-np.sqrt(g / length)]), 1e-12, "inverted: the exponential rate, negative")
+    M, K = double_pendulum_at_rest(*DOUBLE)
+    expected = np.sqrt(np.sort(np.linalg.eigvals(np.linalg.solve(M, K)).real))
+    omega, modes = pendulum(*DOUBLE).modal_analysis(np.zeros(2))
+    assert_close(omega, expected, 1e-12, "double pendulum frequencies")
+    assert_close(modes.T @ M @ modes, np.eye(2), 1e-12, "M-orthonormal modes")
+    assert_close(K @ modes, M @ modes * omega ** 2, 1e-10, "K v = w^2 M v")
+
+
+def test_modal_analysis_rigid_body_modes_and_non_equilibrium():
+    m = mb.Multibody(gravity=(0.0, 0.0, 0.0))
+    m.add_hinge(None, m.add_body("b", mass=1.0, inertia=np.diag([1.0, 2.0, 3.0])), "free_quat")
+    omega, _ = m.modal_analysis(m.neutral_q())
+    assert np.array_equal(omega, np.zeros(6))
+    omega, _ = m.modal_analysis(m.neutral_q(), stiffness=np.diag([0, 0, 0, 4.0, 0, 0]))
+    assert_close(omega, np.array([0, 0, 0, 0, 0, 2.0]), 1e-12, "a spring on x")
+    with pytest.warns(RuntimeWarning, match="not an equilibrium"):
+        pendulum([1.0], [1.0]).modal_analysis(np.array([0.3]))
+    with pytest.raises(ValueError, match="stiffness"):
+        m.modal_analysis(m.neutral_q(), stiffness=np.eye(3))

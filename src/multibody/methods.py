@@ -28,6 +28,7 @@ METHODS = {
     "inverse_dynamics_derivatives": derivatives.inverse_dynamics_derivatives,
     "forward_dynamics_derivatives": derivatives.forward_dynamics_derivatives,
     "linearize": derivatives.linearize,
+    "modal_analysis": derivatives.modal_analysis,
     "operational_space_compliance": operational_space.operational_space_compliance,
     "body_pose": kinematics.body_pose,
     "frame_pose": kinematics.body_pose,

@@ -14,13 +14,17 @@ derivatives are plain ones.
 Not served yet: models with modal (flexible) bodies or with enabled constraints
 (NotImplementedError naming which).
 """
+import warnings
+
 import numpy as np
+from scipy.linalg import eigh
 
 from ..kernels.inverse_mass_matrix import work_shape
 from ..kernels.kinds import FREE, FREE_QUAT, SPHERICAL, SPHERICAL_QUAT
 from ..kernels import layout as L
 from . import batch
 from .checks import as_float_vector, data_object, raise_status, zero_division_error
+from .dynamics import inverse_dynamics
 from .entry import KERNELS
 from .external_forces import with_external_forces
 
@@ -201,4 +205,39 @@ def _kinematic_block(c, u):
     return K
 
 
-__all__ = ["inverse_dynamics_derivatives", "forward_dynamics_derivatives", "linearize"]
+def modal_analysis(m, q, *, stiffness=None, rtol=1e-9):
+    """Natural frequencies and mode shapes of the undamped motion linearized about q, at rest.
+
+    Solves K v = w^2 M v (``scipy.linalg.eigh``) with M = M(q) and K = dtau_dq at u = udot = 0
+    (tangent coordinates, as ``inverse_dynamics_derivatives``: gravity's stiffness), plus
+    ``stiffness`` (nu, nu) if given: the joint stiffness of spring force models, which live in
+    ``multibody.simulation`` and are not read here. Returns ``(omega, modes)``: omega (nu,) in
+    rad/s, ascending, and the mode shapes as the columns of modes (nu, nu), M-orthonormal
+    (modes.T @ M @ modes = I). An unstable direction (w^2 < 0, e.g. an inverted pendulum) has a
+    negative omega, -sqrt(-w^2): its exponential rate; rigid-body modes (a free-floating
+    system without gravity, a pin with nothing to restore it) have omega = 0 (|w^2| below
+    ``rtol`` times the largest). When q is not an equilibrium (the forces that hold it,
+    ``gravity_forces``, are not zero to ``rtol`` of the gravity load), a RuntimeWarning gives
+    them and K is taken symmetric, (K + K^T) / 2.
+    """
+    c = m.compiled
+    nu = c.nu
+    zero = np.zeros(nu)
+    K, _, M = inverse_dynamics_derivatives(m, q, zero, zero)
+    if stiffness is not None:
+        stiffness = np.asarray(stiffness, dtype=float)
+        if stiffness.shape != (nu, nu) or not np.all(np.isfinite(stiffness)):
+            raise ValueError(f"stiffness must be a finite ({nu}, {nu}) matrix, got shape {stiffness.shape}")
+        K = K + stiffness
+    held = inverse_dynamics(m, q, zero, zero)
+    load = max(np.abs(K).max(initial=0.0), np.abs(M).max(initial=0.0) * np.linalg.norm(c.mf[c.n_links, L.GRAVITY:
+                                                                                             L.GRAVITY + 3]))
+    if np.abs(held).max(initial=0.0) > rtol * max(load, 1e-300):
+        warnings.warn(f"modal_analysis: q is not an equilibrium: the joint forces that hold it are {held}; "
+                      "the modes are of the symmetric part of the stiffness", RuntimeWarning, stacklevel=2)
+    w2, modes = eigh(0.5 * (K + K.T), M)
+    w2[np.abs(w2) <= rtol * max(np.abs(w2).max(initial=0.0), 1e-300)] = 0.0
+    return np.sign(w2) * np.sqrt(np.abs(w2)), modes
+
+
+__all__ = ["inverse_dynamics_derivatives", "forward_dynamics_derivatives", "linearize", "modal_analysis"]
