@@ -17,8 +17,10 @@ linear map  x -> I_k (x x v_k) + v_k x* (I_k x) + x x* (I_k v_k),  is [[B_ww, 0]
 I_k zeta + B_k s with zeta = (v_p + v_j) x s. Sums over a subtree are then the composites
 Ic (a rigid-body inertia, 10 numbers, ``W_Y``) and Bc (12 numbers, ``W_BC``), so for a row r
 of link i and a column c (link j):
-    i in j's subtree:  dtau_r/dq_c = S_r^T (Ic_i P_c - Bc_i beta_c),  dtau_r/du_c = S_r^T (Ic_i zeta_c + Bc_i s_c)
-    i above j:         dtau_r/dq_c = S_r^T (s_c x* F_j + Ic_j P_c - Bc_j beta_c),  dtau_r/du_c = S_r^T (Ic_j zeta_c + Bc_j s_c)
+    i in j's subtree:  dtau_r/dq_c = S_r^T (Ic_i P_c - Bc_i beta_c),
+                       dtau_r/du_c = S_r^T (Ic_i zeta_c + Bc_i s_c)
+    i above j:         dtau_r/dq_c = S_r^T (s_c x* F_j + Ic_j P_c - Bc_j beta_c),
+                       dtau_r/du_c = S_r^T (Ic_j zeta_c + Bc_j s_c)
 and M[r, c] = S_r^T Ic_i s_c (the CRBA's), F_j the subtree's net force. External wrenches
 are fixed in the links (``W_FEXT``), so they move with the subtree: the s x* F term holds them.
 
@@ -36,8 +38,8 @@ from .common import check_state, data_start, link_rows, model_arrays, result_sta
 from .inverse_mass_steps import dot6, load6
 from .joint_transform import place_links, world_placement
 from .layout import (
-    ARMATURE, D_USE_FEXT, DENSE_M, GRAVITY, NU, PARENT, SUBTREE_END, UOFF, W_A, W_BC, W_C, W_DBETA, W_DP, W_DZETA, W_F, W_FEXT,
-    W_PR, W_SW, W_V, W_Y,
+    ARMATURE, D_USE_FEXT, DENSE_M, GRAVITY, NU, PARENT, SUBTREE_END, UOFF, W_A, W_BC, W_C, W_DBETA, W_DP, W_DZETA,
+    W_F, W_FEXT, W_PR, W_SW, W_V, W_Y,
 )
 from .mass_matrix import rigid_inertia_times, world_motion_columns, world_rigid_inertia
 from .spatial_inline import cross_force_t, cross_motion_add, cross_motion_t, force_to_world, store6
