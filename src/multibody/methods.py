@@ -8,7 +8,7 @@ here, once, when ``multibody`` is imported (its ``__init__`` imports this module
 layers). Each method *is* its free function: ``Multibody.forward_dynamics is
 algorithms.forward_dynamics``, so ``m.forward_dynamics(q, u, tau)`` makes no delegating call.
 """
-from .algorithms import constraint_embedding, constraints, coordinates, dynamics, energy, kinematics
+from .algorithms import constraint_embedding, constraints, coordinates, derivatives, dynamics, energy, kinematics
 from .algorithms import operational_space
 from .algorithms.constraint_kinematics import constraint_kinematics
 from .io.model_file import save_model
@@ -25,6 +25,10 @@ METHODS = {
     "inverse_mass_matrix": dynamics.inverse_mass_matrix,
     "bias_forces": dynamics.bias_forces,
     "gravity_forces": dynamics.gravity_forces,
+    "inverse_dynamics_derivatives": derivatives.inverse_dynamics_derivatives,
+    "forward_dynamics_derivatives": derivatives.forward_dynamics_derivatives,
+    "linearize": derivatives.linearize,
+    "modal_analysis": derivatives.modal_analysis,
     "operational_space_compliance": operational_space.operational_space_compliance,
     "body_pose": kinematics.body_pose,
     "frame_pose": kinematics.body_pose,

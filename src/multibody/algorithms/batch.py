@@ -3,7 +3,8 @@
 ``forward_dynamics``, ``inverse_dynamics``, ``bias_forces``, ``gravity_forces``,
 ``mass_matrix``, ``inverse_mass_matrix``, ``body_pose``, ``body_jacobian``,
 ``pose_gradient``, ``kinetic_energy``, ``potential_energy``, ``center_of_mass`` and
-``integrate`` accept stacked inputs (q of shape
+``integrate``, ``inverse_dynamics_derivatives`` and ``forward_dynamics_derivatives`` accept
+stacked inputs (q of shape
 (B, nq), u (B, nu), ...) and return stacked outputs: the single-state functions send
 2-D inputs here (after their fast path has refused them, so single calls cost nothing
 more). The work is split over Numba's threads (``numba.get_num_threads()``), each with
@@ -133,6 +134,32 @@ def _minv_work(c, b):
     if b.minv_work is None:
         b.minv_work = np.zeros((b.workers, *work_shape(c.n_links, c.nu)))
     return (b.minv_work,)
+
+
+def inverse_dynamics_derivatives(m, Q, U, UDOT):
+    """Stacked inverse dynamics derivatives: (dtau_dq, dtau_du, M), each (B, nu, nu), for
+    Q (B, nq), U (B, nu), UDOT (B, nu) (rigid trees: ``derivatives`` refuses the others)."""
+    return _derivatives(m, K.inverse_dynamics_derivatives_batch, "udot", Q, U, UDOT, None)
+
+
+def forward_dynamics_derivatives(m, Q, U, TAU):
+    """Stacked forward dynamics derivatives: (dudot_dq, dudot_du, M^-1), each (B, nu, nu),
+    for Q (B, nq), U (B, nu), TAU (B, nu)."""
+    return _derivatives(m, K.forward_dynamics_derivatives_batch, "tau", Q, U, TAU, _derivative_work)
+
+
+def _derivatives(m, kernel, x_name, Q, U, X, work):
+    c = m.compiled
+    B = np.shape(Q)[0]
+    Q, U, X = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u"), stacked(X, (B, c.nu), x_name)
+    outs = tuple(np.empty((B, c.nu, c.nu)) for _ in range(3))
+    _run(c, kernel, ("q", "u", x_name), (Q, U, X), *outs, work=work)
+    return outs
+
+
+def _derivative_work(c, b):
+    """(M^-1's work arrays, per worker (3, nu, nu) scratch for dtau_dq, dtau_du and M)."""
+    return _minv_work(c, b)[0], np.zeros((b.workers, 3, c.nu, c.nu))
 
 
 def body_pose(m, Q, body, *, single):

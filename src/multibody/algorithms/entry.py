@@ -33,12 +33,14 @@ from .owners import nonfinite_error
 from ..kernels.joint_transform import pin_variant
 from ..model.compiled import register_kernels
 from ..kernels import (
-    constrained_dynamics, coordinates, energy, flex_entry, forward_dynamics, frame_acceleration, inverse_dynamics,
-    inverse_mass_matrix, jacobian, mass_matrix, operational_space,
+    constrained_dynamics, coordinates, energy, flex_entry, forward_dynamics, forward_dynamics_derivatives,
+    frame_acceleration, inverse_dynamics, inverse_dynamics_derivatives, inverse_mass_matrix, jacobian, mass_matrix,
+    operational_space,
 )
 
 _I2 = nt.Array(nt.int64, 2, "C")
 _I1 = nt.Array(nt.int64, 1, "C")
+_F3 = nt.Array(nt.float64, 3, "C")
 _F2 = nt.Array(nt.float64, 2, "C")
 _F1 = nt.Array(nt.float64, 1, "C")
 _I64 = nt.int64
@@ -53,6 +55,10 @@ _SIGNATURES = {
                                      (_F2, _F1, _F1, _F1, _F2, _F1)),
     "constraint_rows": (constrained_dynamics.evaluate_constraint_rows, (_F2, _F1, _F1, _F2)),
     "inverse_mass_matrix": (inverse_mass_matrix.inverse_mass_matrix, (_F2, _F1, _F2, _F2)),
+    "inverse_dynamics_derivatives": (inverse_dynamics_derivatives.inverse_dynamics_derivatives,
+                                     (_F2, _F1, _F1, _F1, _F2, _F2, _F2)),
+    "forward_dynamics_derivatives": (forward_dynamics_derivatives.forward_dynamics_derivatives,
+                                     (_F2, _F1, _F1, _F1, _F2, _F3, _F2, _F2, _F2)),
     "operational_space_compliance": (operational_space.operational_space_compliance,
                                      (_F2, _F1, _I1, _F2, _F2)),
     "frame_pose": (jacobian.frame_pose, (_F2, _F1, _I64, _F2)),

@@ -24,7 +24,9 @@ from .common import (
 from .coordinates import integrate_q
 from .energy import kinetic_energy_core, mass_and_com_core
 from .forward_dynamics import aba_core
+from .forward_dynamics_derivatives import fd_derivatives_core
 from .inverse_dynamics import rnea_core
+from .inverse_dynamics_derivatives import rnea_derivatives_core
 from .inverse_mass_matrix import minv_core
 from .jacobian import frame_jacobian_core, frame_pose_core
 from .layout import D_USE_FEXT
@@ -161,6 +163,34 @@ def _integrate(dbuf, t, b, Q, U, dt, OUT, status):
     return result_status(st, OUT[b])
 
 
+@njit(**_SAMPLE)
+def _inverse_dynamics_derivatives(dbuf, t, b, Q, U, UDOT, DQ, DU, M, status):
+    """DQ[b], DU[b], M[b] = the inverse dynamics derivatives at (Q[b], U[b], UDOT[b])."""
+    mi, mf = model_arrays(dbuf)
+    n = mi.shape[0]
+    d0 = data_start(dbuf, n)
+    st = check_state(mi, Q[b], U[b], UDOT[b], 1, 1)
+    if st == OK:
+        rnea_derivatives_core(mi, mf, link_rows(dbuf, d0, n), Q[b], U[b], UDOT[b], dbuf[d0, D_USE_FEXT] != 0.0,
+                              DQ[b], DU[b], M[b])
+    return result_status(result_status(result_status(st, DQ[b]), DU[b]), M[b])
+
+
+@njit(**_SAMPLE)
+def _forward_dynamics_derivatives(dbuf, t, b, works, scratch, Q, U, TAU, DQ, DU, MINV, status):
+    """DQ[b], DU[b], MINV[b] = the forward dynamics derivatives at (Q[b], U[b], TAU[b]);
+    works[t], scratch[t] are worker t's (see forward_dynamics_derivatives)."""
+    mi, mf = model_arrays(dbuf)
+    n = mi.shape[0]
+    d0 = data_start(dbuf, n)
+    st = check_state(mi, Q[b], U[b], TAU[b], 1, 1)
+    if st == OK and not fd_derivatives_core(mi, mf, link_rows(dbuf, d0, n), ragged(dbuf, d0, n), Q[b], U[b],
+                                            TAU[b], dbuf[d0, D_USE_FEXT] != 0.0, works[t], scratch[t],
+                                            DQ[b], DU[b], MINV[b]):
+        st = SINGULAR
+    return result_status(result_status(result_status(st, DQ[b]), DU[b]), MINV[b])
+
+
 forward_dynamics_batch = _make_batch("forward_dynamics_batch", _forward_dynamics)
 inverse_dynamics_batch = _make_batch("inverse_dynamics_batch", _inverse_dynamics)
 mass_matrix_batch = _make_batch("mass_matrix_batch", _mass_matrix)
@@ -170,3 +200,5 @@ frame_jacobian_batch = _make_batch("frame_jacobian_batch", _frame_jacobian)
 kinetic_energy_batch = _make_batch("kinetic_energy_batch", _kinetic_energy)
 mass_and_com_batch = _make_batch("mass_and_com_batch", _mass_and_com)
 integrate_batch = _make_batch("integrate_batch", _integrate)
+inverse_dynamics_derivatives_batch = _make_batch("inverse_dynamics_derivatives_batch", _inverse_dynamics_derivatives)
+forward_dynamics_derivatives_batch = _make_batch("forward_dynamics_derivatives_batch", _forward_dynamics_derivatives)

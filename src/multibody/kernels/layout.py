@@ -161,7 +161,16 @@ W_PR = 182     # 3, link origin relative to its tree's root link origin (world a
 #                along the tree by world_placement: spatial vectors "in world coordinates" are
 #                taken about it, never about the world origin (a model 7e6 m away would form
 #                moments of 1e13 and cancel them: translation invariance, issue 18)
-WS_COLS = 185
+# the analytic derivatives (inverse_dynamics_derivatives.py): per speed k of the link, in tree
+# coordinates, the columns its tangent perturbation and its speed give each subtree link's force
+# (Carpentier & Mansard's recursion); P and zeta reuse the articulated-inertia rows, which that
+# kernel does not use
+W_DP = W_IA          # 36, P_k = (s_k x v_p) x v_p - s_k x a_p (6 per speed)
+W_DZETA = W_PPLUS    # 36, zeta_k = (v_p + v) x s_k (6 per speed)
+W_DBETA = 185        # 18, the angular part of s_k x v_p (3 per speed)
+W_BC = 203           # 12, the composite of d(I v)-terms B = [[B_ww, 0], [-2 [h_f]x, 0]]: B_ww
+#                      (9, row-major), then h_f (3), the subtree's linear momentum
+WS_COLS = 215
 
 # one width for both buffers (a data buffer holds the model rows too)
 BUF_COLS = DATA_COLS = max(MODEL_COLS, D_COLS, WS_COLS)

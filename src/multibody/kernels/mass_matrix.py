@@ -26,7 +26,7 @@ from .spatial_inline import load9, store6
 
 
 @njit(cache=True, inline="always")
-def _world_rigid_inertia(mf, ws, j):
+def world_rigid_inertia(mf, ws, j):
     """ws[j, W_Y:W_Y+10] = the link's rigid-body inertia in world axes about its tree's root
     link origin.
 
@@ -83,6 +83,22 @@ def _world_rigid_inertia(mf, ws, j):
 
 
 @njit(cache=True, inline="always")
+def rigid_inertia_times(ws, j, w0, w1, w2, v0, v1, v2):
+    """Y [w; v] as a 6-tuple for the rigid-body inertia Y at ws[j, W_Y:W_Y+10] (m, h, I as
+    RB_*): [I w + h x v; m v - h x w]."""
+    m = ws[j, W_Y]
+    h0 = ws[j, W_Y + 1]
+    h1 = ws[j, W_Y + 2]
+    h2 = ws[j, W_Y + 3]
+    return (ws[j, W_Y + 4] * w0 + ws[j, W_Y + 5] * w1 + ws[j, W_Y + 6] * w2 + h1 * v2 - h2 * v1,
+            ws[j, W_Y + 5] * w0 + ws[j, W_Y + 7] * w1 + ws[j, W_Y + 8] * w2 + h2 * v0 - h0 * v2,
+            ws[j, W_Y + 6] * w0 + ws[j, W_Y + 8] * w1 + ws[j, W_Y + 9] * w2 + h0 * v1 - h1 * v0,
+            m * v0 - h1 * w2 + h2 * w1,
+            m * v1 - h2 * w0 + h0 * w2,
+            m * v2 - h0 * w1 + h1 * w0)
+
+
+@njit(cache=True, inline="always")
 def world_motion_columns(mi, mf, ws, j, at=W_PW):
     """ws[j, W_SW + 6k:] = the motion subspace columns of link j in world axes, about the
     point from which link j's origin is at ws[j, at:at+3] (W_PW: the world origin; W_PR:
@@ -126,7 +142,7 @@ def _make_crba_core(general):
             place_pin_links(mi, mf, ws, q)
         for j in range(n):
             world_placement(mi, ws, j)
-            _world_rigid_inertia(mf, ws, j)
+            world_rigid_inertia(mf, ws, j)
             if general and mi[j, KIND] != PIN:
                 world_motion_columns(mi, mf, ws, j, W_PR)
             else:  # S = e_z: its world column is R's third column (the same sums without the zeros)
@@ -144,25 +160,10 @@ def _make_crba_core(general):
                     ws[p, W_Y + k] += ws[j, W_Y + k]
         for j in range(n):
             uj = mi[j, UOFF]
-            m = ws[j, W_Y]
-            h0 = ws[j, W_Y + 1]
-            h1 = ws[j, W_Y + 2]
-            h2 = ws[j, W_Y + 3]
             for k in range(mi[j, NU] if general else 1):  # (a PIN has one speed: a loop LLVM unrolls)
                 o = W_SW + 6 * k
-                w0 = ws[j, o]
-                w1 = ws[j, o + 1]
-                w2 = ws[j, o + 2]
-                v0 = ws[j, o + 3]
-                v1 = ws[j, o + 4]
-                v2 = ws[j, o + 5]
-                # F = Ic s = [I w + h x v; m v - h x w]
-                f0 = ws[j, W_Y + 4] * w0 + ws[j, W_Y + 5] * w1 + ws[j, W_Y + 6] * w2 + h1 * v2 - h2 * v1
-                f1 = ws[j, W_Y + 5] * w0 + ws[j, W_Y + 7] * w1 + ws[j, W_Y + 8] * w2 + h2 * v0 - h0 * v2
-                f2 = ws[j, W_Y + 6] * w0 + ws[j, W_Y + 8] * w1 + ws[j, W_Y + 9] * w2 + h0 * v1 - h1 * v0
-                f3 = m * v0 - h1 * w2 + h2 * w1
-                f4 = m * v1 - h2 * w0 + h0 * w2
-                f5 = m * v2 - h0 * w1 + h1 * w0
+                f0, f1, f2, f3, f4, f5 = rigid_inertia_times(ws, j, ws[j, o], ws[j, o + 1], ws[j, o + 2],
+                                                             ws[j, o + 3], ws[j, o + 4], ws[j, o + 5])
                 col = uj + k
                 for a in range(k + 1):  # the link's own block (a <= k; symmetric)
                     b = W_SW + 6 * a

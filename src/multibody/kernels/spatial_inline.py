@@ -156,26 +156,20 @@ def force_to_parent(ws, j, src, rs, os):
 
 
 @njit(**_INL)
+def cross_motion_t(v0, v1, v2, v3, v4, v5, m0, m1, m2, m3, m4, m5):
+    """v x m as a 6-tuple (spatial cross product of motion vectors)."""
+    return (v1 * m2 - v2 * m1, v2 * m0 - v0 * m2, v0 * m1 - v1 * m0,
+            v1 * m5 - v2 * m4 + v4 * m2 - v5 * m1, v2 * m3 - v0 * m5 + v5 * m0 - v3 * m2,
+            v0 * m4 - v1 * m3 + v3 * m1 - v4 * m0)
+
+
+@njit(**_INL)
 def cross_motion_add(a, ra, oa, b, rb, ob, c, rc, oc):
     """c[rc, oc:] += a[ra, oa:] x b[rb, ob:] (spatial cross product of motion vectors)."""
-    v0 = a[ra, oa]
-    v1 = a[ra, oa + 1]
-    v2 = a[ra, oa + 2]
-    v3 = a[ra, oa + 3]
-    v4 = a[ra, oa + 4]
-    v5 = a[ra, oa + 5]
-    m0 = b[rb, ob]
-    m1 = b[rb, ob + 1]
-    m2 = b[rb, ob + 2]
-    m3 = b[rb, ob + 3]
-    m4 = b[rb, ob + 4]
-    m5 = b[rb, ob + 5]
-    c[rc, oc] += v1 * m2 - v2 * m1
-    c[rc, oc + 1] += v2 * m0 - v0 * m2
-    c[rc, oc + 2] += v0 * m1 - v1 * m0
-    c[rc, oc + 3] += v1 * m5 - v2 * m4 + v4 * m2 - v5 * m1
-    c[rc, oc + 4] += v2 * m3 - v0 * m5 + v5 * m0 - v3 * m2
-    c[rc, oc + 5] += v0 * m4 - v1 * m3 + v3 * m1 - v4 * m0
+    x = cross_motion_t(a[ra, oa], a[ra, oa + 1], a[ra, oa + 2], a[ra, oa + 3], a[ra, oa + 4], a[ra, oa + 5],
+                       b[rb, ob], b[rb, ob + 1], b[rb, ob + 2], b[rb, ob + 3], b[rb, ob + 4], b[rb, ob + 5])
+    for k in range(6):
+        c[rc, oc + k] += x[k]
 
 
 @njit(**_INL)
