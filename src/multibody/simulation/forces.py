@@ -287,16 +287,25 @@ def _inverse_mass(m):
     return undeformed
 
 
+def model_option(value, cls, name):
+    """A run's option that is True (what the model defines), False or None (off), or a
+    ``cls`` instance: returns True, None or the instance; ValueError naming ``name`` else."""
+    if isinstance(value, cls):
+        return value
+    if value is None or value is False:
+        return None
+    if value is not True:
+        raise ValueError(f"{name} must be True, False or a {cls.__name__}, got {value!r}")
+    return True
+
+
 def limit_model(m, limits, dt=None):
     """The ``JointLimits`` that ``simulate(limits=...)`` adds, or None: ``limits`` True (the
     model's limits, if any, at min(LIMIT_FREQUENCY, 0.1 / dt) Hz for a fixed step ``dt``
     [s], LIMIT_FREQUENCY for adaptive runs: dt None), False / None, or a JointLimits."""
-    if isinstance(limits, JointLimits):
-        return limits
-    if limits is None or limits is False:
-        return None
-    if limits is not True:
-        raise ValueError(f"limits must be True, False or a JointLimits, got {limits!r}")
+    chosen = model_option(limits, JointLimits, "limits")
+    if chosen is not True:
+        return chosen
     if not any(h.has_limits for h in m.hinges):
         return None
     return JointLimits(frequency=LIMIT_FREQUENCY if dt is None else min(LIMIT_FREQUENCY, 0.1 / dt))

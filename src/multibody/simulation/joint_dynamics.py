@@ -35,7 +35,7 @@ import warnings
 import numpy as np
 
 from . import force_kernels as F
-from .forces import smallest_inertia
+from .forces import model_option, smallest_inertia
 
 __all__ = ["JointDynamics", "EffortLimitWarning", "joint_dynamics_model", "EffortClamp", "SLIP_SPEED"]
 
@@ -185,12 +185,9 @@ def joint_dynamics_model(m, joint_dynamics, dt=None, implicit="auto"):
     """The ``JointDynamics`` that ``simulate(joint_dynamics=...)`` adds, or None: True (the
     model's, if any hinge has damping, friction or a spring; ``dt`` the fixed step, None for
     adaptive runs; ``implicit``: its ``implicit_damping``), False / None, or a JointDynamics."""
-    if isinstance(joint_dynamics, JointDynamics):
-        return joint_dynamics
-    if joint_dynamics is None or joint_dynamics is False:
-        return None
-    if joint_dynamics is not True:
-        raise ValueError(f"joint_dynamics must be True, False or a JointDynamics, got {joint_dynamics!r}")
+    chosen = model_option(joint_dynamics, JointDynamics, "joint_dynamics")
+    if chosen is not True:
+        return chosen
     if not any(np.any(np.concatenate(h.joint_dynamics()[:3])) for h in m.hinges):
         return None
     return JointDynamics(dt=dt, implicit=implicit)
