@@ -11,7 +11,7 @@ cache lines, and each write took the line from the other core. ``status[b]`` rec
 (kernels/status.py; OVERFLOW where its finite state gave a non-finite result, as the
 single calls); a failing sample does not stop the others.
 
-Every kernel is ``_make_batch(name, sample)``: the one ``prange`` loop around a sample
+Every kernel is ``batch_kernel(name, sample)``: the one ``prange`` loop around a sample
 function ``sample(dbuf, t, b, *args)`` (-> status of sample b, on worker t's buffer),
 compiled under its own module-level name (``variants.variant``: Numba's cache tells the
 kernels apart by name).
@@ -35,10 +35,10 @@ from .variants import variant
 # A sample function is a compiled call of its own (Numba's inliner takes no ``*args`` call),
 # without reference counting: the two workers' atomic counts on the same arrays would
 # contend for their cache lines.
-_SAMPLE = dict(cache=True, _nrt=False)
+SAMPLE = dict(cache=True, _nrt=False)
 
 
-def _make_batch(name, sample):
+def batch_kernel(name, sample):
     """The batch kernel ``name(dbufs, *args)``: ``status = args[-1]``, and
     ``status[b] = sample(dbufs[t], t, b, *args)`` for every sample b, on worker t's block."""
 
@@ -54,7 +54,7 @@ def _make_batch(name, sample):
     return batch
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _forward_dynamics(dbuf, t, b, Q, U, TAU, OUT, status):
     """OUT[b] = forward dynamics at (Q[b], U[b], TAU[b])."""
     mi, mf = model_arrays(dbuf)
@@ -68,7 +68,7 @@ def _forward_dynamics(dbuf, t, b, Q, U, TAU, OUT, status):
     return result_status(st, OUT[b])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _inverse_dynamics(dbuf, t, b, Q, U, UDOT, OUT, status):
     """OUT[b] = inverse dynamics at (Q[b], U[b], UDOT[b])."""
     mi, mf = model_arrays(dbuf)
@@ -80,7 +80,7 @@ def _inverse_dynamics(dbuf, t, b, Q, U, UDOT, OUT, status):
     return result_status(st, OUT[b])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _mass_matrix(dbuf, t, b, Q, OUT, status):
     """OUT[b] = M(Q[b]) (nu, nu)."""
     mi, mf = model_arrays(dbuf)
@@ -91,7 +91,7 @@ def _mass_matrix(dbuf, t, b, Q, OUT, status):
     return result_status(st, OUT[b])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _inverse_mass_matrix(dbuf, t, b, works, Q, OUT, status):
     """OUT[b] = M(Q[b])^-1; works[t] is worker t's scratch (see inverse_mass_matrix)."""
     mi, mf = model_arrays(dbuf)
@@ -103,7 +103,7 @@ def _inverse_mass_matrix(dbuf, t, b, works, Q, OUT, status):
     return result_status(st, OUT[b])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _frame_pose(dbuf, t, b, Q, f, OUT, status):
     """OUT[b] = T_world_frame (4, 4) of frame row f at Q[b]."""
     mi, mf = model_arrays(dbuf)
@@ -114,7 +114,7 @@ def _frame_pose(dbuf, t, b, Q, f, OUT, status):
     return result_status(st, OUT[b])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _frame_jacobian(dbuf, t, b, Q, f, POSES, OUT, status):
     """OUT[b] = body Jacobian (6, nu) of frame row f at Q[b] (OUT must be zero on entry);
     POSES[b] receives the frame's world pose."""
@@ -127,7 +127,7 @@ def _frame_jacobian(dbuf, t, b, Q, f, POSES, OUT, status):
     return result_status(result_status(st, POSES[b]), OUT[b])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _kinetic_energy(dbuf, t, b, Q, U, OUT, status):
     """OUT[b] = kinetic energy at (Q[b], U[b])."""
     mi, mf = model_arrays(dbuf)
@@ -138,7 +138,7 @@ def _kinetic_energy(dbuf, t, b, Q, U, OUT, status):
     return result_status(st, OUT[b:b + 1])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _mass_and_com(dbuf, t, b, Q, OUT, status):
     """OUT[b] = [total mass, centre of mass (3)] at Q[b]."""
     mi, mf = model_arrays(dbuf)
@@ -149,7 +149,7 @@ def _mass_and_com(dbuf, t, b, Q, OUT, status):
     return result_status(st, OUT[b])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _integrate(dbuf, t, b, Q, U, dt, OUT, status):
     """OUT[b] = Q[b] (+) U[b] dt on each hinge's manifold (charts of worker t's data); models
     with modal bodies too (eta + eta' dt, as a single call)."""
@@ -161,12 +161,12 @@ def _integrate(dbuf, t, b, Q, U, dt, OUT, status):
     return result_status(st, OUT[b])
 
 
-forward_dynamics_batch = _make_batch("forward_dynamics_batch", _forward_dynamics)
-inverse_dynamics_batch = _make_batch("inverse_dynamics_batch", _inverse_dynamics)
-mass_matrix_batch = _make_batch("mass_matrix_batch", _mass_matrix)
-inverse_mass_matrix_batch = _make_batch("inverse_mass_matrix_batch", _inverse_mass_matrix)
-frame_pose_batch = _make_batch("frame_pose_batch", _frame_pose)
-frame_jacobian_batch = _make_batch("frame_jacobian_batch", _frame_jacobian)
-kinetic_energy_batch = _make_batch("kinetic_energy_batch", _kinetic_energy)
-mass_and_com_batch = _make_batch("mass_and_com_batch", _mass_and_com)
-integrate_batch = _make_batch("integrate_batch", _integrate)
+forward_dynamics_batch = batch_kernel("forward_dynamics_batch", _forward_dynamics)
+inverse_dynamics_batch = batch_kernel("inverse_dynamics_batch", _inverse_dynamics)
+mass_matrix_batch = batch_kernel("mass_matrix_batch", _mass_matrix)
+inverse_mass_matrix_batch = batch_kernel("inverse_mass_matrix_batch", _inverse_mass_matrix)
+frame_pose_batch = batch_kernel("frame_pose_batch", _frame_pose)
+frame_jacobian_batch = batch_kernel("frame_jacobian_batch", _frame_jacobian)
+kinetic_energy_batch = batch_kernel("kinetic_energy_batch", _kinetic_energy)
+mass_and_com_batch = batch_kernel("mass_and_com_batch", _mass_and_com)
+integrate_batch = batch_kernel("integrate_batch", _integrate)

@@ -4,7 +4,8 @@
 * T = 1/2 sum_k [V_k; eta_k']^T M_k(eta) [V_k; eta_k'] (link frames);
 * [m, c] with m = sum_k m_k and m c = sum_k m_k p_k + R_k (m c)_k(eta), the first moments
   (m c)_k read off each body's M_k(eta) (M[:3, 3:6] = [m c]x) and placed by the deformed
-  link poses.
+  link poses;
+* the strain energy 1/2 sum_k eta_k^T K_k eta_k (K_k: the body's modal stiffness).
 """
 from numba import njit
 
@@ -51,3 +52,19 @@ def flex_mass_and_com(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, q, u0, phi, V,
     if out[0] > 0.0:
         for i in range(1, 4):
             out[i] /= out[0]
+
+
+@njit(cache=True)
+def flex_strain_energy(fi, stiffness, q):
+    """1/2 sum over the modal bodies of eta^T K eta [J] (K at fi[k, STIFF], NM x NM row-major)."""
+    V = 0.0
+    for k in range(fi.shape[0]):
+        nm, qm, ka = fi[k, FL.NM], fi[k, FL.QM], fi[k, FL.STIFF]
+        s = 0.0
+        for i in range(nm):
+            ke = 0.0
+            for j in range(nm):
+                ke += stiffness[ka + i * nm + j] * q[qm + j]
+            s += q[qm + i] * ke
+        V += 0.5 * s
+    return V
