@@ -14,6 +14,18 @@ from .flex_body_inertia import body_masses
 from .flex_kinematics import flex_kinematics
 
 
+@njit(cache=True, inline="always")
+def quadratic_form(A, a, x, o, n):
+    """x^T A x of the n x n block of A at a (row-major) and x[o:o + n], row by row."""
+    s = 0.0
+    for r in range(n):
+        ax = 0.0
+        for c in range(n):
+            ax += A[a + r * n + c] * x[o + c]
+        s += x[o + r] * ax
+    return s
+
+
 @njit(cache=True)
 def flex_kinetic_energy(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, q, u, phi, V, abias, pose, VN):
     """T [J] at (q, u)."""
@@ -21,14 +33,7 @@ def flex_kinetic_energy(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, q, u, phi, V
     body_masses(fi, fmass, fm1, fm2, q, Mq)
     T = 0.0
     for k in range(mi.shape[0]):
-        nb, vo, ma = fi[k, FL.NB], fi[k, FL.VOFF], fi[k, FL.MADR]
-        s = 0.0
-        for r in range(nb):
-            mv = 0.0
-            for c in range(nb):
-                mv += Mq[ma + r * nb + c] * V[vo + c]
-            s += V[vo + r] * mv
-        T += 0.5 * s
+        T += 0.5 * quadratic_form(Mq, fi[k, FL.MADR], V, fi[k, FL.VOFF], fi[k, FL.NB])
     return T
 
 
@@ -59,12 +64,5 @@ def flex_strain_energy(fi, stiffness, q):
     """1/2 sum over the modal bodies of eta^T K eta [J] (K at fi[k, STIFF], NM x NM row-major)."""
     V = 0.0
     for k in range(fi.shape[0]):
-        nm, qm, ka = fi[k, FL.NM], fi[k, FL.QM], fi[k, FL.STIFF]
-        s = 0.0
-        for i in range(nm):
-            ke = 0.0
-            for j in range(nm):
-                ke += stiffness[ka + i * nm + j] * q[qm + j]
-            s += q[qm + i] * ke
-        V += 0.5 * s
+        V += 0.5 * quadratic_form(stiffness, fi[k, FL.STIFF], q, fi[k, FL.QM], fi[k, FL.NM])
     return V
