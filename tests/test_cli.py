@@ -159,10 +159,12 @@ def test_simulate_says_when_a_limit_acted_and_no_limits_leaves_them_out(tmp_path
     # launched at 3 rad/s from hanging straight down, it would swing to 1.4 rad: the limit at 0.3 stops it
     assert main(["simulate", str(urdf), "--u0", "3", "--t-final", "1"]) == 0
     said = capsys.readouterr().out
-    assert "limits reached by pivot: their spring-dampers exchange and remove energy" in said
+    work = float(re.search(r"the limits of pivot did ([-\d.e+]+) J", said).group(1))
+    drift = float(re.search(r"max drift ([-\d.e+]+) J", said).group(1))
+    assert -1.0 < work < -0.5 and drift > 0.9  # (the energy the limit took, beside the drift)
     assert main(["simulate", str(urdf), "--u0", "3", "--t-final", "1", "--no-limits"]) == 0
     said = capsys.readouterr().out
-    assert "limits reached" not in said
+    assert "limits of" not in said
     drift = float(re.search(r"max drift ([-\d.e+]+) J", said).group(1))
     assert drift < 1e-6  # RK4 at 1 ms on the free swing
 
@@ -220,14 +222,14 @@ def test_demo_after_a_cold_compile_prints_notices_not_a_burst_of_bars(tmp_path, 
     import time
     from multibody.simulation.integrators import RungeKuttaIntegrator
     monkeypatch.setenv("MULTIBODY_NO_PREFETCH", "1")
-    real, calls = RungeKuttaIntegrator._advance, []
+    real, calls = RungeKuttaIntegrator.advance, []
 
     def advance(self, T, Q, U):  # the first block lasts as long as a (short) compile
         if not calls:
             time.sleep(1.5)
         calls.append(1)
         return real(self, T, Q, U)
-    monkeypatch.setattr(RungeKuttaIntegrator, "_advance", advance)
+    monkeypatch.setattr(RungeKuttaIntegrator, "advance", advance)
     out = tmp_path / "r.npz"
     assert main(["demo", "--output", str(out), "--plot", str(tmp_path / "p.png")]) == 0
     err = capsys.readouterr().err

@@ -53,7 +53,7 @@ UNMAPPED = """<mujoco><worldbody><geom name="floor" type="plane" size="1 1 .1"/>
  <body name="b" pos="1 0 0"><joint name="k" type="slide"/><geom size="0.1" contype="0" conaffinity="0"/></body>
  </worldbody><tendon><fixed name="t"><joint joint="j" coef="1"/><joint joint="k" coef="1"/></fixed></tendon>
  <equality><joint name="eq" joint1="j" joint2="k"/></equality>
- <actuator><motor name="m" joint="j"/></actuator></mujoco>"""
+ <actuator><motor name="m" joint="j"/><motor name="mt" tendon="t"/></actuator></mujoco>"""
 
 
 def write(tmp_path, name, text):
@@ -136,10 +136,11 @@ def test_chain_model_matches_mujoco(tmp_path):
     mm = mujoco.MjModel.from_xml_path(str(tmp_path / "chain.xml"))
     q0 = m.mjcf_map.q_from(mm.qpos0)
     assert np.allclose(m.body_pose(q0, "base")[:3, 3], [0, 0, 1])
-    # springs on the "stiff" joints, damping on the rest: hinges with equal k, c only
-    forces = {f.hinge: f for f in m.mjcf_forces}
-    assert forces["pa"].damping == 0.2 and "base_hinge" not in forces
-    assert any("differing within one hinge" in s for s in m.mjcf_unmapped)
+    # damping on every joint, springs on the "stiff" ones: the hinge's, one value per speed
+    h = m.hinge("base_hinge")
+    assert m.hinge("pa").damping == (0.2,) and h.damping == (0.2, 0.2, 0.2)
+    assert h.spring_stiffness == (3.0, 0.0, 0.0) and h.spring_reference[0] == 0.2
+    assert m.mjcf_forces == () and not any("stiffness" in s for s in m.mjcf_unmapped)
 
 
 @pytest.mark.filterwarnings("ignore::multibody.io.mjcf.MjcfWarning")
@@ -148,8 +149,8 @@ def test_springs_and_limits_are_mapped(tmp_path):
         stiffness="5" damping="0.5" springref="0.3" range="-1 2" limited="true"/>
         <geom size="0.1"/></body></worldbody></mujoco>""")
     m = mb.load_mjcf(p)
-    (f,) = m.mjcf_forces
-    assert (f.hinge, f.stiffness, f.damping, float(f.q_ref[0])) == ("h", 5.0, 0.5, 0.3)
+    h = m.hinge("h")
+    assert (h.spring_stiffness, h.damping, h.spring_reference) == ((5.0,), (0.5,), (0.3,))
     assert m.hinge("h").lower == (-1.0,) and m.hinge("h").upper == (2.0,)
 
 
@@ -157,10 +158,12 @@ def test_unmapped_elements_are_warned_by_name(tmp_path):
     with pytest.warns(MjcfWarning) as rec:
         m = mb.load_mjcf(write(tmp_path, "u.xml", UNMAPPED))
     text = " ".join(str(w.message) for w in rec)
-    for word in ("tendon", "'t'", "equality", "'eq'", "actuator", "'m'", "contacts", "'floor'", "'g'",
-                 "friction loss", "'j'"):
+    for word in ("tendon", "'t'", "equality", "'eq'", "actuator (a transmission other than a joint)", "'mt'",
+                 "contacts", "'floor'", "'g'"):
         assert word in text
     assert len(m.mjcf_unmapped) == len(rec)
+    # the joint's motor and its friction loss are mapped
+    assert [a.name for a in m.actuators] == ["m"] and m.hinge("j").friction == (0.1,)
 
 
 def test_bad_input(tmp_path):
@@ -207,36 +210,39 @@ def test_dm_control_suite(path, monkeypatch, tmp_path):
     check(path)
 
 
-#: suite models whose damping on very light bodies is too stiff for explicit RK4 at dt = 1 ms
-#: (MuJoCo steps them with damping implicit): dog's scapulae and tail (time constants ~1e-5 s),
-#: the manipulator's and stacker's finger tips (inertia 7e-8 kg m^2 against damping 0.01)
+#: suite models whose damping on very light bodies is too stiff for explicit RK4 at dt = 1 ms:
+#: dog's scapulae and tail (time constants ~1e-5 s), the manipulator's and stacker's finger
+#: tips (inertia 7e-8 kg m^2 against damping 0.01); MuJoCo and (by default) we take it implicitly
 STIFF_AT_1_MS = {"dog.xml", "manipulator.xml", "stacker.xml"}
 
 
 @pytest.mark.skipif(not DM_SUITE, reason="dm_control is not installed")
 @pytest.mark.parametrize("path", DM_SUITE or [None], ids=lambda p: Path(p).name if p else "none")
 def test_dm_control_suite_simulates_with_its_forces(path, monkeypatch, tmp_path):
-    """1 s with ``m.mjcf_forces`` (joint springs and damping) at rest from the neutral pose: RK4 at
-    1 ms, or, for the stiff ones, an error that says the step blew up and names the hinge, and
-    then the adaptive integrator to the end (dog.xml raised a bare ZeroDivisionError: its state
-    passed 1e200 and a quaternion's norm overflowed)."""
+    """1 s with the joints' springs, damping and friction and the actuators at zero control (on
+    by default) at rest from the neutral pose: RK4 at 1 ms runs every suite model, the stiff
+    damping of light bodies implicit (``implicit_damping="auto"``). With it explicit, the stiff
+    ones stop with an error that says the step blew up and names the hinge (dog.xml used to
+    raise a bare ZeroDivisionError: its state passed 1e200 and a quaternion's norm overflowed),
+    and the others run as before."""
     monkeypatch.chdir(tmp_path)
     name = Path(path).name
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         m = mb.load_mjcf(path)
     q0, u0 = m.neutral_q(), np.zeros(m.nu)
+    res = mb.simulate(m, q0, u0, 1.0, dt=1e-3)
+    assert res.t[-1] == pytest.approx(1.0) and np.all(np.isfinite(res.u))
     try:
-        res = mb.simulate(m, q0, u0, 1.0, dt=1e-3, forces=m.mjcf_forces)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # (the warning names the stiff hinge too)
+            mb.simulate(m, q0, u0, 1.0, dt=1e-3, implicit_damping=False)
     except mb.SimulationError as e:
         assert name in STIFF_AT_1_MS, f"{name}: {e}"
         assert re.search(r"(blew up|became non-finite) at t = .*hinge '\w+'", str(e)), str(e)
         assert "smaller dt" in str(e) and len(e.result.t) >= 2
-        res = mb.simulate(m, q0, u0, 1.0, dt=1e-2, integrator="dopri5", rtol=1e-6, atol=1e-8,
-                          forces=m.mjcf_forces)
     else:
-        assert name not in STIFF_AT_1_MS, f"{name} now runs at 1 ms: take it off STIFF_AT_1_MS"
-    assert res.t[-1] == pytest.approx(1.0) and np.all(np.isfinite(res.u))
+        assert name not in STIFF_AT_1_MS, f"{name} now runs at 1 ms with explicit damping: take it off STIFF_AT_1_MS"
 
 
 def test_print_summary(capsys):

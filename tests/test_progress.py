@@ -68,14 +68,14 @@ def _slow_first_block(monkeypatch, first, then=0.0):
     """Make the integrator's first compiled call take ``first`` s more (a cold compile)
     and every later one ``then`` s more."""
     from multibody.simulation.integrators import RungeKuttaIntegrator
-    real = RungeKuttaIntegrator._advance
+    real = RungeKuttaIntegrator.advance
     calls = []
 
     def advance(self, T, Q, U):
         time.sleep(first if not calls else then)
         calls.append(1)
         return real(self, T, Q, U)
-    monkeypatch.setattr(RungeKuttaIntegrator, "_advance", advance)
+    monkeypatch.setattr(RungeKuttaIntegrator, "advance", advance)
     return calls
 
 

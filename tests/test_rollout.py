@@ -100,3 +100,34 @@ def test_a_stacked_control_equals_each_samples_simulate_with_its_control():
             TAU[2, 1] = np.nan
     r = mb.rollout(m, Q0, U0, 0.1, dt=1e-3, control=bad)
     assert list(r.failed) == [2] and r.status[2] == Status.CONTROL_NONFINITE
+
+
+def test_a_sampled_stacked_control_equals_each_samples_sampled_simulate():
+    m = chain()
+    rng = np.random.default_rng(4)
+    B = 4
+    Q0, U0 = rng.normal(size=(B, m.nq)), rng.normal(size=(B, m.nu))
+    gains = rng.uniform(1.0, 20.0, B)
+    times = []
+
+    def stacked(t, Q, U, TAU):
+        times.append(t)
+        TAU[:] += -gains[:, None] * Q - 0.5 * U + np.sin(t)
+
+    tau = np.full((B, m.nu), 0.1)
+    r = mb.rollout(m, Q0, U0, 0.1, dt=1e-3, tau=tau, control=stacked, control_period=0.02, progress=False)
+    assert r.failed.size == 0 and np.allclose(times, [0.0, 0.02, 0.04, 0.06, 0.08], rtol=0, atol=1e-15)
+    for b in (0, 3):
+        def single(t, q, u, tau_out, k=gains[b]):
+            tau_out[:] += -k * q - 0.5 * u + np.sin(t)
+        s = mb.simulate(m, Q0[b], U0[b], 0.1, dt=1e-3, tau=tau[b], control=single, control_period=0.02)
+        np.testing.assert_allclose(r.q[b], s.q, rtol=0, atol=1e-12)  # (step grids equal up to roundings)
+        np.testing.assert_allclose(r.u[b], s.u, rtol=0, atol=1e-11)
+    every = mb.rollout(m, Q0, U0, 0.1, dt=1e-3, tau=tau, control=stacked, progress=False)
+    assert np.abs(every.q[:, -1] - r.q[:, -1]).max() > 1e-6  # (held forces differ from per-stage ones)
+    with pytest.raises(ValueError, match="multiple of the output interval"):
+        mb.rollout(m, Q0, U0, 0.1, dt=1e-3, control=stacked, control_period=0.0015)
+    with pytest.raises(ValueError, match="control_period"):
+        mb.rollout(m, Q0, U0, 0.1, dt=1e-3, control=stacked, control_period=-1.0)
+    with pytest.raises(ValueError, match="control_period needs a control"):
+        mb.rollout(m, Q0, U0, 0.1, dt=1e-3, control_period=0.01)

@@ -24,7 +24,8 @@ from .planning import ExplicitConstraintSet, LiegroupSpace
 from .results import load_result
 from .sweep import sweep
 from .simulation import (
-    ButcherTableau, ExpandingStorage, ExternalForce, JointLimits, JointLimitWarning, JointSpringDamper,
+    Actuator, EffortLimitWarning, Event, JointDynamics, ButcherTableau, ExpandingStorage, ExternalForce, JointLimits,
+    JointLimitWarning, JointSpringDamper,
     LinearSpringDamper, MuntheKaasIntegrator, OdeResultsSink,
     RingBufferStorage, RolloutResult, RungeKuttaIntegrator, SimulationError, SimulationResult, rollout, simulate,
     SimulationTerminated,
@@ -74,10 +75,14 @@ __all__ = [
     "ExternalForce",
     "JointLimits",
     "JointLimitWarning",
+    "JointDynamics",
+    "EffortLimitWarning",
+    "Actuator",
     "JointSpringDamper",
     "LinearSpringDamper",
     "MuntheKaasIntegrator",
     "OdeResultsSink",
+    "Event",
     "RingBufferStorage",
     "RolloutResult",
     "rollout",

@@ -5,7 +5,8 @@
     multibody convert IN OUT [--floating-base [free|quaternion]]
     multibody simulate MODEL.urdf [--t-final T] [--dt DT] [--integrator rk4|dopri5|munthe_kaas|...]
                        [--floating-base [free|quaternion]] [--q0 "0.1,0.2,..."] [--u0 ...]
-                       [--output results.npz|.csv] [--output-every SECONDS] [--plot plot.png] [--no-limits] [--view]
+                       [--output results.npz|.csv] [--output-every SECONDS] [--plot plot.png] [--no-limits]
+                       [--no-joint-dynamics] [--view]
     multibody view MODEL [--floating-base ...] [--port 8080] [--host 127.0.0.1]
     multibody warmup [--jobs N] [--all]
     multibody --version
@@ -128,6 +129,28 @@ def _limits_reached(m, res):
     return [h.name for h in m.hinges if h.has_limits and out[:, m.q_slice(h.name)].any()]
 
 
+def _print_energy_balance(m, res, args, E):
+    """What the limits and the joints' damping and friction did to the energy, and what is
+    left of the drift: the integration error."""
+    from .simulation.energy_balance import force_work
+    from .simulation.forces import limit_model
+    from .simulation.joint_dynamics import joint_dynamics_model
+    dt = None if res.integrator in ("dopri5", "bs32") else args.dt
+    passed = _limits_reached(m, res) if args.limits else []
+    w_lim = force_work(m, res, [limit_model(m, True, dt)]) if passed else np.zeros(len(E))
+    joints = joint_dynamics_model(m, args.joint_dynamics, dt)
+    w_joint = force_work(m, res, [joints]) if joints is not None else np.zeros(len(E))
+    if not passed and joints is None:
+        return
+    parts = [f"the joints' damping and friction did {w_joint[-1]:.6g} J of work"] if joints is not None else []
+    if passed:
+        parts.append(f"the limits of {', '.join(passed)} did {w_lim[-1]:.6g} J")
+    print(f"  {'; '.join(parts)} (--no-joint-dynamics, --no-limits leave them out)")
+    print(f"  energy balance: E - E0 minus that work drifts by at most "
+          f"{np.max(np.abs(E - E[0] - w_lim - w_joint)):.3g} J: the integration error, with the work summed over the "
+          f"samples (a limit's force jumps on contact, which makes both first order in the step)")
+
+
 def _plot_title(title, res, args, q0):
     """What was simulated, for the plot: the model, its start, the integrator and step."""
     q0 = np.asarray(q0, dtype=float).ravel()
@@ -142,7 +165,7 @@ def _run(m, args, q0, u0, title, worker=None):
     try:
         res = simulate(m, q0, u0, args.t_final, dt=args.dt, integrator=args.integrator, rtol=args.rtol,
                        atol=args.atol, output=args.output, progress=True, output_every=args.output_every,
-                       limits=args.limits)
+                       limits=args.limits, joint_dynamics=args.joint_dynamics)
         code = 0
     except ValueError as e:
         raise SystemExit(f"multibody: {e}") from None
@@ -158,10 +181,7 @@ def _run(m, args, q0, u0, title, worker=None):
     print(f"{title}: {res.status}, t = {res.t[0]:g}..{res.t[-1]:g} s, {res.n_steps} steps "
           f"({res.integrator}), {res.wall_time:.3g} s wall")
     print(f"  energy: start {E[0]:.6g} J, end {E[-1]:.6g} J, max drift {np.max(np.abs(E - E[0])):.3g} J")
-    passed = _limits_reached(m, res) if args.limits else []
-    if passed:  # the limit springs and dampers take energy: the drift is not the integration error alone
-        print(f"  limits reached by {', '.join(passed)}: their spring-dampers exchange and remove energy, "
-              f"part of the drift above (--no-limits leaves them out)")
+    _print_energy_balance(m, res, args, E)
     print(f"  final q = {np.array2string(res.q[-1], precision=4)}")
     if args.output:
         print(f"  results written to {args.output}")
@@ -205,6 +225,8 @@ def _add_run_options(p, t_final=5.0):
     p.add_argument("--plot", help="plot file (.png), needs matplotlib")
     p.add_argument("--no-limits", dest="limits", action="store_false",
                    help="leave the hinges' position limits out (simulate enforces them by default)")
+    p.add_argument("--no-joint-dynamics", dest="joint_dynamics", action="store_false",
+                   help="leave the hinges' damping, springs and friction out (simulate applies them by default)")
 
 
 def _add_view_options(p):

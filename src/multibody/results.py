@@ -85,13 +85,17 @@ class SimulationResult:
     file), ``message``, ``n_steps`` (accepted steps), ``n_rejected``,
     ``n_chart_resets`` (rotation-vector charts re-centred), ``wall_time`` [s],
     ``integrator`` (its name), and the column names and units ``q_names``, ``q_units``,
-    ``u_names``, ``u_units`` (see ``coordinate_labels``; q0.., u0.. when unknown).
+    ``u_names``, ``u_units`` (see ``coordinate_labels``; q0.., u0.. when unknown), and
+    ``events``: the events that fired (``simulation.events.EventRecord``: time, name, index,
+    kind, state before and after), empty without events and when read from a file.
     q is expressed in the chart offsets the model had when the run started.
     """
 
     def __init__(self, t, q, u, status="finished", message="", n_steps=0, n_rejected=0,
-                 wall_time=0.0, integrator="", n_chart_resets=0, labels=None):
+                 wall_time=0.0, integrator="", n_chart_resets=0, labels=None, events=()):
         self.n_chart_resets = n_chart_resets
+        self.clamped = {}
+        self.events = list(events)
         self.t, self.q, self.u = t, q, u
         self.status, self.message = status, message
         self.n_steps, self.n_rejected = n_steps, n_rejected

@@ -59,7 +59,7 @@ def hinge_dict(h):
     if getattr(h, "parent_node", None) is not None:
         d["parent_node"] = h.parent_node.name
     d.update({k: limit_out(getattr(h, k)) for k in _META if getattr(h, k) is not None})
-    d.update({k: float(getattr(h, k)) for k in _SCALARS if getattr(h, k, 0.0) != 0.0})
+    d.update({k: plain(getattr(h, k)) for k in _SCALARS if np.any(np.asarray(getattr(h, k, 0.0)) != 0.0)})
     if np.any(h.armature != 0.0):
         d["armature"] = h.armature.tolist()
     if h.mimic is not None:
@@ -139,7 +139,7 @@ def add_hinge(m, e, where):
     for key in _META:
         setattr(h, key, get_field(e, key, where, as_limit if key in ("lower", "upper") else as_float, None))
     for key in _SCALARS:
-        setattr(h, key, get_field(e, key, where, as_float, 0.0))
+        setattr(h, key, get_field(e, key, where, as_limit, 0.0))  # a number, or one per speed
     if e.get("mimic") is not None:
         mim = as_mapping(e["mimic"], f"{where}.mimic", ("joint", "multiplier", "offset"))
         h.mimic = {"joint": get_field(mim, "joint", f"{where}.mimic", as_str),

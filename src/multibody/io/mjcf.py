@@ -15,14 +15,19 @@ as in MuJoCo; the compiled arrays are then mapped:
   accordingly); ball and free joints follow ``multibody.interop.MujocoLayout``'s layouts;
   ``m.mjcf_map`` (an ``MjcfMap``) converts states, forces and mass matrices;
 * joint ``armature`` -> ``Hinge.armature``; joint ranges of limited hinge/slide joints ->
-  hinge limits; ``stiffness``/``damping``/``springref`` -> ``JointSpringDamper`` force
-  models listed in ``m.mjcf_forces`` (pass them: ``simulate(m, ..., forces=m.mjcf_forces)``);
+  hinge limits; ``damping``, ``frictionloss`` and (hinge and slide joints') ``stiffness``/
+  ``springref`` -> the hinge's ``damping``, ``friction``, ``spring_stiffness``/
+  ``spring_reference``, which ``simulate`` applies by default (``joint_dynamics=``;
+  MuJoCo's frictionloss is a soft constraint, ours the regularized Coulomb law of
+  ``simulation.joint_dynamics``); ``m.mjcf_forces`` is empty, kept for scripts that pass
+  it; ``<actuator>`` -> ``m.actuators`` (``_mjcf_actuators``: joint transmissions, affine
+  gains and biases), driven by ``simulate(..., ctrl=...)``;
 * sites -> nodes (a site named like a body gets the suffix ``_site``); ``opt.gravity``
   (zero when MuJoCo's gravity flag is disabled) -> ``m.gravity``.
 
 Not modelled, each warned by name (``MjcfWarning``) and listed in ``m.mjcf_unmapped``:
-equality constraints, tendons, actuators, contacts, friction loss, gravity compensation,
-fluid forces, flexes, ball-joint limits, springs that a hinge cannot carry.
+equality constraints, tendons, actuators other than those above, contacts, gravity
+compensation, fluid forces, flexes, ball-joint limits, ball- and free-joint stiffness.
 Unnamed bodies, joints and sites get stable generated names (``body<i>``,
 ``<body>_joint<k>``, ``site<i>``).
 
@@ -36,10 +41,10 @@ from pathlib import Path
 import numpy as np
 
 from ..model import Multibody
-from ..simulation import JointSpringDamper
 from ._files import MAX_BYTES
 from ._mjcf_files import check_mjcf_files
 from ._mjcf_geoms import geom_visuals
+from ._mjcf_actuators import mjcf_actuators
 from ._mjcf_build import BALL, FREE, Joint, quat_wxyz_to_matrix, split_runs, transform
 from ._mjcf_map import MjcfMap
 
@@ -67,7 +72,7 @@ def load_mjcf(path, name=None, *, mesh_dirs=None, allow_outside=False, max_bytes
     ``name``: the model's name (default: the file's stem). ``mesh_dirs``: folders besides the
     file's own that its includes and asset files may lie in (``allow_outside=True``: any);
     ``max_bytes``: the largest file read (default 256 MiB). Returns the Multibody with
-    ``mjcf_forces`` (force models for ``simulate(..., forces=...)``), ``mjcf_map`` (an
+    ``actuators`` (for ``simulate(..., ctrl=...)``), ``mjcf_map`` (an
     ``MjcfMap``: q, u, udot, tau, M <-> qpos, qvel, qacc, qfrc, ``mj_fullM``) and
     ``mjcf_unmapped`` (one line per element not modelled, each also warned).
 
@@ -112,7 +117,7 @@ class _Builder:
         self.body_names = {"world"}
         self.hinge_names = set()
         self.records = []        # (joint name, type, hinge name, q offset, u offset, qposadr, dofadr)
-        self.forces, self.unmapped = [], {}
+        self.unmapped = {}
         self.joint_names = [self._joint_name(j) for j in range(mm.njnt)]
 
     def note(self, what, item):
@@ -200,24 +205,20 @@ class _Builder:
         self.springs(h, [jt.index for jt in joints])
 
     def springs(self, h, jids):
-        """One JointSpringDamper for the hinge if its joints share stiffness and damping."""
+        """The joints' damping, frictionloss and (hinge and slide joints') stiffness onto the
+        hinge, per speed in our order (a free joint's dofs are MuJoCo's [linear; angular])."""
         mm = self.mm
-        kc = [(float(mm.jnt_stiffness[j]), *map(float, mm.dof_damping[mm.jnt_dofadr[j]:mm.jnt_dofadr[j] + 1]))
-              for j in jids]
-        dofs = [d for j in jids for d in range(mm.jnt_dofadr[j], mm.jnt_dofadr[j] + {0: 6, 1: 3}.get(
-            int(mm.jnt_type[j]), 1))]
-        if not any(k for k, _ in kc) and not mm.dof_damping[dofs].any():
-            return
-        names = [self.joint_names[j] for j in jids]
-        scalar = all(int(mm.jnt_type[j]) not in (FREE, BALL) for j in jids)
-        if not scalar or len(set(kc)) > 1:
-            why = "on a ball/free joint" if not scalar else "differing within one hinge"
-            for n in names:
-                self.note(f"joint stiffness/damping ({why})", n)
-            return
-        k, c = kc[0]
-        qref = np.array([mm.qpos_spring[mm.jnt_qposadr[j]] for j in jids])
-        self.forces.append(JointSpringDamper(h.name, stiffness=k, damping=c, q_ref=qref))
+        dofs, k, ref = [], [], []
+        for j in jids:
+            a, nv = int(mm.jnt_dofadr[j]), {FREE: 6, BALL: 3}.get(int(mm.jnt_type[j]), 1)
+            dofs += list(range(a + 3, a + 6)) + list(range(a, a + 3)) if nv == 6 else list(range(a, a + nv))
+            if nv > 1 and mm.jnt_stiffness[j] != 0.0:
+                self.note("joint stiffness on a ball/free joint", self.joint_names[j])
+            k += [0.0] * nv if nv > 1 else [float(mm.jnt_stiffness[j])]
+            ref += [0.0] * nv if nv > 1 else [float(mm.qpos_spring[mm.jnt_qposadr[j]])]
+        h.damping = mm.dof_damping[dofs].astype(float)
+        h.friction = mm.dof_frictionloss[dofs].astype(float)
+        h.spring_stiffness, h.spring_reference = k, ref
 
     # ------------------------------------------------------------------ the rest
     def sites(self):
@@ -231,7 +232,7 @@ class _Builder:
     def unmapped_elements(self, mujoco):
         mm = self.mm
         for what, n, get in (("equality constraint", mm.neq, mm.equality), ("tendon", mm.ntendon, mm.tendon),
-                             ("actuator", mm.nu, mm.actuator), ("flex", mm.nflex, None)):
+                             ("flex", mm.nflex, None)):
             for i in range(n):
                 self.note(what, (get(i).name if get else "") or f"#{i}")
         off = mujoco.mjtDisableBit
@@ -240,10 +241,6 @@ class _Builder:
                 if mm.geom_contype[g] or mm.geom_conaffinity[g]:
                     b = self.bodies[int(mm.geom_bodyid[g])].name
                     self.note("contacts (colliding geom)", mm.geom(g).name or f"#{g} on {b}")
-        for j in range(mm.njnt):
-            nv = {0: 6, 1: 3}.get(int(mm.jnt_type[j]), 1)
-            if mm.dof_frictionloss[mm.jnt_dofadr[j]:mm.jnt_dofadr[j] + nv].any():
-                self.note("joint friction loss", self.joint_names[j])
         if mm.opt.density > 0 or mm.opt.viscosity > 0:
             self.note("fluid forces", f"density {mm.opt.density:g}, viscosity {mm.opt.viscosity:g}")
 
@@ -262,7 +259,9 @@ class _Builder:
         joints = [(n, t, m.q_slice(h).start + dq, m.u_slice(h).start + du, pq, pv)
                   for n, t, h, dq, du, pq, pv in self.records]
         m.mjcf_map = MjcfMap(m, joints, mm.nq, mm.nv)
-        m.mjcf_forces = self.forces
+        coordinates = {self.joint_names.index(n): (h, du) for n, t, h, dq, du, pq, pv in self.records}
+        m.actuators = mjcf_actuators(mm, coordinates, self.note)
+        m.mjcf_forces = ()  # (the joints' springs and dampers are the hinges' own now: see the module docstring)
         m.mjcf_unmapped = []
         for what, items in self.unmapped.items():
             shown = ", ".join(repr(s) for s in items[:_LISTED]) + (

@@ -180,8 +180,9 @@ def _joint(h, jtype, axis, parent, T_origin):
     lim = " ".join(f'{k}="{_nums([v])}"' for k, v in lim.items() if v is not None and np.isfinite(v))
     if lim:
         lines.append(f"    <limit {lim}/>")
-    if h.damping != 0.0 or h.friction != 0.0:
-        lines.append(f'    <dynamics damping="{_nums([h.damping])}" friction="{_nums([h.friction])}"/>')
+    damping, friction = (float(np.ravel(v)[0]) for v in (h.damping, h.friction))  # (one coordinate here)
+    if damping != 0.0 or friction != 0.0:
+        lines.append(f'    <dynamics damping="{_nums([damping])}" friction="{_nums([friction])}"/>')
     if h.mimic is not None:
         mim = h.mimic
         lines.append(f"    <mimic joint={quoteattr(mim['joint'])} multiplier=\"{_nums([mim.get('multiplier', 1.0)])}\" "

@@ -92,7 +92,7 @@ def make_subhinges(kind, axis=None, axes=None, pitch=0.0):
     raise AssertionError(k)
 
 
-def _finite(value, what, unbounded=None):
+def finite_number(value, what, unbounded=None):
     """float(value), or ValueError naming ``what`` if it is not a finite number (or the
     infinity ``unbounded``, which means no bound)."""
     try:
@@ -108,7 +108,7 @@ def _nonnegative(value, what):
     """None, or a finite float >= 0 (ValueError naming ``what``)."""
     if value is None:
         return None
-    v = _finite(value, what)
+    v = finite_number(value, what)
     if v < 0:
         raise ValueError(f"{what} must be >= 0, got {value!r}")
     return v
@@ -121,6 +121,27 @@ def _metadata_limit(attr, what, doc):
 
     def fset(self, value):
         setattr(self, attr, _nonnegative(value, f"hinge {self.name!r}: {what} limit"))
+    return property(fget, fset, doc=doc)
+
+
+def _coordinate_parameter(attr, what, signed, doc):
+    """A property for a joint-dynamics parameter: one finite float for every coordinate of
+    the hinge, or a tuple of one per generalized speed; >= 0 unless ``signed``."""
+    def fget(self):
+        return getattr(self, attr)
+
+    def fset(self, value):
+        label = f"hinge {self.name!r}: {what}"
+        if np.ndim(value) == 0:
+            v = finite_number(value, label)
+        else:
+            v = tuple(finite_number(x, f"{label}[{i}]") for i, x in enumerate(np.asarray(value, dtype=object).ravel()))
+            if len(v) != self.nu:
+                raise ValueError(f"{label} must be a scalar or one value per generalized speed ({self.nu}), "
+                                 f"got {len(v)} values")
+        if not signed and min(np.atleast_1d(v)) < 0:
+            raise ValueError(f"{label} must be >= 0, got {value!r}")
+        setattr(self, attr, v)
     return property(fget, fset, doc=doc)
 
 
@@ -155,10 +176,11 @@ class Hinge:
     Attributes: ``name``, ``kind``, ``parent``, ``child``, ``subhinges``,
     ``T_parent_joint``, ``T_child_joint``, ``armature``, the position limits ``lower`` /
     ``upper`` (honoured by ``random_q``, the configuration-space sampler and ``simulate``)
-    and metadata kept from model files: ``effort`` and ``velocity`` limits,
-    ``damping``/``friction``, ``spring_stiffness``/``spring_reference`` (SDFormat; 0 when
-    the file has none), and ``mimic`` (dict with joint, multiplier, offset). No algorithm
-    reads the metadata: a force model (``JointSpringDamper``) makes it act.
+    the joint dynamics ``damping``, ``friction``, ``spring_stiffness``/``spring_reference``
+    (from URDF ``<dynamics>``, SDFormat and MJCF; 0 when the file has none), which
+    ``simulate`` and ``rollout`` apply by default (``simulation.joint_dynamics``), the
+    ``effort`` limit that clamps the joint forces a simulation applies, the ``velocity``
+    limit (metadata) and ``mimic`` (dict with joint, multiplier, offset).
     """
 
     def __init__(self, name, parent, child, kind, subhinges, T_parent_joint=None, T_child_joint=None):
@@ -246,11 +268,11 @@ class Hinge:
                              f"limits ({what}) apply to scalar coordinates only")
         inf = -np.inf if what == "lower" else np.inf
         if np.ndim(value) == 0:
-            return _finite(value, f"hinge {self.name!r}: {what} limit", inf)
+            return finite_number(value, f"hinge {self.name!r}: {what} limit", inf)
         if len(value) != self.nq:
             raise ValueError(f"hinge {self.name!r}: {what} limit needs {self.nq} values (one per "
                              f"coordinate), got {len(value)}")
-        return tuple(None if v is None else _finite(v, f"hinge {self.name!r}: {what} limit", inf)
+        return tuple(None if v is None else finite_number(v, f"hinge {self.name!r}: {what} limit", inf)
                      for v in value)
 
     def q_limits(self):
@@ -279,7 +301,24 @@ class Hinge:
         return ", ".join(parts)
 
     effort = _metadata_limit("_effort", "effort", """Effort limit (URDF ``<limit effort>``)
-        [N m or N], None or a finite value >= 0; metadata: no algorithm enforces it.""")
+        [N m or N], None or a finite value >= 0: ``simulate`` and ``rollout`` clamp the
+        joint forces they are given (``tau``, a control's) to it on every coordinate of the
+        hinge, and say so (``simulation.joint_dynamics``).""")
+    damping = _coordinate_parameter("_damping", "damping", False, """Viscous damping c >= 0
+        [N m s/rad or N s/m]: tau = -c u, a scalar or one per speed.""")
+    friction = _coordinate_parameter("_friction", "friction", False, """Coulomb friction
+        F >= 0 [N m or N] (URDF ``friction``, MJCF ``frictionloss``), a scalar or one per
+        speed; see ``simulation.joint_dynamics.JointDynamics`` for the law.""")
+    spring_stiffness = _coordinate_parameter("_spring_stiffness", "spring_stiffness", False, """Joint
+        spring k >= 0 [N m/rad or N/m]: tau = -k (q - spring_reference), a scalar or one per
+        speed (scalar coordinates only).""")
+    spring_reference = _coordinate_parameter("_spring_reference", "spring_reference", True, """The
+        spring's rest position [rad or m], a scalar or one per speed.""")
+
+    def joint_dynamics(self):
+        """(damping, friction, spring_stiffness, spring_reference), each (nu,) float arrays."""
+        return tuple(np.broadcast_to(np.asarray(getattr(self, k), dtype=float), (self.nu,)).copy()
+                     for k in ("damping", "friction", "spring_stiffness", "spring_reference"))
     velocity = _metadata_limit("_velocity", "velocity", """Speed limit (URDF ``<limit
         velocity>``) [rad/s or m/s], None or a finite value >= 0; metadata: no algorithm
         enforces it.""")

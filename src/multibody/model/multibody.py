@@ -57,6 +57,9 @@ class Multibody(ConstraintsMixin, ModalMixin, GeneratorsMixin):
         self._hinges = {}
         self._nodes = {}
         self.gravity = gravity
+        #: the model's actuators (``simulation.actuators.Actuator``; MJCF ``<actuator>``),
+        #: driven by ``simulate(..., ctrl=...)``
+        self.actuators = []
 
     compiled = _CompiledOnDemand()
 

@@ -74,12 +74,12 @@ def failure(integ, st):
             return SimulationError(f"simulation stopped at t = {t:.6g} s: {_STATUS_TEXT[st]}; {_FLEX_SINGULAR}", t)
     return SimulationError(f"simulation stopped at t = {t:.6g} s: {_STATUS_TEXT.get(st, st.name)}", t)
 
-def blow_up(integ, t):
-    """A SimulationError saying the step blew up, if the stage state that failed holds a
-    non-finite or huge entry (speeds above ``BLOW_UP_SPEED``, coordinates above
-    ``BLOW_UP_COORDINATE``); None otherwise."""
+def blow_up(integ, t, state=None):
+    """A SimulationError saying the step blew up, if the stage state that failed (or
+    ``state``, a (q, u) pair: a run's last accepted state) holds a non-finite or huge entry
+    (speeds above ``BLOW_UP_SPEED``, coordinates above ``BLOW_UP_COORDINATE``); else None."""
     c = integ._c
-    qs, us = integ._work[3], integ._work[4]
+    qs, us = (integ._work[3], integ._work[4]) if state is None else state
     with np.errstate(invalid="ignore"):
         su = np.where(np.isfinite(us), np.abs(us), np.inf) / BLOW_UP_SPEED
         sq = np.where(np.isfinite(qs), np.abs(qs), np.inf) / BLOW_UP_COORDINATE

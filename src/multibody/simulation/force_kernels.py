@@ -6,6 +6,7 @@ below; ``apply_forces`` reads them with the same names.
 """
 import math
 
+import numpy as np
 from numba import njit
 
 from ..kernels.energy import link_velocities
@@ -23,12 +24,15 @@ FM_LIMIT = 3     # one-sided spring-damper: tau[u_i] += max(0, k d + c d_dot) ou
                  # d = lower - q or q - upper, the penetration (nothing while d <= 0)
 FM_LINEAR = 4    # spring-damper between point a (link FMI_LINK) and point b (link FMI_LINK_B):
                  # F = -(k (l - l0) + c l_dot) d/l on b, -F on a; d = p_b - p_a, l = |d|
+FM_FRICTION = 5  # Coulomb friction, regularized: tau[u_i] += -F tanh(u / v_s)
+FM_ACTUATOR = 6  # an actuator on one coordinate: tau[u_i] += g clip(a ctrl + b0 + b1 g q + b2 g u, f_min, f_max)
+JOINT_LEVEL = (FM_SPRING, FM_LIMIT, FM_FRICTION, FM_ACTUATOR)  # the entries that need no link placements
 
 # --- integer columns (fmi)
-FMI_TYPE = 0     # FM_SPRING, FM_WRENCH, FM_WORLD or FM_LIMIT
-FMI_U = 1        # FM_SPRING, FM_LIMIT: index of the coordinate in u
+FMI_TYPE = 0     # the entry type: FM_SPRING ... FM_ACTUATOR
+FMI_U = 1        # FM_SPRING, FM_LIMIT, FM_FRICTION, FM_ACTUATOR: index of the coordinate in u
 FMI_LINK = 1     # FM_WRENCH, FM_WORLD: the link the wrench acts on
-FMI_Q = 2        # FM_SPRING, FM_LIMIT: index of the coordinate in q
+FMI_Q = 2        # FM_SPRING, FM_LIMIT, FM_ACTUATOR: index of the coordinate in q
 FMI_LINK_B = 2   # FM_LINEAR: the link of point b (-1: the world)
 N_FMI = 3
 
@@ -45,6 +49,14 @@ FM_PHASE = 13    # wrenches: phase [rad]
 FM_POINT = 14    # FM_WORLD: point of application in link axes (3 columns); FM_LINEAR: point b
 FM_LENGTH = 2    # FM_LINEAR: rest length l0 [m]
 FM_POINT_A = 3   # FM_LINEAR: point a in its link's axes (3 columns)
+FM_FRICTION_FORCE = 0  # FM_FRICTION: F [N m or N]
+FM_SLIP_SPEED = 1      # FM_FRICTION: v_s [rad/s or m/s], the speed where tanh reaches 0.76 F
+FM_GEAR = 0      # FM_ACTUATOR: g, the transmission (force on the joint = g x actuator force)
+FM_GAIN = 1      # FM_ACTUATOR: a, the gain on ctrl
+FM_BIAS = 2      # FM_ACTUATOR: b0, b1, b2 (3 columns), the bias (MuJoCo's affine actuators)
+FM_FORCE_MIN = 5  # FM_ACTUATOR: the force range (-inf, inf: none)
+FM_FORCE_MAX = 6
+FM_CTRL = 7      # FM_ACTUATOR: the control input (clamped to its range when packed)
 N_FMF = 17
 
 
@@ -170,6 +182,17 @@ def apply_forces(mi, mf, ws, fmi, fmf, q, u, t, tau0, tau, links):
             elif x > fmf[e, FM_UPPER]:
                 tau[ui] -= max(0.0, fmf[e, FM_K] * (x - fmf[e, FM_UPPER]) + fmf[e, FM_C] * u[ui])
             continue
+        if typ == FM_FRICTION:
+            ui = fmi[e, FMI_U]
+            tau[ui] -= fmf[e, FM_FRICTION_FORCE] * math.tanh(u[ui] / fmf[e, FM_SLIP_SPEED])
+            continue
+        if typ == FM_ACTUATOR:
+            ui = fmi[e, FMI_U]
+            g = fmf[e, FM_GEAR]
+            force = (fmf[e, FM_GAIN] * fmf[e, FM_CTRL] + fmf[e, FM_BIAS] + fmf[e, FM_BIAS + 1] * g * q[fmi[e, FMI_Q]]
+                     + fmf[e, FM_BIAS + 2] * g * u[ui])
+            tau[ui] += g * min(max(force, fmf[e, FM_FORCE_MIN]), fmf[e, FM_FORCE_MAX])
+            continue
         if links:  # a constant: link-level entries only in the loop variant with them
             use = True
             if typ == FM_LINEAR:
@@ -190,6 +213,15 @@ def apply_forces(mi, mf, ws, fmi, fmf, q, u, t, tau0, tau, links):
 
 def link_forces(fmi):
     """True if the packed entries ``fmi`` hold a link-level force model (FM_WRENCH, FM_WORLD,
-    FM_LINEAR): the loop variant without them applies only springs and limits."""
-    typ = fmi[:, FMI_TYPE]
-    return bool(((typ != FM_SPRING) & (typ != FM_LIMIT)).any())
+    FM_LINEAR): the loop variant without them applies only the joint-level ones."""
+    return bool((~np.isin(fmi[:, FMI_TYPE], JOINT_LEVEL)).any())
+
+
+@njit(cache=True)
+def joint_force_samples(mi, mf, ws, fmi, fmf, T, Q, U, out):
+    """out[k] = the joint-level force models' generalized forces at sample k (T[k], Q[k],
+    U[k]): ``apply_forces`` itself, without link-level entries, from zero joint forces (what
+    ``energy_balance`` integrates the work of)."""
+    zero = np.zeros(U.shape[1])
+    for k in range(T.shape[0]):
+        apply_forces(mi, mf, ws, fmi, fmf, Q[k], U[k], T[k], zero, out[k], False)

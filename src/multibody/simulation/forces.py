@@ -234,15 +234,10 @@ class JointLimits:
                      if np.isfinite(lower[qs.start + k]) or np.isfinite(upper[qs.start + k])]
         qi = np.array([r[1] for r in rows], dtype=np.int64)
         ui = np.array([r[2] for r in rows], dtype=np.int64)
-        inertia = np.zeros(len(rows))
-        if rows:
-            q_ref = m.neutral_q()
-            q_ref[qi] = np.where(np.isfinite(lower[qi] + upper[qi]), 0.5 * (lower[qi] + upper[qi]),
-                                 np.clip(q_ref[qi], lower[qi], upper[qi]))
-            rng = np.random.default_rng(INERTIA_SEED)
-            minv = _inverse_mass(m)
-            inertia = np.min([1.0 / np.diag(minv(q))[ui]
-                              for q in [q_ref] + [m.random_q(rng) for _ in range(INERTIA_SAMPLES)]], axis=0)
+        q_ref = m.neutral_q()
+        q_ref[qi] = np.where(np.isfinite(lower[qi] + upper[qi]), 0.5 * (lower[qi] + upper[qi]),
+                             np.clip(q_ref[qi], lower[qi], upper[qi]))
+        inertia = smallest_inertia(m, ui, q_ref)
         w = 2.0 * np.pi * self.frequency
         k = inertia * w * w if self.stiffness is None else np.full(len(rows), self.stiffness)
         cc = 2.0 * self.damping_ratio * inertia * w if self.damping is None else np.full(len(rows), self.damping)
@@ -260,6 +255,19 @@ class JointLimits:
             ff[F.FM_LOWER], ff[F.FM_UPPER] = p["lower"][e], p["upper"][e]
             out.append((fi, ff))
         return out
+
+
+def smallest_inertia(m, ui, q_ref=None):
+    """The smallest effective inertia 1 / (M(q)^-1)_ii [kg m^2 or kg] of the speeds ``ui``
+    over ``q_ref`` (default: neutral) and ``INERTIA_SAMPLES`` seeded ``random_q``
+    configurations (within the limits): what a stiff joint force meets at its lightest."""
+    ui = np.asarray(ui, dtype=np.int64)
+    if ui.size == 0:
+        return np.zeros(0)
+    rng = np.random.default_rng(INERTIA_SEED)
+    minv = _inverse_mass(m)
+    samples = [m.neutral_q() if q_ref is None else q_ref] + [m.random_q(rng) for _ in range(INERTIA_SAMPLES)]
+    return np.min([1.0 / np.diag(minv(q))[ui] for q in samples], axis=0)
 
 
 def _inverse_mass(m):

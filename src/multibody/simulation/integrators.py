@@ -27,27 +27,12 @@ from . import kernels as K
 from .failures import SimulationError, failure
 from .force_kernels import link_forces
 from .forces import pack_force_models
-from .lie import to_start_charts
+from .lie import error_scale_map, to_start_charts
 from .stages import normalize_quaternions
 from .sinks import ExpandingStorage
 from .tableaus import get_tableau
 
 __all__ = ["RungeKuttaIntegrator", "MuntheKaasIntegrator", "SimulationError", "step", "integrate"]
-
-
-def _error_scale_map(c):
-    """For each local coordinate (nu,) of the Munthe-Kaas error norm: the q entry whose
-    magnitude scales it, or -1 for a rotation (scale 1)."""
-    smap = np.full(c.nu, -1, dtype=np.int64)
-    for j in range(c.n_links):
-        kind = KINDS[c.mi[j, L.KIND]]
-        i, k = c.mi[j, L.QOFF], c.mi[j, L.UOFF]
-        if kind.chart or kind.quaternion:  # 3 rotation entries, then a position (free)
-            n_rot = 4 if kind.quaternion else 3
-            smap[k + 3:k + kind.nu] = np.arange(i + n_rot, i + kind.nq)
-        else:
-            smap[k:k + kind.nu] = np.arange(i, i + kind.nu)
-    return smap
 
 
 class RungeKuttaIntegrator:
@@ -116,6 +101,7 @@ class RungeKuttaIntegrator:
         u0 = check_vector(u0, c.nu, "u0", c).copy()
         self._q = q0
         self._u = u0
+        self.mf = c.mf  # the model rows the loop reads (a run's own copy with implicit damping)
         # the run's own data; q0 is read in the charts of the calling thread's data
         self.data = c.create_data()
         self.data.chart_offsets[:] = c.thread_data().chart_offsets
@@ -159,7 +145,7 @@ class RungeKuttaIntegrator:
         self.fopt[K.F_HMAX] = self.h_max
         emb = min(self.tableau.order, self.tableau.embedded_order or self.tableau.order)
         self.fopt[K.F_EXPO] = 1.0 / (emb + 1)
-        self.smap = _error_scale_map(c)
+        self.smap = error_scale_map(c)
         if c.flex is not None:
             flex_stepping.error_scale(c, self.smap)
         self.max_angles = np.ascontiguousarray(c.max_chart_angles, dtype=float)
@@ -168,6 +154,7 @@ class RungeKuttaIntegrator:
         self.ctr = np.zeros(K.N_CTR, dtype=np.int64)
         self._work, self._ctl = K.allocate_work(c.nq, c.nu, self.tab.shape[1], self.lie_group)
         self._initialized = False
+        self._ready = None  # the loop variant known compiled and checked
         if not self.lie_group and any(KINDS[k].quaternion for k in c.mi[:, L.KIND]):
             normalize_quaternions(c.mi, self._q)
 
@@ -242,7 +229,7 @@ class RungeKuttaIntegrator:
         """(the stepping loop's variant for this run, its arguments) to run into the output
         buffers (T, Q, U)."""
         c = self._c
-        args = (c.mi, c.mf, self.data.buf, self.tab, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
+        args = (c.mi, self.mf, self.data.buf, self.tab, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
                 self.smap, self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr,
                 self._work, self._ctl, T, Q, U) + (() if self._wc is None else (self._wc,))
         if not self.flex:
@@ -252,13 +239,14 @@ class RungeKuttaIntegrator:
             run = K.entry_point(self.lie_group, False, False, self.adaptive, self.control is not None, flex=True)
         return run, args
 
-    def _advance(self, T, Q, U):
+    def advance(self, T, Q, U):
         """Run until the buffers (T, Q, U) are full or the end; return (Status, rows)."""
         self.ctr[K.C_WRITTEN] = 0
         run, args = self.loop_call(T, Q, U)
-        if not run.signatures:  # the first run compiles the loop (or loads it from Numba's cache), checked
-            with compiling_notice("the simulation loop"):
+        if run is not self._ready and not run.signatures:  # (signatures: ~45 us; runs in segments call often)
+            with compiling_notice("the simulation loop"):  # the first run compiles the loop (or loads it), checked
                 loop_check.verify(run)
+        self._ready = run
         st = run(*args)
         if st == NEED_CONTROL:
             control, clk = self.control, self.clk
@@ -283,7 +271,7 @@ class RungeKuttaIntegrator:
         try:
             self.setup(float(t) + dt, dt)
             T, Q, U = np.empty(1), np.empty((1, self._c.nq)), np.empty((1, self._c.nu))
-            st, n = self._advance(T, Q, U)
+            st, n = self.advance(T, Q, U)
         finally:
             self.iopt[K.O_ADAPT] = adaptive
         if st not in (Status.FINISHED, Status.BUFFER_FULL):
@@ -296,10 +284,16 @@ class RungeKuttaIntegrator:
         ``solver.solve_u`` (a ``ConstraintKinematicsSolver`` of the model), in the charts the run
         started with (the run's charts are reset to those)."""
         q = solver.solve_q(self.q)
-        u = solver.solve_u(q, self._u)
+        self.set_state(self.t, q, solver.solve_u(q, self._u))
+
+    def set_state(self, t, q, u):
+        """Go on from time ``t`` [s] with q (nq,) in the charts the run started with (the run's
+        charts are reset to those) and u (nu,); a step in progress is dropped."""
         self.data.chart_offsets[:] = self.chart0
         self._q[:] = q
         self._u[:] = u
+        self.clk[K.K_T] = t
+        self.ctr[K.C_STAGE] = -1
 
     def integrate(self, t_final, dt, max_realtime_rate=math.inf, save_every=1, block=None, progress=None,
                   after_block=None, block_seconds=None):
@@ -359,7 +353,7 @@ class RungeKuttaIntegrator:
         """One block: run into the buffers and hand the rows written to the sink, also when
         the block ends in an exception. Returns (Status, rows)."""
         try:
-            st, n = self._advance(T, Q, U)
+            st, n = self.advance(T, Q, U)
         except BaseException:
             n = int(self.ctr[K.C_WRITTEN])
             self.sink.process_block(T[:n], Q[:n], U[:n])

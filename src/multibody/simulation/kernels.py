@@ -61,7 +61,8 @@ O_NSTEPS = 3     # fixed step: total number of steps
 O_NOUT = 4       # adaptive: total number of output samples after the initial one
 O_WORLDF = 5     # 1: some external force is given in world axes (needs a kinematics pass)
 O_CONTROL = 6    # 1: stop for a Python control at every stage (NEED_CONTROL)
-N_IOPT = 7
+O_EVERY = 7      # adaptive: 1 stores every accepted step, not only the output times (events)
+N_IOPT = 8
 
 # --- float options (fopt)
 F_T0 = 0
@@ -99,7 +100,9 @@ def _begin_step(adapt, iopt, fopt, clk, ctr, nrow):
     if adapt:
         if ctr[C_OUT] >= iopt[O_NOUT]:
             return FINISHED
-        t_out = min(t0 + (ctr[C_OUT] + 1) * dt, fopt[F_TEND])
+        t_out = fopt[F_TEND]  # the last output ends on t_final exactly (t0 + n dt may miss it by a rounding)
+        if ctr[C_OUT] + 1 < iopt[O_NOUT]:
+            t_out = min(t0 + (ctr[C_OUT] + 1) * dt, t_out)
         h = min(clk[K_H], fopt[F_HMAX])
         hit = 0
         if t + h >= t_out - 1e-12 * max(1.0, abs(t_out)):
@@ -108,7 +111,9 @@ def _begin_step(adapt, iopt, fopt, clk, ctr, nrow):
     else:
         if ctr[C_STEP] >= iopt[O_NSTEPS]:
             return FINISHED
-        t_out = min(t0 + (ctr[C_STEP] + 1) * dt, fopt[F_TEND])
+        t_out = fopt[F_TEND]
+        if ctr[C_STEP] + 1 < iopt[O_NSTEPS]:
+            t_out = min(t0 + (ctr[C_STEP] + 1) * dt, t_out)
         h = t_out - t
         hit = 1
     clk[K_STEP] = h
@@ -192,6 +197,9 @@ def _make_loop(lie, ta, links, adaptive, controlled, flex=0, pins=0):
         control = 0
         if controlled:
             control = iopt[O_CONTROL]
+        every = 0
+        if adaptive:
+            every = iopt[O_EVERY]
         worldf = iopt[O_WORLDF]
         nrow = T.shape[0]
         while True:
@@ -262,11 +270,13 @@ def _make_loop(lie, ta, links, adaptive, controlled, flex=0, pins=0):
             clk[K_T] = t_end
             ctr[C_STEP] += 1
             if adapt:
-                store = hit
+                ctr[C_OUT] += hit
+                store = hit != 0 or every != 0
             else:
                 store = ctr[C_STEP] % iopt[O_STRIDE] == 0 or ctr[C_STEP] == iopt[O_NSTEPS]
+                if store:
+                    ctr[C_OUT] += 1
             if store:
-                ctr[C_OUT] += 1
                 w = ctr[C_WRITTEN]
                 T[w] = clk[K_T]
                 if pins:  # no charts: q is in the start charts

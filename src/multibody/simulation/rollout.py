@@ -2,7 +2,7 @@
 import numba
 import numpy as np
 
-from ..algorithms.checks import refuse_zero_quaternions
+from ..algorithms.checks import check_positive, refuse_zero_quaternions
 from ..algorithms.entry import real_array, stacked
 from ..kernels.status import FINISHED, Status
 from ..progress import ProgressBar
@@ -11,6 +11,7 @@ from . import kernels as K
 from . import rollout_kernels as R
 from .forces import limit_model
 from .integrators import RungeKuttaIntegrator
+from .run_inputs import RunInputs
 from .stages import normalize_quaternions
 
 __all__ = ["rollout", "RolloutResult"]
@@ -23,11 +24,13 @@ class RolloutResult:
     ``u`` (B, N, nu); ``status`` (B,) ``Status`` codes (FINISHED, or why the sample
     stopped: SINGULAR, NONFINITE_STATE, MIN_STEP); ``t_failure`` (B,) the time a failed
     sample stopped (NaN for finished ones). Rows of a failed sample after its failure are
-    NaN. ``failed`` lists the indices of failed samples.
+    NaN. ``failed`` lists the indices of failed samples. ``clamped``: {hinge: (times,
+    largest |tau|)} of the joint forces clamped to an effort limit (empty when none was).
     """
 
     def __init__(self, t, q, u, status, t_failure):
         self.t, self.q, self.u, self.status, self.t_failure = t, q, u, status, t_failure
+        self.clamped = {}
 
     @property
     def failed(self):
@@ -49,7 +52,8 @@ def _stacked(x, shape, name):
 
 
 def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=None, forces=(),
-            save_every=1, lie_group=False, limits=True, progress=True):
+            save_every=1, lie_group=False, limits=True, progress=True, control_period=None, joint_dynamics=True,
+            efforts=True, ctrl=None, implicit_damping="auto"):
     """Simulate B initial states from t = 0 to ``t_final`` in one compiled call across cores.
 
     Q0 (B, nq), U0 (B, nu): initial states (charts of the calling thread's default Data;
@@ -59,7 +63,11 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     ``tau``: None, (B, nu) constant generalized forces per sample, or (B, N, nu) open-loop
     inputs held over each output interval (N = number of output intervals); ``forces``:
     force models as in ``simulate``; ``limits``: the hinges' position limits as in
-    ``simulate`` (on by default); ``save_every``: store every k-th step. Each sample runs
+    ``simulate`` (on by default); ``joint_dynamics``, ``efforts``: the hinges' damping,
+    springs and friction, and their effort limits clamping ``tau`` and the control's forces,
+    as in ``simulate`` (on by default), ``implicit_damping`` as there; ``ctrl``: the controls (n_actuators,) of the model's
+    actuators, the same for every sample (zeros by default); ``save_every``: store every
+    k-th step. Each sample runs
     through the same compiled loop as ``simulate`` (so a sample's trajectory equals its own
     ``simulate`` run), on Numba's threads (``numba.get_num_threads()``), each with its own
     data and work arrays; a sample that fails stops alone (see ``RolloutResult``).
@@ -71,6 +79,9 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     sample (status CONTROL_NONFINITE). Every sample then pauses at every stage, so its step
     state stays with it (memory grows with B). ``progress``: a bar on stderr for rollouts
     longer than a second (the run then goes in blocks of rows; the results are the same).
+    ``control_period`` [s]: sampled control as in ``simulate``: ``control`` is called only at
+    t = 0, T, 2T, ... (< t_final) with the samples' states there and TAU_out is held until the
+    next sample (a multiple of the output interval dt * save_every; not with a (B, N, nu) tau).
     """
     c = m.compiled
     Q0 = np.atleast_2d(real_array(Q0, "Q0"))
@@ -86,8 +97,13 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
         integrator, lie_group = "rk4", True
     # one integrator as the template of every sample's options and packed force models
     lim = limit_model(m, limits, dt)
+    inputs = RunInputs(m, control, tuple(forces or ()) + (() if lim is None else (lim,)), ctrl=ctrl,
+                       joint_dynamics=joint_dynamics, efforts=efforts, dt=dt, ctrl_function_ok=False,
+                       implicit_damping=implicit_damping)
+    control = inputs.control
     tpl = RungeKuttaIntegrator(m, Q0[0], U0[0], tableau=integrator, adaptive=False, lie_group=lie_group,
-                               forces=tuple(forces or ()) + (() if lim is None else (lim,)))
+                               forces=inputs.forces)
+    inputs.attach(tpl)
     if tpl.control is not None:  # modal bodies with link forces or constraints (flex_stage_forces)
         raise NotImplementedError("rollout: models with modal (flexible) bodies take joint forces only "
                                   "(tau, control, JointSpringDamper, limits); ExternalForce, LinearSpringDamper "
@@ -99,9 +115,15 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     tau = real_array(tau, "tau")
     segmented = tau.ndim == 3
     tau = _stacked(tau, (B, n_rows, c.nu) if segmented else (B, c.nu), "tau")
+    if inputs.clamp is not None:
+        tau = inputs.clamp.clamp(np.array(tau))  # (attach clamped only the template's own tau0)
 
     if control is not None and not callable(control):
         raise TypeError(f"control must be callable as control(t, Q, U, TAU_out), got {type(control).__name__}")
+    rows_per_sample = _rows_per_sample(control_period, control, dt * save_every, segmented)
+    sampled = control if rows_per_sample else None
+    if rows_per_sample:  # sampled: the loop takes the held forces as its tau, no pause per stage
+        control = None
     tpl.iopt[K.O_CONTROL] = int(control is not None)
     W = max(1, min(numba.get_num_threads(), B))
     dbufs = np.repeat(tpl.data.buf[None], W, axis=0)
@@ -125,15 +147,19 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     run = R.rollout_munthe_kaas if lie else R.rollout_classic
     if tpl.flex:  # modal bodies: the loop's flex variants (their work in each worker's buffer)
         run = FR.flex_rollout_munthe_kaas if lie else FR.flex_rollout_classic
-    args = (c.mi, c.mf, dbufs, tpl.tab, tpl.fmi, tpl.fmf)
+    args = (c.mi, tpl.mf, dbufs, tpl.tab, tpl.fmi, tpl.fmf)
     opts = (tpl.iopt, tpl.fopt, tpl.smap, tpl.max_angles, tpl.chart0, Q, U, CLK, CTR, CHARTS, WORK, CTL)
     if segmented:
         blocks = [(np.ascontiguousarray(tau[:, k]), k, 1) for k in range(n_rows)]
+    elif rows_per_sample:  # one block per sample; its forces from the control at the block's start
+        blocks = [(None, r, min(rows_per_sample, n_rows - r)) for r in range(0, n_rows, rows_per_sample)]
     else:  # 50 blocks of rows when a bar may show (the loop resumes where a block ended)
         size = max(1, -(-n_rows // 50)) if progress else n_rows
         blocks = [(tau, r, min(size, n_rows - r)) for r in range(0, n_rows, size)]
     bar = ProgressBar(after=1.0) if progress else None
     for tau_k, row0, nrows in blocks:
+        if tau_k is None:
+            tau_k = _held(sampled, (row0 // rows_per_sample) * float(control_period), QO[:, row0], UO[:, row0], tau)
         CTR[:, K.C_WRITTEN] = 0
         run(*args, tau_k, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], row0, nrows)
         while control is not None and np.any(CTR[:, K.C_STATUS] == Status.NEED_CONTROL):
@@ -150,4 +176,37 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     done = np.flatnonzero(status == FINISHED)
     # the output times, as the loop wrote them (every sample's are the same grid)
     t = T[done[0]] if done.size else np.minimum(np.arange(n_rows + 1) * dt * save_every, t_final)
-    return RolloutResult(t, QO, UO, status, t_failure)
+    result = RolloutResult(t, QO, UO, status, t_failure)
+    result.clamped = inputs.report()
+    return result
+
+
+def _rows_per_sample(control_period, control, interval, segmented):
+    """Output rows per control sample of ``control_period`` (None: the control, if any, is
+    called at every stage)."""
+    if control_period is None:
+        return None
+    period = check_positive(control_period, "control_period")
+    if control is None:
+        raise ValueError("control_period needs a control (control=)")
+    if segmented:
+        raise ValueError("give tau (B, N, nu) open-loop inputs or control_period, not both")
+    k = max(1, int(round(period / interval)))
+    if abs(k * interval - period) > 1e-9 * period:
+        raise ValueError(f"control_period ({period} s) must be a multiple of the output interval dt * save_every "
+                         f"({interval} s) in rollout")
+    return k
+
+
+def _held(control, t, Q, U, tau):
+    """The joint forces (B, nu) the sampled ``control`` writes at its sample t from the states
+    Q, U (start charts; NaN rows for samples that stopped), ``tau`` when called."""
+    out = tau.copy()
+    control(float(t), Q.copy(), U.copy(), out)
+    running = np.all(np.isfinite(Q), axis=1)
+    bad = np.argwhere(~np.isfinite(out[running]))
+    if bad.size:
+        b, i = np.flatnonzero(running)[bad[0, 0]], bad[0, 1]
+        raise ValueError(f"control_period: the control wrote a non-finite TAU_out[{b}, {i}] at the sample "
+                         f"t = {t:.6g} s")
+    return out

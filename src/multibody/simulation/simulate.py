@@ -8,8 +8,10 @@ from ..result_writer import BLOCK_SAMPLES, BLOCK_SECONDS
 from ..progress import ProgressBar
 from .failures import SimulationTerminated, blow_up
 from .forces import limit_model, warn_outside_limits
+from .run_inputs import RunInputs
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError
 from .run_signals import RunSignals
+from .segments import SegmentedRun
 from .sinks import ExpandingStorage, OdeResultsSink, RingBufferStorage
 from .tableaus import ButcherTableau, get_tableau
 
@@ -51,7 +53,8 @@ def _simulated_time(bar):
 def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rtol=1e-8, atol=1e-10,
              tableau=None, tau=None, forces=(), stabilization_gains="default", project_every=None, save_every=1,
              h_min=None, h_max=math.inf, output=None, progress=False, output_every=None,
-             keep_in_memory=True, limits=True):
+             keep_in_memory=True, limits=True, control_period=None, events=(), event_tol=1e-12,
+             joint_dynamics=True, efforts=True, ctrl=None, implicit_damping="auto"):
     """Integrate the dynamics of ``m`` from (q0, u0) at t = 0 to ``t_final``.
 
     Parameters
@@ -72,7 +75,8 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     control : callable, optional
         ``control(t, q, u, tau_out)`` writing the joint forces tau_out (nu,) in place (it
         holds ``tau`` when called); called at every Runge-Kutta stage (the compiled loop
-        pauses for it).
+        pauses for it), unless ``control_period`` is given. With ``events``, also at the
+        stages of the trial steps that locate an event: let it depend on (t, q, u) only.
     rtol, atol : float
         Tolerances of the adaptive integrators.
     tableau : str or ButcherTableau, optional
@@ -124,12 +128,51 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
         for the equations and the penetration); a ``JointLimits`` for other settings; False:
         not enforced, and a ``JointLimitWarning`` names the hinge, time and value if a kept
         sample leaves them.
+    control_period : float, optional
+        Sampled control [s]: ``control`` is called only at t = 0, T, 2T, ... (k T < t_final;
+        none at t_final, whose forces would act on nothing: a 1 s run at T = 0.01 s calls it
+        100 times, the first at t = 0) with the state at the sample, and its joint forces are
+        held until the next sample (zero-order hold), whatever the integrator's stages and
+        steps. No step crosses a sample: each sample starts the step grid anew (steps, or
+        for the adaptive integrators output times, at t_k + j dt) and the last step before
+        the next one ends on it exactly; so the state at a sample is a stored sample. See
+        ``docs/tutorials/events.md``.
+    events : sequence of Event
+        State events (zero crossings of ``g(t, q, u)``, checked at the ends of every accepted
+        step, located to ``event_tol`` on states the integrator computes: one step from the
+        step's start to the trial time, the method's own order, no interpolant) and timed
+        events (``Event(at=...)``, steps end at their times exactly). At an event the state
+        just before it is stored, then its action runs; a new state it returns is stored at
+        the same time and the run goes on from it (the step grid starts anew at the event);
+        an action may change the model (enable or disable a constraint). A terminal event
+        (or an action returning "stop") ends the run there. ``result.events`` lists the
+        events that fired (``EventRecord``); a results file keeps the samples, not the list.
+    event_tol : float
+        Tolerance [s] of the located event times (default 1e-12 s; at least 4 ulps of the time).
+    joint_dynamics : bool or JointDynamics
+        True (default): the hinges' own ``damping``, ``spring_stiffness`` and Coulomb
+        ``friction`` (from URDF, SDFormat and MJCF files) act (``simulation.joint_dynamics``:
+        the friction law, its slip speed); False: they do not.
+    implicit_damping : "auto", True or False
+        For fixed steps: "auto" (default) treats the damping of the coordinates where it is
+        too stiff for the step (c dt / I > 2) implicitly in the velocity, as MuJoCo does, at
+        explicit cost; True every damped coordinate, False none (see
+        ``simulation.joint_dynamics`` for the trade-off).
+    efforts : bool
+        True (default): ``tau`` and the control's joint forces are clamped to the hinges'
+        ``effort`` limits, with an ``EffortLimitWarning`` naming the hinges and the result's
+        ``clamped`` saying how often; False: applied as given.
+    ctrl : None, (n_actuators,) array_like or callable
+        The controls of the model's actuators (``m.actuators``, e.g. from MJCF
+        ``<actuator>``; ``simulation.actuators``): None (zeros, as MuJoCo's default), a
+        constant, or ``ctrl(t, q, u)`` returning them, called where the loop pauses for a
+        control (every stage, or every ``control_period``). Clipped to the actuators' control ranges.
 
     Returns
     -------
     SimulationResult
         ``t`` (N,) [s], ``q`` (N, nq), ``u`` (N, nu); t[0] = 0; its ``q_names``/``q_units``/
-        ``u_names``/``u_units`` name the columns.
+        ``u_names``/``u_units`` name the columns; ``events``, the events that fired.
 
     Raises
     ------
@@ -149,11 +192,15 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
         Bad arguments.
     """
     if isinstance(m, ModelView):  # a sub-tree or sub-graph integrates its own coordinates
+        if control_period is not None or events:
+            raise ValueError("control_period and events are not available for sub-tree and sub-graph views; "
+                             "simulate the Multibody itself")
         return m.simulate(q0, u0, t_final, dt, integrator=integrator, control=control, rtol=rtol, atol=atol,
                           tableau=tableau, tau=tau, forces=forces, stabilization_gains=stabilization_gains,
                           project_every=project_every, save_every=save_every, h_min=h_min, h_max=h_max,
                           output=output, progress=progress, output_every=output_every,
-                          keep_in_memory=keep_in_memory, limits=limits)
+                          keep_in_memory=keep_in_memory, limits=limits, joint_dynamics=joint_dynamics,
+                          efforts=efforts, ctrl=ctrl, implicit_damping=implicit_damping)
     t_final_f = check_positive(t_final, "t_final")
     dt_f = check_positive(dt, "dt")
     if dt_f > t_final_f:
@@ -169,16 +216,27 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     c = m.compiled
     store = ExpandingStorage(c.nq, c.nu, capacity=1) if keep_in_memory else RingBufferStorage(c.nq, c.nu, 1)
     lim = limit_model(m, limits, None if tab.is_embedded else dt_f)
-    integ = cls(m, q0, u0, tableau=tab, sink=store, control=control, tau=tau,
-                forces=tuple(forces or ()) + (() if lim is None else (lim,)),
-                rtol=rtol, atol=atol, h_min=h_min, h_max=h_max, stabilization_gains=stabilization_gains)
+    inputs = RunInputs(m, control, tuple(forces or ()) + (() if lim is None else (lim,)), ctrl=ctrl,
+                       joint_dynamics=joint_dynamics, efforts=efforts, dt=None if tab.is_embedded else dt_f,
+                       implicit_damping=implicit_damping)
+    sampled = control_period is not None
+
+    def make(q, u, t0):  # the run's integrator (made anew when an event's action changes the model)
+        new = cls(m, q, u, tableau=tab, sink=store, control=None if sampled else inputs.control, tau=tau,
+                  forces=inputs.forces, t0=t0, rtol=rtol, atol=atol, h_min=h_min, h_max=h_max,
+                  stabilization_gains=stabilization_gains)
+        inputs.attach(new)
+        return new
+    integ = make(q0, u0, 0.0)
+    if sampled or events:
+        integ = SegmentedRun(integ, make, inputs.control, control_period, events, event_tol)
     stride, dt_f = _output_stride(output_every, save_every, dt_f, t_final_f, integ.adaptive)
     n_out = int(math.ceil(t_final_f / dt_f - 1e-9))
     if not integ.adaptive:
         n_out = n_out // stride + (1 if n_out % stride else 0)
     if keep_in_memory:
         store.reserve(n_out + 1)
-    block = max(64, n_out // 200) if (progress or control is None and n_out > 200000) else None
+    block = max(64, n_out // 200) if (progress or integ.control is None and n_out > 200000) else None
     if output is not None:  # stream in blocks: the file grows as the run goes on
         block = min(block or n_out, BLOCK_SAMPLES)
     after_block = None
@@ -200,6 +258,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
         err = _loop(integ, signals, bar, t_final_f, dt_f, save_every=stride, block=block, after_block=after_block,
                     block_seconds=BLOCK_SECONDS if writer is not None and after_block is None else None)
         status, message, err = _outcome(signals.late(err), integ, writer)
+        message = message or getattr(integ, "stop_message", "")
         status, message, err = _close(writer, status, message, err, integ.t)
         late = signals.late(err)  # a signal while the file was being finished
         if late is not err:
@@ -207,7 +266,8 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     name = ("munthe_kaas/" if lie else "") + tab.name
     res = SimulationResult(store.t.copy(), store.q.copy(), store.u.copy(), status, message,
                            integ.n_steps, integ.n_rejected, time.perf_counter() - wall0, name,
-                           integ.n_chart_resets, labels=labels)
+                           integ.n_chart_resets, labels=labels, events=getattr(integ, "records", ()))
+    res.clamped = inputs.report()
     if lim is None and limits is not True:
         warn_outside_limits(m, res.t, res.q)
     if err is not None:
@@ -237,8 +297,9 @@ def _outcome(err, integ, writer):
     finished). An ``Exception`` from the loop (the control's, a force model's, a write
     error) becomes a ``SimulationError`` caused by it; signals stay what they are."""
     at = f"at t = {integ.t:.6g} s"
-    if err is None:
-        return "finished", "", None
+    if err is None:  # a state grown huge but still finite (an unstable step) is no result either
+        blown = blow_up(integ, integ.t, (integ.q, integ.u))
+        return ("finished", "", None) if blown is None else ("failed", str(blown), blown)
     if isinstance(err, SimulationError):
         return "failed", str(err), err
     if isinstance(err, KeyboardInterrupt):
@@ -255,7 +316,7 @@ def _outcome(err, integ, writer):
         message = f"writing the results file {str(writer.path)!r} failed {at}: {err}"
     else:
         message = (f"the run stopped {at} (its last whole step): {type(err).__name__} raised in the "
-                   f"stepping loop (by the control or a force model; see the traceback above): {err}")
+                   f"stepping loop (by the control, a force model or an event; see the traceback above): {err}")
     new = SimulationError(message, integ.t)
     new.__cause__ = err
     return "failed", message, new
