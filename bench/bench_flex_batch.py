@@ -52,8 +52,10 @@ def main(B=1000):
         "inverse_dynamics": (lambda: m.inverse_dynamics(Q, U, X, out=V),
                              lambda i: m.inverse_dynamics(Q[i], U[i], X[i]), 1),
         "mass_matrix": (lambda: m.mass_matrix(Q, out=M), lambda i: m.mass_matrix(Q[i]), 1),
-        "inverse_mass_matrix": (lambda: m.inverse_mass_matrix(Q), lambda i: m.inverse_mass_matrix(Q[i]), 0),
-        "kinetic_energy": (lambda: m.kinetic_energy(Q, U), lambda i: m.kinetic_energy(Q[i], U[i]), 0),
+        "inverse_mass_matrix": (lambda: m.inverse_mass_matrix(Q, out=M), lambda i: m.inverse_mass_matrix(Q[i]), 1),
+        "kinetic_energy": (lambda: m.kinetic_energy(Q, U), lambda i: m.kinetic_energy(Q[i], U[i]), 1),
+        "body_pose": (lambda: m.body_pose(Q, "b9_tip"), lambda i: m.body_pose(Q[i], "b9_tip"), 1),
+        "body_jacobian": (lambda: m.body_jacobian(Q, "b9_tip"), lambda i: m.body_jacobian(Q[i], "b9_tip"), 1),
         "integrate": (lambda: m.integrate(Q, U, 0.01), lambda i: m.integrate(Q[i], U[i], 0.01), 1),
     }
     print(f"10-body chain of 10-mode beams (nq = nu = {m.nu}), B = {B} states, {threads} Numba threads")

@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 import multibody as mb
-from multibody.algorithms import flex
+from multibody.algorithms.energy import strain_energy
 from multibody.flex import beam_modes
 from multibody.plotting import figure
 
@@ -57,7 +57,7 @@ def main(argv=None):
     ke, pe = res.energy(m)  # pe: gravity (deformed centre of mass) + strain energy
     E = ke + pe
     w = tip_deflection(m, data, res.q)
-    strain = np.array([flex.strain_energy(m, q) for q in res.q])
+    strain = strain_energy(m, res.q)
     print(f"{len(res)} samples, {res.n_steps} steps in {wall:.2f} s (first run includes compiling)")
     print(f"swing: {np.degrees(res.q[:, 0].min()):.1f} .. {np.degrees(res.q[:, 0].max()):.1f} deg")
     print(f"tip deflection: {1e3 * w.min():.2f} .. {1e3 * w.max():.2f} mm; strain energy up to {strain.max():.4f} J")

@@ -24,7 +24,6 @@ import math
 import numpy as np
 
 import multibody as mb
-from multibody.algorithms import flex
 from multibody.flex import beam_modes
 from multibody.plotting import figure
 
@@ -72,7 +71,7 @@ def computed_torque(m, gains=(400.0, 40.0)):
 
 def tip_deflection(m, q):
     """The tip's deflection across the beam in the hub frame [m]."""
-    T_tip = flex.frame_pose(m, q, "tip")
+    T_tip = m.body_pose(q, "tip")
     c, s = math.cos(q[0]), math.sin(q[0])
     return -s * T_tip[0, 3] + c * T_tip[1, 3]
 

@@ -43,3 +43,8 @@ def flex_state(m, rng):
     for b in m.modal_bodies:
         q[m.modal_slice(b)] = 0.3 * rng.normal(size=b.n_modes)
     return q, rng.normal(size=c.nu)
+
+
+def total_energy(m, q, u):
+    """Kinetic + potential energy [J] (gravity and strain: conserved without damping and forces)."""
+    return m.kinetic_energy(q, u) + m.potential_energy(q)

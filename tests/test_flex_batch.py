@@ -1,6 +1,7 @@
 """Stacked states (B, ...) of models with modal (flexible) bodies: every stacked call gives
-exactly (bit for bit) what a loop of single calls gives (algorithms/flex_batch.py,
-kernels/flex_batch.py), with the same argument errors as the rigid stacked calls."""
+exactly (bit for bit) what a loop of single calls gives (kernels/flex_batch.py: the
+rigid batch kernels' prange around the flex entry kernels; pose gradients a loop of single
+calls), with the same argument errors as the rigid stacked calls."""
 import numpy as np
 import pytest
 

@@ -10,7 +10,7 @@ import pytest
 
 import multibody as mb
 from flex_models import flex_state as _state, flexible_tree
-from multibody.algorithms import flex
+from multibody.algorithms.energy import strain_energy
 from multibody.spatial import rotvec_to_matrix
 
 def test_cantilever_frequencies_from_the_library_mass_matrix_match_euler_bernoulli():
@@ -57,7 +57,7 @@ def test_power_balance_along_the_motion(coupling):
     ud = m.forward_dynamics(q, u, np.zeros(m.nu))
 
     def energy(q, u):
-        return m.kinetic_energy(q, u) + flex.strain_energy(m, q)
+        return m.kinetic_energy(q, u) + strain_energy(m, q)
 
     h = 1e-5
     rate = (energy(m.integrate(q, u, h), u + h * ud) - energy(m.integrate(q, u, -h), u - h * ud)) / (2 * h)
@@ -69,6 +69,20 @@ def test_power_balance_along_the_motion(coupling):
     assert abs(rate - u @ tau) <= 1e-7 * abs(u @ tau) + 1e-7
 
 
+def _link_poses(m, q):
+    """World poses (n_links, 4, 4) of the link frames at q: the flex kinematics' work array
+    ``pose`` after a call that runs them (the centre of mass)."""
+    from multibody.kernels import flex_layout as FL
+    d = m.create_data()
+    m.center_of_mass(q, data=d)
+    pose = d.flex_work.pose
+    T = np.zeros((m.compiled.n_links, 4, 4))
+    T[:, :3, :3] = pose[:, FL.POSE_R:FL.POSE_R + 9].reshape(-1, 3, 3)
+    T[:, :3, 3] = pose[:, FL.POSE_P:FL.POSE_P + 3]
+    T[:, 3, 3] = 1.0
+    return T
+
+
 def test_link_velocities_are_the_derivatives_of_the_deformed_poses():
     rng = np.random.default_rng(7)
     m = flexible_tree(rng)
@@ -78,7 +92,7 @@ def test_link_velocities_are_the_derivatives_of_the_deformed_poses():
     m.kinetic_energy(q, u, data=d)  # fills the flex work (V) of d
     from multibody.kernels import flex_layout as FL
     h = 1e-6
-    Tp, Tm, T0 = (flex.link_poses(m, m.integrate(q, u, s)) for s in (h, -h, 0.0))
+    Tp, Tm, T0 = (_link_poses(m, m.integrate(q, u, s)) for s in (h, -h, 0.0))
     for k in range(c.n_links):
         dT = (Tp[k] - Tm[k]) / (2 * h)
         W = T0[k][:3, :3].T @ dT[:3, :3]
@@ -96,7 +110,7 @@ def test_deformed_node_pose_follows_its_mode_shapes():
     T[:3, 3] = [2.0, 0, 0]
     m.add_node("tip", beam, T, mode_shapes=Pi)
     q = np.array([0.1, 0.3])
-    P = flex.frame_pose(m, q, "tip")
+    P = m.body_pose(q, "tip")
     np.testing.assert_allclose(P[:3, 3], [2.0, 0.1 + 0.06, 0.0], atol=1e-15)
     np.testing.assert_allclose(P[:3, :3], rotvec_to_matrix([0.0, 0.0, 0.05]), atol=1e-15)
 

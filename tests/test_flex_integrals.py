@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 import multibody as mb
-
-pytestmark = pytest.mark.filterwarnings("ignore:.*triangle inequality")  # a beam: a line of mass
-from multibody.algorithms import flex
+from flex_models import total_energy
+from multibody.algorithms.energy import strain_energy
 from multibody.flex.modal_integrals import mass_matrix_at, modal_data_from_nodes, nodal_integrals
 from multibody.spatial.so3 import skew
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*triangle inequality")  # a beam: a line of mass
 
 pytest.importorskip("scipy")
 from multibody.flex import beam_modes, load_modal_data  # noqa: E402
@@ -71,13 +72,13 @@ def test_energies_equal_those_of_the_deformed_mass_points():
     h = 1e-5
 
     def points(q):
-        return np.array([flex.frame_pose(m, q, f"A{i}")[:3, 3] for i in range(masses.size)])
+        return np.array([m.body_pose(q, f"A{i}")[:3, 3] for i in range(masses.size)])
 
     v = (points(m.integrate(q, u, h)) - points(m.integrate(q, u, -h))) / (2 * h)
     T = 0.5 * np.sum(masses * np.sum(v * v, axis=1))
-    assert abs(flex.kinetic_energy(m, q, u) - T) <= 1e-8 * T
+    assert abs(m.kinetic_energy(q, u) - T) <= 1e-8 * T
     V = -np.sum(masses * (points(q) @ g))
-    assert abs(m.potential_energy(q) - flex.strain_energy(m, q) - V) <= 1e-12 * (abs(V) + 1.0)  # gravity's part
+    assert abs(m.potential_energy(q) - strain_energy(m, q) - V) <= 1e-12 * (abs(V) + 1.0)  # gravity's part
 
 
 def _tree(rng, gravity=(0.3, -0.2, -9.81)):
@@ -134,11 +135,11 @@ def test_power_balance_under_gravity_with_integrals():
         ud = m.forward_dynamics(q, u, tau)
 
         def rate(h):  # central difference along (u, udot); its error is O(h^2)
-            E = [flex.total_energy(m, m.integrate(q, u, s * h), u + s * h * ud) for s in (1, -1)]
+            E = [total_energy(m, m.integrate(q, u, s * h), u + s * h * ud) for s in (1, -1)]
             return (E[0] - E[1]) / (2 * h)
 
         richardson = (4 * rate(2.5e-5) - rate(5e-5)) / 3  # O(h^4): the beam's stiff modes
-        assert abs(richardson - u @ tau) <= 1e-8 * (abs(flex.total_energy(m, q, u)) + abs(u @ tau))
+        assert abs(richardson - u @ tau) <= 1e-8 * (abs(total_energy(m, q, u)) + abs(u @ tau))
 
 
 @pytest.mark.parametrize("theory", ["euler-bernoulli", "timoshenko"])

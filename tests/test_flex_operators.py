@@ -2,7 +2,7 @@
 frame Jacobians, velocities and accelerations (deforming nodes included), f_ext at nodes.
 
 Checked against what they share no code with: M from the composite-inertia kernel (M M^-1
-= I), finite differences of ``flex.frame_pose`` (Jacobians, pose gradients) and of the
+= I), finite differences of ``body_pose`` (Jacobians, pose gradients) and of the
 frame velocities along the motion (accelerations), the dense product J M^-1 J^T, and the
 dynamics with the generalized forces J^T w added by hand.
 """
@@ -11,7 +11,6 @@ import pytest
 
 import multibody as mb
 from flex_models import flex_state, flexible_tree
-from multibody.algorithms import flex
 from multibody.spatial import matrix_to_rotvec
 
 
@@ -83,13 +82,13 @@ def test_jacobians_are_the_derivatives_of_the_deformed_frame_poses(seed):
     h = 1e-6
     for name in FRAMES:
         J = m.body_jacobian(q, name)
-        T0 = flex.frame_pose(m, q, name)
+        T0 = m.body_pose(q, name)
         Jfd = np.zeros_like(J)
         for i in range(m.nu):
             e = np.zeros(m.nu)
             e[i] = 1.0
-            Jfd[:, i] = body_twist(T0, flex.frame_pose(m, m.integrate(q, e, h), name),
-                                   flex.frame_pose(m, m.integrate(q, e, -h), name), h)
+            Jfd[:, i] = body_twist(T0, m.body_pose(m.integrate(q, e, h), name),
+                                   m.body_pose(m.integrate(q, e, -h), name), h)
         assert rel_err(J, Jfd) <= 1e-7, name
         np.testing.assert_allclose(m.body_pose(q, name), T0, rtol=0, atol=1e-14)
         R, p = T0[:3, :3], T0[:3, 3]
@@ -115,7 +114,7 @@ def test_pose_gradient_against_finite_differences_in_q():
         for i in range(m.nq):
             dq = np.zeros(m.nq)
             dq[i] = h
-            Tp, Tm = flex.frame_pose(m, q + dq, name), flex.frame_pose(m, q - dq, name)
+            Tp, Tm = m.body_pose(q + dq, name), m.body_pose(q - dq, name)
             Gfd[:3, i] = (matrix_to_rotvec(Tp[:3, :3] @ Tm[:3, :3].T)) / (2 * h)
             Gfd[3:, i] = (Tp[:3, 3] - Tm[:3, 3]) / (2 * h)
         assert rel_err(G, Gfd) <= 1e-7, name
@@ -130,7 +129,7 @@ def test_frame_velocities_and_accelerations_against_central_differences(seed):
     for name in FRAMES:
         v = m.body_velocity(q, u, name)
         np.testing.assert_allclose(v, m.body_jacobian(q, name) @ u, rtol=0, atol=1e-12 * max(1, np.abs(v).max()))
-        vfd = body_twist(flex.frame_pose(m, q, name), flex.frame_pose(m, qp, name), flex.frame_pose(m, qm, name), h)
+        vfd = body_twist(m.body_pose(q, name), m.body_pose(qp, name), m.body_pose(qm, name), h)
         assert rel_err(v, vfd) <= 1e-7, name
         a = m.body_acceleration(q, u, udot, name)
         afd = (m.body_velocity(qp, u + h * udot, name) - m.body_velocity(qm, u - h * udot, name)) / (2 * h)

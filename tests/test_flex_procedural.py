@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import multibody as mb
-from multibody.algorithms import flex
 
 pytest.importorskip("scipy")
 from multibody.flex import beam_modes  # noqa: E402
@@ -91,10 +90,10 @@ def test_deformation_moves_every_following_body(data):
     q[m.modal_slice("beam0")] = eta0
     Pi = data.mode_shapes[1]
     tip = data.node_positions[1] + Pi[3:] @ eta0
-    np.testing.assert_allclose(flex.frame_pose(m, q, "beam1")[:3, 3], tip, atol=1e-14)
+    np.testing.assert_allclose(m.body_pose(q, "beam1")[:3, 3], tip, atol=1e-14)
     R = mb.spatial.rotvec_to_matrix(Pi[:3] @ eta0)
-    np.testing.assert_allclose(flex.frame_pose(m, q, "beam1")[:3, :3], R, atol=1e-14)
-    np.testing.assert_allclose(flex.frame_pose(m, q, "beam2")[:3, 3], tip + R @ data.node_positions[1], atol=1e-14)
+    np.testing.assert_allclose(m.body_pose(q, "beam1")[:3, :3], R, atol=1e-14)
+    np.testing.assert_allclose(m.body_pose(q, "beam2")[:3, 3], tip + R @ data.node_positions[1], atol=1e-14)
 
 
 def test_generated_flexible_tree_and_mixed_chains(data):
@@ -123,7 +122,7 @@ def test_tip_node_picks_the_attachment(data):
     m = mb.Multibody()
     m.add_serial_chain("beam", 2, modal_data=data, tip_node=0)
     q = np.zeros(m.nq)
-    np.testing.assert_allclose(flex.frame_pose(m, q, "beam1")[:3, 3], data.node_positions[0], atol=1e-15)
+    np.testing.assert_allclose(m.body_pose(q, "beam1")[:3, 3], data.node_positions[0], atol=1e-15)
 
 
 def test_rigid_chains_are_unchanged():

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import multibody as mb
-from multibody.algorithms import flex
+from flex_models import total_energy
 from multibody.flex import beam_modes
 
 
@@ -38,7 +38,7 @@ def test_seam_rows_dynamics_and_run():
     np.testing.assert_allclose(m.constrained_dynamics(q, u, tau).udot, sol[:m.nu], rtol=0,
                                atol=1e-9 * np.abs(sol[:m.nu]).max())
     res = mb.simulate(m, q, np.zeros(m.nu), 0.3, dt=0.01, integrator="dopri5", rtol=1e-9, atol=1e-12)
-    E = np.array([flex.total_energy(m, a, c) for a, c in zip(res.q, res.u)])
+    E = np.array([total_energy(m, a, c) for a, c in zip(res.q, res.u)])
     assert np.abs(E - E[0]).max() < 1e-9 * np.abs(E).max()
     assert max(np.abs(m.pose_error(a, "residual")).max() for a in res.q) < 1e-12
     assert np.abs(res.q[:, m.modal_slice("beam")]).max() > 1e-7  # it does bend

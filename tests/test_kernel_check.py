@@ -65,7 +65,7 @@ def write_stored_values(path=STORED):
     for pins, key in ((True, "pins"), (False, "general"), ("flex", "flex")):
         m = check_model(pins)
         rng = np.random.default_rng({"pins": 1, "general": 2, "flex": 3}[key])
-        state = (m.random_q(rng, scale=1.0), *rng.normal(size=(3, m.nu)))
+        state = (m.random_q(rng, scale=1.0, modal_scale=0.3 if key == "flex" else 0.0), *rng.normal(size=(3, m.nu)))
         values[f"{key}.data_buffer"] = m.create_data().buf.copy()
         values.update({f"{key}.{n}": v for n, v in zip(("q", "u", "udot", "tau"), state)})
         for name in entry.kernel_names(pins=key != "flex", flex=key == "flex"):  # (the general ones: as pins')
@@ -118,7 +118,8 @@ def test_stored_values_match_pinocchio(pins):
     com = pin.centerOfMass(pm, pd, qp)
     close(ref["kinetic_energy"], [ke], "kinetic energy")
     close(ref["mass_and_com"], np.r_[pd.mass[0], com], "mass and centre of mass")
-    close(ref["trajectory_energies"], np.tile(np.r_[ke, pd.mass[0], com], (2, 1)), "trajectory energies")
+    close(ref["trajectory_energies"], np.tile(np.r_[ke, pd.mass[0], com, 0.0], (2, 1)),
+          "trajectory energies (no strain energy)")
     assert set(ref) == set(entry.kernel_names(pins=True))  # every kernel with a PIN-only variant is checked
 
 
@@ -131,6 +132,29 @@ def test_stored_flex_values_hold_the_equations_of_motion():
     assert np.array_equal(M, M.T)
     assert np.abs(M @ ref["forward_dynamics"] + b - tau).max() < 1e-10 * max(1.0, np.abs(tau).max(), np.abs(b).max())
     assert set(ref) == set(entry.kernel_names(flex=True))  # every flex variant is checked
+
+
+def test_stored_flex_operators_hold_their_identities():
+    """The flex operators' values against the dynamics' and each other's (kernel_check's
+    ``_evaluate_operator``): M^-1 M = I, velocity = J u, Upsilon at the last frame = J M^-1
+    J^T, tau_ext = J^T (w1 + w2) of two wrenches there, the strain energy 1/2 eta^T K eta
+    (from the model's K), and the trajectory's rows the single kernels' values."""
+    m, (q, u, udot, tau), ref = reference("flex")
+    c = m.compiled
+    nu = c.nu
+    Minv = ref["inverse_mass_matrix"]
+    assert np.abs(Minv @ ref["mass_matrix"] - np.eye(nu)).max() < 1e-10
+    T, J = ref["frame_jacobian"][:16].reshape(4, 4), ref["frame_jacobian"][16:].reshape(6, nu)
+    np.testing.assert_allclose(T, ref["frame_pose"], rtol=0, atol=1e-14)
+    np.testing.assert_allclose(ref["frame_velocity_acceleration"][:6], J @ u, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ref["operational_space_compliance"][6:, 6:], J @ Minv @ J.T, rtol=0, atol=1e-10)
+    w = np.linspace(-1.0, 1.0, 12).reshape(2, 6)
+    np.testing.assert_allclose(ref["external_generalized_forces"], J.T @ (w[0] + w[1]), rtol=0, atol=1e-12)
+    strain = sum(0.5 * q[qs] @ c.flex.elastic_blocks(c.body_link[name])[0] @ q[qs]
+                 for name, (qs, _) in c.modal_slices.items())
+    assert strain > 0 and abs(ref["strain_energy"][0] - strain) <= 1e-14 * strain
+    rows = ref["trajectory_energies"]
+    np.testing.assert_array_equal(rows[0], np.r_[ref["kinetic_energy"], ref["mass_and_com"], ref["strain_energy"]])
 
 
 @pytest.mark.parametrize("pins", [True, False, "flex"], ids=["pins", "general", "flex"])

@@ -35,7 +35,6 @@ pytest.importorskip("scipy")
 
 import exudyn_pendulum as ep  # noqa: E402
 import multibody as mb  # noqa: E402
-from multibody.algorithms import flex  # noqa: E402
 from multibody.flex.modal_integrals import modal_data_from_nodes  # noqa: E402
 
 BEAM = dict(length=1.0, EI=10.0, rhoA=1.0, n_nodes=11, n_bending=3, EA=2e3, n_axial=1)
@@ -62,7 +61,7 @@ def _ours(beam, theta0=0.0, integrals=True, rtol=1e-12):
     sol = solve_ivp(lambda _, y: np.r_[y[nq:], m.forward_dynamics(y[:nq], y[nq:], tau)], (0.0, T_END), y0,
                     method="DOP853", t_eval=t, rtol=rtol, atol=rtol / 10)
     assert sol.success, sol.message
-    tip = np.array([flex.frame_pose(m, sol.y[:nq, j], "tip")[:3, 3] for j in range(N_OUT)])
+    tip = np.array([m.body_pose(sol.y[:nq, j], "tip")[:3, 3] for j in range(N_OUT)])
     return sol.t, tip, sol.y[0], sol.y[1:nq].T
 
 

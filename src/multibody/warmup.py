@@ -104,8 +104,8 @@ def _batched():
 
 def _flex(constrained=False):
     """A target compiling what models with modal (flexible) bodies use: a pinned two-mode
-    beam's forward and inverse dynamics, mass matrix and its inverse and ``simulate`` (RK4,
-    dopri5); ``constrained``: the beam's tip held on a world node by a spherical loop, its
+    beam's forward and inverse dynamics, mass matrix and its inverse, its tip node's pose,
+    Jacobian, velocity and compliance, its energies and ``simulate`` (RK4, dopri5); ``constrained``: the beam's tip held on a world node by a spherical loop, its
     constrained dynamics and ``simulate`` (the flex constraint kernel through the stages)."""
     def compile_flex():
         from .flex import beam_modes
@@ -121,6 +121,8 @@ def _flex(constrained=False):
             simulate(m, q, u, 2e-3, dt=1e-3, limits=False, integrator="dopri5")
             return
         m.forward_dynamics(q, u, u), m.inverse_dynamics(q, u, u), m.mass_matrix(q), m.inverse_mass_matrix(q)
+        m.body_pose(q, "b0_tip"), m.body_jacobian(q, "b0_tip"), m.body_velocity(q, u, "b0_tip")
+        m.kinetic_energy(q, u), m.potential_energy(q), m.operational_space_compliance(q, "b0_tip")
         for integrator in ("rk4", "dopri5"):
             simulate(m, q, u, 2e-3, dt=1e-3, limits=False, integrator=integrator)
     return compile_flex

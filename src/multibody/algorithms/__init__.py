@@ -14,14 +14,14 @@ from .constraints import (
 from .coordinates import chart_offsets, global_q, integrate, neutral_q, qdot, random_q, reset_charts, sanitize
 from .derivatives import forward_dynamics_derivatives, inverse_dynamics_derivatives, linearize, modal_analysis
 from .dynamics import bias_forces, forward_dynamics, gravity_forces, inverse_dynamics, inverse_mass_matrix, mass_matrix
-from .energy import center_of_mass, kinetic_energy, potential_energy
+from .energy import center_of_mass, kinetic_energy, potential_energy, strain_energy
 from .kinematics import body_acceleration, body_jacobian, body_pose, body_velocity, pose_gradient, u_from_qdot_matrix
 from .operational_space import operational_space_compliance
 
 __all__ = [
     "chart_offsets", "global_q", "integrate", "neutral_q", "qdot", "random_q", "reset_charts", "sanitize",
     "bias_forces", "forward_dynamics", "gravity_forces", "inverse_dynamics", "inverse_mass_matrix", "mass_matrix",
-    "center_of_mass", "kinetic_energy", "potential_energy",
+    "center_of_mass", "kinetic_energy", "potential_energy", "strain_energy",
     "forward_dynamics_derivatives", "inverse_dynamics_derivatives", "linearize", "modal_analysis",
     "body_acceleration", "body_jacobian", "body_pose", "body_velocity", "pose_gradient", "u_from_qdot_matrix",
     "operational_space_compliance",

@@ -2,25 +2,26 @@
 
 ``forward_dynamics``, ``inverse_dynamics``, ``bias_forces``, ``gravity_forces``,
 ``mass_matrix``, ``inverse_mass_matrix``, ``body_pose``, ``body_jacobian``,
-``pose_gradient``, ``kinetic_energy``, ``potential_energy``, ``center_of_mass`` and
-``integrate``, ``inverse_dynamics_derivatives`` and ``forward_dynamics_derivatives`` accept
-stacked inputs (q of shape
+``pose_gradient``, ``kinetic_energy``, ``potential_energy`` (``strain_energy``),
+``center_of_mass``, ``integrate``, ``inverse_dynamics_derivatives`` and
+``forward_dynamics_derivatives`` accept stacked inputs (q of shape
 (B, nq), u (B, nu), ...) and return stacked outputs: the single-state functions send
 2-D inputs here (after their fast path has refused them, so single calls cost nothing
 more). The work is split over Numba's threads (``numba.get_num_threads()``), each with
 its own data buffer (rotation-vector charts: those of the calling thread's default
 Data, as in a single call); every sample gets exactly the arithmetic of a single call.
 A failing sample raises an error naming its index (the others are computed).
-Models with modal (flexible) bodies take ``flex_batch`` after the same checks; where that
-is a loop of single calls, the caller passes its single-state function as ``single``
-(this module imports none of them: they import it).
+Models with modal (flexible) bodies take the same checks and the batched flex kernels
+(``kernels/flex_batch.py``: the rigid batch kernels' arguments, ``prange`` over the flex
+entry kernels). ``pose_gradient`` is a loop of single calls for every model: the caller
+passes its single-state function as ``single`` (this module imports none of them: they
+import it).
 """
 import numba
 import numpy as np
 
 from ..kernels import batch as K
-from ..kernels.inverse_mass_matrix import work_shape
-from . import flex_batch
+from ..kernels import flex_batch as FK
 from .checks import frame_row, raise_status
 from .entry import stacked
 
@@ -55,13 +56,12 @@ def inverse_dynamics(m, Q, U, UDOT, out=None):
 
 def _dynamics(m, kernel, x_name, Q, U, X, out):
     """(B, nu) of a batch kernel on (Q, U, X), X named ``x_name`` in errors (modal bodies:
-    its flex peer, ``flex_batch.KERNELS``)."""
+    its flex peer, ``kernels/flex_batch.PEERS``)."""
     c = m.compiled
     B = np.shape(Q)[0]
     Q, U, X = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u"), stacked(X, (B, c.nu), x_name)
     out = np.empty((B, c.nu)) if out is None else stacked_out(out, (B, c.nu))
-    kernel, work = _flex_peer(c, kernel)
-    _run(c, kernel, ("q", "u", x_name), (Q, U, X), out, work=work)
+    _run(c, _flex_peer(c, kernel), ("q", "u", x_name), (Q, U, X), out)
     return out
 
 
@@ -89,35 +89,29 @@ def _at_rest(c, names, arrays):
     B = arrays[0].shape[0]
     zero = np.zeros((B, c.nu))
     out = np.empty((B, c.nu))
-    kernel, work = _flex_peer(c, K.inverse_dynamics_batch)
-    _run(c, kernel, names, arrays, *(zero,) * (3 - len(arrays)), out, work=work)
+    _run(c, _flex_peer(c, K.inverse_dynamics_batch), names, arrays, *(zero,) * (3 - len(arrays)), out)
     return out
 
 
 def _flex_peer(c, kernel):
-    """(kernel, work) for ``_run``: a model with modal bodies gets the batched flex kernel that
-    stands in for ``kernel`` (``flex_batch``; its work is in the data buffers), a rigid one
-    ``kernel``."""
-    if c.flex is None:
-        return kernel, None
-    return flex_batch.KERNELS[kernel], None
+    """The batch kernel for ``_run``: a model with modal bodies gets the batched flex kernel
+    that stands in for ``kernel`` (``kernels/flex_batch.PEERS``: the same arguments, its work
+    in the data buffers but for the arrays ``_run``'s ``work`` sizes for the model), a rigid
+    one ``kernel``."""
+    return kernel if c.flex is None else FK.PEERS[kernel]
 
 
 def mass_matrix(m, Q, out=None):
     """Stacked mass matrices (B, nu, nu) for Q (B, nq)."""
     c, Q, out = _matrix_arguments(m, Q, out)
-    kernel, work = _flex_peer(c, K.mass_matrix_batch)
-    _run(c, kernel, ("q",), (Q,), out, work=work)
+    _run(c, _flex_peer(c, K.mass_matrix_batch), ("q",), (Q,), out)
     return out
 
 
-def inverse_mass_matrix(m, Q, out=None, *, single):
-    """Stacked inverse mass matrices (B, nu, nu) for Q (B, nq) (modal bodies: a loop of
-    ``single(m, q)``, the single-state function, see ``flex_batch``)."""
+def inverse_mass_matrix(m, Q, out=None):
+    """Stacked inverse mass matrices (B, nu, nu) for Q (B, nq)."""
     c, Q, out = _matrix_arguments(m, Q, out)
-    if c.flex is not None:
-        return flex_batch.per_sample(single, m, (Q,), out)
-    _run(c, K.inverse_mass_matrix_batch, ("q",), (Q,), out, work=_minv_work)
+    _run(c, _flex_peer(c, K.inverse_mass_matrix_batch), ("q",), (Q,), out, work=_minv_work)
     return out
 
 
@@ -130,9 +124,9 @@ def _matrix_arguments(m, Q, out):
 
 
 def _minv_work(c, b):
-    """(the M^-1 work arrays (workers, *work_shape),) of BatchData b, made on first use."""
+    """(the M^-1 work arrays (workers, *c.minv_work_shape),) of BatchData b, made on first use."""
     if b.minv_work is None:
-        b.minv_work = np.zeros((b.workers, *work_shape(c.n_links, c.nu)))
+        b.minv_work = np.zeros((b.workers, *c.minv_work_shape))
     return (b.minv_work,)
 
 
@@ -162,31 +156,25 @@ def _derivative_work(c, b):
     return _minv_work(c, b)[0], np.zeros((b.workers, 3, c.nu, c.nu))
 
 
-def body_pose(m, Q, body, *, single):
-    """Stacked poses T_world_body (B, 4, 4) of a body (or node) for Q (B, nq) (modal bodies:
-    a loop of ``single(m, q, body)``)."""
+def body_pose(m, Q, body):
+    """Stacked poses T_world_body (B, 4, 4) of a body (or node) for Q (B, nq)."""
     c = m.compiled
     B = np.shape(Q)[0]
     Q = stacked(Q, (B, c.nq), "q")
     out = np.empty((B, 4, 4))
     row = frame_row(c, body)
-    if c.flex is not None:
-        return flex_batch.per_sample(single, m, (Q,), out, body)
-    _run(c, K.frame_pose_batch, ("q",), (Q,), row, out)
+    _run(c, _flex_peer(c, K.frame_pose_batch), ("q",), (Q,), row, out)
     return out
 
 
-def body_jacobian(m, Q, body, *, single):
-    """Stacked body Jacobians (B, 6, nu) of a body (or node), frame="body", for Q (B, nq)
-    (modal bodies: a loop of ``single(m, q, body)``)."""
+def body_jacobian(m, Q, body):
+    """Stacked body Jacobians (B, 6, nu) of a body (or node), frame="body", for Q (B, nq)."""
     c = m.compiled
     B = np.shape(Q)[0]
     Q = stacked(Q, (B, c.nq), "q")
     out = np.zeros((B, 6, c.nu))
     row = frame_row(c, body)
-    if c.flex is not None:
-        return flex_batch.per_sample(single, m, (Q,), out, body)
-    _run(c, K.frame_jacobian_batch, ("q",), (Q,), row, np.empty((B, 4, 4)), out)
+    _run(c, _flex_peer(c, K.frame_jacobian_batch), ("q",), (Q,), row, np.empty((B, 4, 4)), out)
     return out
 
 
@@ -199,32 +187,43 @@ def pose_gradient(m, Q, body, *, single):
     B = np.shape(Q)[0]
     Q = stacked(Q, (B, c.nq), "q")
     frame_row(c, body)  # an unknown name: KeyError before any sample
-    return flex_batch.per_sample(single, m, (Q,), np.empty((B, 6, c.nq)), body)
+    out = np.empty((B, 6, c.nq))
+    for i in range(B):  # on the thread's default Data (so with its charts, as single calls)
+        try:
+            out[i] = single(m, Q[i], body)
+        except ValueError as e:
+            raise ValueError(f"sample {i}: {e}") from None
+    return out
 
 
-def kinetic_energy(m, Q, U, *, single):
-    """Stacked kinetic energies (B,) [J] for Q (B, nq), U (B, nu) (modal bodies: a loop of
-    ``single(m, q, u)``)."""
+def kinetic_energy(m, Q, U):
+    """Stacked kinetic energies (B,) [J] for Q (B, nq), U (B, nu)."""
     c = m.compiled
     B = np.shape(Q)[0]
     Q, U = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u")
     out = np.empty(B)
-    if c.flex is not None:
-        return flex_batch.per_sample(single, m, (Q, U), out)
-    _run(c, K.kinetic_energy_batch, ("q", "u"), (Q, U), out)
+    _run(c, _flex_peer(c, K.kinetic_energy_batch), ("q", "u"), (Q, U), out)
     return out
 
 
-def mass_and_com(m, Q, *, single):
-    """Stacked [total mass, centre of mass (3)] (B, 4) for Q (B, nq) (modal bodies: a loop
-    of ``single(m, q)``)."""
+def mass_and_com(m, Q):
+    """Stacked [total mass, centre of mass (3)] (B, 4) for Q (B, nq)."""
     c = m.compiled
     B = np.shape(Q)[0]
     Q = stacked(Q, (B, c.nq), "q")
     out = np.empty((B, 4))
+    _run(c, _flex_peer(c, K.mass_and_com_batch), ("q",), (Q,), out)
+    return out
+
+
+def strain_energy(m, Q):
+    """Stacked strain energies (B,) [J] of the modal bodies for Q (B, nq) (zeros without)."""
+    c = m.compiled
+    B = np.shape(Q)[0]
+    Q = stacked(Q, (B, c.nq), "q")
+    out = np.zeros(B)
     if c.flex is not None:
-        return flex_batch.per_sample(single, m, (Q,), out)
-    _run(c, K.mass_and_com_batch, ("q",), (Q,), out)
+        _run(c, FK.flex_strain_energy_batch, ("q",), (Q,), out)
     return out
 
 

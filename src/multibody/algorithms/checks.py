@@ -107,9 +107,9 @@ def raise_status(c, status, names, arrays):
             "this algorithm is not available yet for models with modal (flexible) bodies; these are: "
             "forward_dynamics and inverse_dynamics (f_ext at bodies and nodes included), mass_matrix, "
             "inverse_mass_matrix, operational_space_compliance, body_pose, body_jacobian, pose_gradient, "
-            "body_velocity, body_acceleration, frame_pose, kinetic_energy, potential_energy (strain "
-            "included), center_of_mass, integrate, the constraint functions and constrained_dynamics, "
-            "simulate (and multibody.algorithms.flex: strain_energy, total_energy, link_poses)")
+            "body_velocity, body_acceleration, frame_pose, kinetic_energy, potential_energy (gravity "
+            "and strain), strain_energy, center_of_mass, trajectory_energies, integrate, the constraint "
+            "functions and constrained_dynamics, simulate")
     if st == Status.SINGULAR:
         if c.flex is not None:  # (batched flex kernels)
             raise ValueError(FLEX_SINGULAR)

@@ -13,13 +13,16 @@ def _chart_quat_rotation(d, j, v):
 
 
 def u_from_qdot_matrix(c, d, q):
-    """(nu, nq) N+ with u = N+ q_dot, block-diagonal over links (each kind's ``u_from_qdot``)."""
+    """(nu, nq) N+ with u = N+ q_dot, block-diagonal over links (each kind's ``u_from_qdot``),
+    with the identity blocks of modal bodies' coordinates (eta' is u's modal rates)."""
     N = np.zeros((c.nu, c.nq))
     for j, s in enumerate(c.link_subhinges):
         i = c.mi[j, L.QOFF]
         k = c.mi[j, L.UOFF]
         chart = d.ws[j, L.W_CHART:L.W_CHART + 4]
         N[k:k + s.nu, i:i + s.nq] = KIND_MODULES[s.code].u_from_qdot(q[i:i + s.nq], chart)
+    for qs, us in c.modal_slices.values():
+        N[us, qs] = np.eye(us.stop - us.start)
     return N
 
 

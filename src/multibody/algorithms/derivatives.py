@@ -19,7 +19,6 @@ import warnings
 import numpy as np
 from scipy.linalg import eigh
 
-from ..kernels.inverse_mass_matrix import work_shape
 from ..kernels.kinds import FREE, FREE_QUAT, SPHERICAL, SPHERICAL_QUAT
 from ..kernels import layout as L
 from . import batch
@@ -111,7 +110,7 @@ def _checked(m, op, q, u, x, f_ext, data):
 def _work(c, d):
     """(M^-1's work array, the (3, nu, nu) scratch of dtau/dq, dtau/du and M) of Data d."""
     if d.minv_work is None:
-        d.minv_work = np.zeros(work_shape(c.n_links, c.nu))
+        d.minv_work = np.zeros(c.minv_work_shape)
     return d.minv_work, d.dense_scratch("derivatives", (3, c.nu, c.nu))
 
 

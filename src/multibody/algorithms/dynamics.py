@@ -15,13 +15,11 @@ the kernels' OVERFLOW status: no inf/NaN is returned). Read-only arrays are acce
 """
 import numpy as np
 
-from ..kernels.inverse_mass_matrix import work_shape
-from ..kernels.status import BAD_LENGTH_ARG1, MODAL
-from . import flex_operators
-from .checks import as_float_vector, check_out, check_result, data_object, raise_status, zero_division_error
+from ..kernels.status import BAD_LENGTH_ARG1
+from .checks import as_float_vector, check_out, check_vector, data_object, raise_status, zero_division_error
 from .constraints import constrained_dynamics, constraint_work
 from .entry import KERNELS
-from .external_forces import with_external_forces
+from .external_forces import generalized_external_forces, with_external_forces
 
 _empty = np.empty
 
@@ -137,16 +135,16 @@ def _checked_state_call(m, op, q, u, x, f_ext, out, data):
     """forward_dynamics (op ``_FORWARD``, x = tau) or inverse_dynamics (``_INVERSE``, x = udot)
     past the hot path: f_ext, data=, stacked states, coercion of the arguments and the errors
     that name them (a model with modal bodies: its ``c.kernels`` are the flex ones)."""
-    name, x_name, flex_with_forces, public = op
+    name, x_name, public = op
     c = m.compiled
     kernel = getattr(c.kernels, name)
     if f_ext is not None:
         if getattr(q, "ndim", 1) == 2:
             raise ValueError(f"{name}: f_ext is not supported with stacked states")
-        if c.flex is not None:  # modal bodies: wrenches at deforming nodes
-            return flex_with_forces(m, q, u, x, f_ext, out, data)
         d = data_object(c, data)
-        return with_external_forces(c, d, f_ext, public, m, q, u, x, None, out, d)
+        if c.flex is None:  # wrenches on the links, in the data buffer for the one call
+            return with_external_forces(c, d, f_ext, public, m, q, u, x, None, out, d)
+        return _with_generalized_forces(m, op, q, u, x, generalized_external_forces(c, d, q, f_ext), out, d)
     dbuf = _data_buffer(c, data)
     given = out
     if out is None:
@@ -170,6 +168,18 @@ def _checked_state_call(m, op, q, u, x, f_ext, out, data):
     return out
 
 
+def _with_generalized_forces(m, op, q, u, x, tau_ext, out, d):
+    """``op``'s public function with tau_ext = sum J^T w added to the joint forces: udot under
+    tau + tau_ext, or the tau that with tau_ext gives udot (models with modal bodies, whose
+    wrenches at deforming nodes reach the modal rates)."""
+    name, x_name, public = op
+    if name == "forward_dynamics":
+        return public(m, q, u, check_vector(x, m.compiled.nu, x_name, m.compiled) + tau_ext, None, out, d)
+    out = public(m, q, u, x, None, out, d)
+    out -= tau_ext
+    return out
+
+
 def _data_buffer(c, data):
     """The buffer of Data ``data`` (checked), or of the calling thread's own (None)."""
     if data is not None:
@@ -180,10 +190,10 @@ def _data_buffer(c, data):
         return c.thread_data().buf
 
 
-# (kernel and function name, name of the third argument, the flex function with f_ext, the
-# public function that with_external_forces calls again)
-_FORWARD = ("forward_dynamics", "tau", flex_operators.forward_dynamics, forward_dynamics)
-_INVERSE = ("inverse_dynamics", "udot", flex_operators.inverse_dynamics, inverse_dynamics)
+# (kernel and function name, name of the third argument, the public function that
+# with_external_forces calls again)
+_FORWARD = ("forward_dynamics", "tau", forward_dynamics)
+_INVERSE = ("inverse_dynamics", "udot", inverse_dynamics)
 
 
 def mass_matrix(m, q, out=None, data=None):
@@ -241,50 +251,39 @@ def inverse_mass_matrix(m, q, out=None, data=None):
     c = m.compiled
     if data is None:
         try:
-            buf, W, shape = c.thread_local.minv
+            kernel, buf, W, shape = c.thread_local.minv
         except AttributeError:
-            buf, W, shape = _minv_arrays(c, None)
+            kernel, buf, W, shape = _minv_arrays(c, None)
     else:
-        buf, W, shape = _minv_arrays(c, data_object(c, data))
+        kernel, buf, W, shape = _minv_arrays(c, data_object(c, data))
     res = _empty(shape) if out is None else out
     try:  # the dispatcher checks the types, the kernel out's shape (a status)
-        st = (_MINV or _minv_kernel())(buf, q, W, res)
+        st = kernel(buf, q, W, res)
     except TypeError:
         if getattr(q, "ndim", 1) == 2:  # stacked states: the batched path
-            return _batched(m, "inverse_mass_matrix", data, q, out, single=inverse_mass_matrix)
+            return _batched(m, "inverse_mass_matrix", data, q, out)
         q = as_float_vector(q, "q")
         check_out(res, c.shape_M)
-        st = _MINV(buf, q, W, res)
+        st = kernel(buf, q, W, res)
     except ZeroDivisionError as e:
         raise zero_division_error(c, q, e) from None
     if st:
         if st == BAD_LENGTH_ARG1:
             check_out(res, c.shape_M)
-        if st == MODAL:
-            return check_result(c, flex_operators.inverse_mass_matrix(m, q, res, data), ("q",), (q,))
         raise_status(c, st, ("q",), (q,))  # (a wrong out: check_out above)
     return res
 
 
-_MINV = None
-
-
-def _minv_kernel():
-    """The inverse mass matrix's dispatcher, looked up once (a global read is cheaper)."""
-    global _MINV
-    _MINV = KERNELS.inverse_mass_matrix
-    return _MINV
-
-
 def _minv_arrays(c, d):
-    """(data buffer, work array, shape of M) of Data d (None: the thread's own, then kept in
-    ``c.thread_local.minv`` for the next call); the work array is made on first use."""
+    """(kernel, data buffer, work array, shape of M) of Data d (None: the thread's own, then
+    kept in ``c.thread_local.minv`` for the next call); the work array is made on first use,
+    of the shape the model's kernel takes (``c.minv_work_shape``)."""
     own = d is None
     if own:
         d = c.thread_data()
     if d.minv_work is None:
-        d.minv_work = np.zeros(work_shape(c.n_links, c.nu))
-    arrays = (d.buf, d.minv_work, c.shape_M)
+        d.minv_work = np.zeros(c.minv_work_shape)
+    arrays = (c.kernels.inverse_mass_matrix, d.buf, d.minv_work, c.shape_M)
     if own:
         c.thread_local.minv = arrays
     return arrays

@@ -13,10 +13,10 @@ the result: a non-finite result of finite arguments is OVERFLOW (``common.result
 (``joint_transform.pin_variant``): where a kernel has a PIN-only variant (same numbers,
 without the code of the other joint kinds: seconds less to compile), it is that one,
 otherwise the same dispatcher as ``KERNELS``'s. ``FLEX_KERNELS`` serves models with modal
-bodies: their forward and inverse dynamics, mass matrix, kinetic energy and mass and
-centre of mass are the flex entry kernels (``kernels/flex_entry.py``, same arguments), the
-other names the general kernels, which
-answer MODAL for such a model (the facade then hands over to ``flex``/``flex_operators``).
+bodies: every facade kernel but the coordinate maps (which know modal coordinates) and the
+constraint kernels (algorithms/flex_constraints.py serves those) is a flex entry kernel
+(``kernels/flex_entry.py``, same arguments), plus two of their own (``strain_energy``,
+``external_generalized_forces``; no rigid kernel has these names).
 A compiled model's ``kernels`` is the one that serves it, settled when it is compiled:
 the three are registered with ``model.compiled`` here, so the model layer below takes them
 without importing this module.
@@ -68,6 +68,9 @@ _SIGNATURES = {
     "kinetic_energy": (energy.kinetic_energy, (_F2, _F1, _F1, _F1)),
     "mass_and_com": (energy.mass_and_com, (_F2, _F1, _F1)),
     "trajectory_energies": (energy.trajectory_energies, (_F2, _F2, _F2, _F2)),
+    # models with modal bodies only (``_FLEX_VARIANTS``; None: no kernel for the others)
+    "strain_energy": (None, (_F2, _F1, _F1)),
+    "external_generalized_forces": (None, (_F2, _F1, _I1, _F2, _F1)),
     # coordinate maps take (mi, ws); the simulation calls the unchecked maps (qdot_from_u: a
     # target of the warm-up for it, run_side)
     "qdot": (coordinates.qdot, (_I2, _F2, _F1, _F1, _F1)),
@@ -93,6 +96,14 @@ _FLEX_VARIANTS = {
     "mass_matrix": flex_entry.mass_matrix_flex,
     "kinetic_energy": flex_entry.kinetic_energy_flex,
     "mass_and_com": flex_entry.mass_and_com_flex,
+    "inverse_mass_matrix": flex_entry.inverse_mass_matrix_flex,
+    "operational_space_compliance": flex_entry.operational_space_compliance_flex,
+    "frame_pose": flex_entry.frame_pose_flex,
+    "frame_jacobian": flex_entry.frame_jacobian_flex,
+    "frame_velocity_acceleration": flex_entry.frame_velocity_acceleration_flex,
+    "trajectory_energies": flex_entry.trajectory_energies_flex,
+    "strain_energy": flex_entry.strain_energy_flex,
+    "external_generalized_forces": flex_entry.external_generalized_forces_flex,
 }
 
 
@@ -123,6 +134,8 @@ class _Kernels:
             raise AttributeError(name) from None
         if self._variants is not None:
             dispatcher = self._variants[name]
+        elif dispatcher is None:
+            raise AttributeError(f"{name}: a kernel of models with modal bodies only")
         with self._lock:
             if name not in self.__dict__:
                 with compiling_notice("kernels"):
@@ -157,8 +170,11 @@ def kernel_dispatcher(name, pins=False, flex=False):
 
 def kernel_names(pins=False, flex=False):
     """The names of the facade kernels (``KERNELS.<name>``); ``pins``: those with a
-    PIN-only variant; ``flex``: those with a variant for models with modal bodies."""
-    return tuple(_FLEX_VARIANTS) if flex else tuple(_PIN_VARIANTS) if pins else tuple(_SIGNATURES)
+    PIN-only variant; ``flex``: those with a variant for models with modal bodies (the
+    kernels of models with modal bodies only among them, which the others lack)."""
+    if flex:
+        return tuple(_FLEX_VARIANTS)
+    return tuple(_PIN_VARIANTS) if pins else tuple(k for k, (d, _) in _SIGNATURES.items() if d is not None)
 
 
 def real_array(x, name, what="an array of numbers", copy=False):

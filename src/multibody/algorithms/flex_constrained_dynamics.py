@@ -15,8 +15,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..kernels.flex_constrained import flex_constrained_dynamics
-from . import flex_operators
 from .checks import check_result, check_vector, data_object, raise_status, run_kernel
+from .external_forces import generalized_external_forces
 from .flex_constraints import work
 
 
@@ -54,7 +54,7 @@ def constrained_dynamics(m, q, u, tau, gains, f_ext=None, data=None):
     if gains.shape != (c.nc, 2):
         raise ValueError(f"gains must have shape ({c.nc}, 2) [kp, kd] per constraint row, got {gains.shape}")
     if f_ext is not None:
-        tau = tau + flex_operators.external_generalized_forces(m, q, f_ext, d)
+        tau = tau + generalized_external_forces(c, d, q, f_ext)
     w = solve(c, d, q, u, tau, gains)
     for x in (w.udot, w.lam):
         check_result(c, x, ("q", "u", "tau"), (q, u, tau))

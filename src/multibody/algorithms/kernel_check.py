@@ -28,6 +28,9 @@ import numpy as np
 from numba.core.caching import NullCache
 from numba.core.registry import CPUDispatcher
 
+from ..kernels.layout import H_NFRAMES
+from ..kernels.work_shapes import compliance_work_shape, minv_work_shape
+
 #: relative tolerance (to max(1, |reference|)) of a check: far above rounding on any
 #: machine, far below what a wrong kernel gives (1e-2 .. 1e4 measured)
 TOLERANCE = 1e-9
@@ -123,8 +126,44 @@ def evaluate(name, kernel, buf, state):
         out = np.empty(4)
         kernel(buf, q, out)
     elif name == "trajectory_energies":
-        out = np.empty((2, 5))
+        out = np.zeros((2, 6))  # (the rigid kernels write the first five columns)
         kernel(buf, np.stack([q, q]), np.stack([u, -u]), out)
+    else:
+        return _evaluate_operator(name, kernel, buf, state)
+    return out
+
+
+def _evaluate_operator(name, kernel, buf, state):
+    """``evaluate`` of the kernels beyond the dynamics and energies (checked where they have a
+    flex variant): M^-1, the compliance at two frames, the last frame's pose, Jacobian,
+    velocity and acceleration, the strain energy and the generalized forces of two wrenches at
+    the last frame."""
+    q, u, udot, _ = state
+    nu = u.shape[0]
+    last = int(buf[0, H_NFRAMES]) - 1
+    frames = np.array([1, last], dtype=np.int64)
+    if name == "inverse_mass_matrix":
+        out = np.empty((nu, nu))
+        kernel(buf, q, np.zeros(minv_work_shape(buf)), out)
+    elif name == "operational_space_compliance":
+        out = np.empty((12, 12))
+        kernel(buf, q, frames, np.zeros(compliance_work_shape(buf, 2)), out)
+    elif name == "frame_pose":
+        out = np.empty((4, 4))
+        kernel(buf, q, last, out)
+    elif name == "frame_jacobian":
+        T, J = np.empty((4, 4)), np.zeros((6, nu))
+        kernel(buf, q, last, T, J)
+        out = np.concatenate([T.ravel(), J.ravel()])
+    elif name == "frame_velocity_acceleration":
+        out = np.empty(12)
+        kernel(buf, q, u, udot, last, out)
+    elif name == "strain_energy":
+        out = np.empty(1)
+        kernel(buf, q, out)
+    elif name == "external_generalized_forces":
+        out = np.empty(nu)
+        kernel(buf, q, np.array([last, last], dtype=np.int64), np.linspace(-1.0, 1.0, 12).reshape(2, 6), out)
     else:
         return None
     return out

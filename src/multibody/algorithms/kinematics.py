@@ -6,12 +6,10 @@ refused) as in ``dynamics``.
 """
 import numpy as np
 
-from ..kernels.status import MODAL, OVERFLOW
-from . import flex, flex_operators
+from ..kernels.status import OVERFLOW
 from .checks import (
     check_result, check_vector, data_object, frame_row, raise_status, refuse_zero_quaternions, run_kernel,
 )
-from .entry import KERNELS
 
 
 def body_pose(m, q, body, data=None):
@@ -20,15 +18,13 @@ def body_pose(m, q, body, data=None):
     Stacked q (B, nq) gives stacked poses (B, 4, 4), computed in parallel (``batch``)."""
     if getattr(q, "ndim", 1) == 2 and data is None:
         from . import batch
-        return batch.body_pose(m, q, body, single=body_pose)
+        return batch.body_pose(m, q, body)
     c = m.compiled
     dbuf = data_object(c, data).buf
     q = check_vector(q, c.nq, "q", c)
     out = np.empty((4, 4))
-    st = run_kernel(c, q, KERNELS.frame_pose, dbuf, q, frame_row(c, body), out)
-    if st:
-        if st == MODAL:  # modal bodies: a node moves with its mode shapes
-            return check_result(c, flex.frame_pose(m, q, body, data), ("q",), (q,))
+    st = run_kernel(c, q, c.kernels.frame_pose, dbuf, q, frame_row(c, body), out)
+    if st:  # (a model with modal bodies: its c.kernels are the flex ones, a node deformed)
         raise_status(c, st, ("q",), (q,))
     return out
 
@@ -41,11 +37,11 @@ def body_jacobian(m, q, body, frame="body", data=None):
     in world coordinates (v is the velocity of the world-origin point moving with the body).
     Stacked q (B, nq) with frame="body" gives stacked Jacobians (B, 6, nu) (``batch``).
     A node on a modal body moves with its mode shapes: its columns of the body's modal
-    rates are nonzero (``flex_operators.frame_jacobian``).
+    rates are nonzero (``kernels/flex_jacobian.py``).
     """
     if getattr(q, "ndim", 1) == 2 and data is None and frame == "body":
         from . import batch
-        return batch.body_jacobian(m, q, body, single=body_jacobian)
+        return batch.body_jacobian(m, q, body)
     c = m.compiled
     dbuf = data_object(c, data).buf
     q = check_vector(q, c.nq, "q", c)
@@ -54,12 +50,9 @@ def body_jacobian(m, q, body, frame="body", data=None):
         raise ValueError(f"frame must be 'body', 'world_aligned' or 'world', got {frame!r}")
     J = np.zeros((6, c.nu))
     T_wf = np.empty((4, 4))
-    st = run_kernel(c, q, KERNELS.frame_jacobian, dbuf, q, f, T_wf, J)
+    st = run_kernel(c, q, c.kernels.frame_jacobian, dbuf, q, f, T_wf, J)
     if st:
-        if st != MODAL:
-            raise_status(c, st, ("q",), (q,))
-        J, T_wf = flex_operators.frame_jacobian(m, q, f, data)  # modal bodies: nodes' modal columns
-        check_result(c, J, ("q",), (q,))
+        raise_status(c, st, ("q",), (q,))
     if frame == "body":
         return J
     R = T_wf[:3, :3]
@@ -81,10 +74,8 @@ def _velocity_acceleration(m, q, u, udot, body, data):
         udot = check_vector(udot, c.nu, "udot", c)
         names, args = ("q", "u", "udot"), (q, u, udot)
     out = np.empty(12)
-    st = run_kernel(c, q, KERNELS.frame_velocity_acceleration, dbuf, q, u, udot, frame_row(c, body), out)
-    if st == MODAL:
-        out = flex_operators.frame_velocity_acceleration(m, q, u, udot, frame_row(c, body), data)
-    elif st and st != OVERFLOW:
+    st = run_kernel(c, q, c.kernels.frame_velocity_acceleration, dbuf, q, u, udot, frame_row(c, body), out)
+    if st and st != OVERFLOW:
         raise_status(c, st, ("q", "u", "udot"), (q, u, udot))
     check_result(c, out if len(names) == 3 else out[:6], names, args)
     return out
@@ -120,8 +111,7 @@ def u_from_qdot_matrix(m, q, data=None):
     c = m.compiled
     q = check_vector(q, c.nq, "q", c)
     refuse_zero_quaternions(c, q)  # (normalised here; a zero one is no rotation)
-    N = n_plus(c, data_object(c, data), q)
-    return N if c.flex is None else flex_operators.add_modal_rate_blocks(c, N)
+    return n_plus(c, data_object(c, data), q)
 
 
 def pose_gradient(m, q, body, data=None):

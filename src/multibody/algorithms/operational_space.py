@@ -1,11 +1,7 @@
 """Operational-space compliance Upsilon = J M^-1 J^T at a set of frames, O(N) by recursion."""
 import numpy as np
 
-from ..kernels.operational_space import Y_COLS
-from ..kernels.status import MODAL
-from . import flex_operators
 from .checks import as_float_vector, check_result, data_object, frame_rows, raise_status, run_kernel
-from .entry import KERNELS
 
 
 def operational_space_compliance(m, q, frames, data=None):
@@ -19,23 +15,21 @@ def operational_space_compliance(m, q, frames, data=None):
     inertias of forward dynamics (see ``kernels/operational_space.py``).
     ``frames``: a name or a sequence of names; ``data`` as in ``forward_dynamics``.
     With modal bodies, a node's Jacobian includes its body's modal columns (it moves with
-    its mode shapes); see ``flex_operators.operational_space_compliance``.
+    its mode shapes); see ``kernels/flex_operational_space.py``.
     """
     c = m.compiled
     d = data_object(c, data)
     dbuf = d.buf
     rows = frame_rows(c, frames)
     k = rows.size
-    W = d.dense_scratch(("operational_space", k), (c.n_links + k + 9, max(6 * c.nu, Y_COLS)))
+    W = d.dense_scratch(("operational_space", k), c.compliance_work_shape(k))
     out = np.empty((6 * k, 6 * k))
+    kernel = c.kernels.operational_space_compliance  # (modal bodies: their own recursion, nodes included)
     try:
-        st = run_kernel(c, q, KERNELS.operational_space_compliance, dbuf, q, rows, W, out)
+        st = run_kernel(c, q, kernel, dbuf, q, rows, W, out)
     except TypeError:
         q = as_float_vector(q, "q")
-        st = run_kernel(c, q, KERNELS.operational_space_compliance, dbuf, q, rows, W, out)
+        st = run_kernel(c, q, kernel, dbuf, q, rows, W, out)
     if st:
-        if st == MODAL:  # modal bodies: their own recursion (frames at deforming nodes included)
-            out = flex_operators.operational_space_compliance(m, q, frames, data)
-        else:
-            raise_status(c, st, ("q",), (q,))
+        raise_status(c, st, ("q",), (q,))
     return check_result(c, out, ("q",), (q,))  # (kernels/operational_space.py has no result check yet)

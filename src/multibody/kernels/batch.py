@@ -11,7 +11,7 @@ cache lines, and each write took the line from the other core. ``status[b]`` rec
 (kernels/status.py; OVERFLOW where its finite state gave a non-finite result, as the
 single calls); a failing sample does not stop the others.
 
-Every kernel is ``_make_batch(name, sample)``: the one ``prange`` loop around a sample
+Every kernel is ``batch_kernel(name, sample)``: the one ``prange`` loop around a sample
 function ``sample(dbuf, t, b, *args)`` (-> status of sample b, on worker t's buffer),
 compiled under its own module-level name (``variants.variant``: Numba's cache tells the
 kernels apart by name).
@@ -37,10 +37,10 @@ from .variants import variant
 # A sample function is a compiled call of its own (Numba's inliner takes no ``*args`` call),
 # without reference counting: the two workers' atomic counts on the same arrays would
 # contend for their cache lines.
-_SAMPLE = dict(cache=True, _nrt=False)
+SAMPLE = dict(cache=True, _nrt=False)
 
 
-def _make_batch(name, sample):
+def batch_kernel(name, sample):
     """The batch kernel ``name(dbufs, *args)``: ``status = args[-1]``, and
     ``status[b] = sample(dbufs[t], t, b, *args)`` for every sample b, on worker t's block."""
 
@@ -56,7 +56,7 @@ def _make_batch(name, sample):
     return batch
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _forward_dynamics(dbuf, t, b, Q, U, TAU, OUT, status):
     """OUT[b] = forward dynamics at (Q[b], U[b], TAU[b])."""
     mi, mf = model_arrays(dbuf)
@@ -70,7 +70,7 @@ def _forward_dynamics(dbuf, t, b, Q, U, TAU, OUT, status):
     return result_status(st, OUT[b])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _inverse_dynamics(dbuf, t, b, Q, U, UDOT, OUT, status):
     """OUT[b] = inverse dynamics at (Q[b], U[b], UDOT[b])."""
     mi, mf = model_arrays(dbuf)
@@ -82,7 +82,7 @@ def _inverse_dynamics(dbuf, t, b, Q, U, UDOT, OUT, status):
     return result_status(st, OUT[b])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _mass_matrix(dbuf, t, b, Q, OUT, status):
     """OUT[b] = M(Q[b]) (nu, nu)."""
     mi, mf = model_arrays(dbuf)
@@ -93,7 +93,7 @@ def _mass_matrix(dbuf, t, b, Q, OUT, status):
     return result_status(st, OUT[b])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _inverse_mass_matrix(dbuf, t, b, works, Q, OUT, status):
     """OUT[b] = M(Q[b])^-1; works[t] is worker t's scratch (see inverse_mass_matrix)."""
     mi, mf = model_arrays(dbuf)
@@ -105,7 +105,7 @@ def _inverse_mass_matrix(dbuf, t, b, works, Q, OUT, status):
     return result_status(st, OUT[b])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _frame_pose(dbuf, t, b, Q, f, OUT, status):
     """OUT[b] = T_world_frame (4, 4) of frame row f at Q[b]."""
     mi, mf = model_arrays(dbuf)
@@ -116,7 +116,7 @@ def _frame_pose(dbuf, t, b, Q, f, OUT, status):
     return result_status(st, OUT[b])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _frame_jacobian(dbuf, t, b, Q, f, POSES, OUT, status):
     """OUT[b] = body Jacobian (6, nu) of frame row f at Q[b] (OUT must be zero on entry);
     POSES[b] receives the frame's world pose."""
@@ -129,7 +129,7 @@ def _frame_jacobian(dbuf, t, b, Q, f, POSES, OUT, status):
     return result_status(result_status(st, POSES[b]), OUT[b])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _kinetic_energy(dbuf, t, b, Q, U, OUT, status):
     """OUT[b] = kinetic energy at (Q[b], U[b])."""
     mi, mf = model_arrays(dbuf)
@@ -140,7 +140,7 @@ def _kinetic_energy(dbuf, t, b, Q, U, OUT, status):
     return result_status(st, OUT[b:b + 1])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _mass_and_com(dbuf, t, b, Q, OUT, status):
     """OUT[b] = [total mass, centre of mass (3)] at Q[b]."""
     mi, mf = model_arrays(dbuf)
@@ -151,7 +151,7 @@ def _mass_and_com(dbuf, t, b, Q, OUT, status):
     return result_status(st, OUT[b])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _integrate(dbuf, t, b, Q, U, dt, OUT, status):
     """OUT[b] = Q[b] (+) U[b] dt on each hinge's manifold (charts of worker t's data); models
     with modal bodies too (eta + eta' dt, as a single call)."""
@@ -163,7 +163,7 @@ def _integrate(dbuf, t, b, Q, U, dt, OUT, status):
     return result_status(st, OUT[b])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _inverse_dynamics_derivatives(dbuf, t, b, Q, U, UDOT, DQ, DU, M, status):
     """DQ[b], DU[b], M[b] = the inverse dynamics derivatives at (Q[b], U[b], UDOT[b])."""
     mi, mf = model_arrays(dbuf)
@@ -176,7 +176,7 @@ def _inverse_dynamics_derivatives(dbuf, t, b, Q, U, UDOT, DQ, DU, M, status):
     return result_status(result_status(result_status(st, DQ[b]), DU[b]), M[b])
 
 
-@njit(**_SAMPLE)
+@njit(**SAMPLE)
 def _forward_dynamics_derivatives(dbuf, t, b, works, scratch, Q, U, TAU, DQ, DU, MINV, status):
     """DQ[b], DU[b], MINV[b] = the forward dynamics derivatives at (Q[b], U[b], TAU[b]);
     works[t], scratch[t] are worker t's (see forward_dynamics_derivatives)."""
@@ -191,14 +191,14 @@ def _forward_dynamics_derivatives(dbuf, t, b, works, scratch, Q, U, TAU, DQ, DU,
     return result_status(result_status(result_status(st, DQ[b]), DU[b]), MINV[b])
 
 
-forward_dynamics_batch = _make_batch("forward_dynamics_batch", _forward_dynamics)
-inverse_dynamics_batch = _make_batch("inverse_dynamics_batch", _inverse_dynamics)
-mass_matrix_batch = _make_batch("mass_matrix_batch", _mass_matrix)
-inverse_mass_matrix_batch = _make_batch("inverse_mass_matrix_batch", _inverse_mass_matrix)
-frame_pose_batch = _make_batch("frame_pose_batch", _frame_pose)
-frame_jacobian_batch = _make_batch("frame_jacobian_batch", _frame_jacobian)
-kinetic_energy_batch = _make_batch("kinetic_energy_batch", _kinetic_energy)
-mass_and_com_batch = _make_batch("mass_and_com_batch", _mass_and_com)
-integrate_batch = _make_batch("integrate_batch", _integrate)
-inverse_dynamics_derivatives_batch = _make_batch("inverse_dynamics_derivatives_batch", _inverse_dynamics_derivatives)
-forward_dynamics_derivatives_batch = _make_batch("forward_dynamics_derivatives_batch", _forward_dynamics_derivatives)
+forward_dynamics_batch = batch_kernel("forward_dynamics_batch", _forward_dynamics)
+inverse_dynamics_batch = batch_kernel("inverse_dynamics_batch", _inverse_dynamics)
+mass_matrix_batch = batch_kernel("mass_matrix_batch", _mass_matrix)
+inverse_mass_matrix_batch = batch_kernel("inverse_mass_matrix_batch", _inverse_mass_matrix)
+frame_pose_batch = batch_kernel("frame_pose_batch", _frame_pose)
+frame_jacobian_batch = batch_kernel("frame_jacobian_batch", _frame_jacobian)
+kinetic_energy_batch = batch_kernel("kinetic_energy_batch", _kinetic_energy)
+mass_and_com_batch = batch_kernel("mass_and_com_batch", _mass_and_com)
+integrate_batch = batch_kernel("integrate_batch", _integrate)
+inverse_dynamics_derivatives_batch = batch_kernel("inverse_dynamics_derivatives_batch", _inverse_dynamics_derivatives)
+forward_dynamics_derivatives_batch = batch_kernel("forward_dynamics_derivatives_batch", _forward_dynamics_derivatives)

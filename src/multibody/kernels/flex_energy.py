@@ -4,13 +4,26 @@
 * T = 1/2 sum_k [V_k; eta_k']^T M_k(eta) [V_k; eta_k'] (link frames);
 * [m, c] with m = sum_k m_k and m c = sum_k m_k p_k + R_k (m c)_k(eta), the first moments
   (m c)_k read off each body's M_k(eta) (M[:3, 3:6] = [m c]x) and placed by the deformed
-  link poses.
+  link poses;
+* the strain energy 1/2 sum_k eta_k^T K_k eta_k (K_k: the body's modal stiffness).
 """
 from numba import njit
 
 from . import flex_layout as FL
 from .flex_body_inertia import body_masses
 from .flex_kinematics import flex_kinematics
+
+
+@njit(cache=True, inline="always")
+def quadratic_form(A, a, x, o, n):
+    """x^T A x of the n x n block of A at a (row-major) and x[o:o + n], row by row."""
+    s = 0.0
+    for r in range(n):
+        ax = 0.0
+        for c in range(n):
+            ax += A[a + r * n + c] * x[o + c]
+        s += x[o + r] * ax
+    return s
 
 
 @njit(cache=True)
@@ -20,14 +33,7 @@ def flex_kinetic_energy(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, q, u, phi, V
     body_masses(fi, fmass, fm1, fm2, q, Mq)
     T = 0.0
     for k in range(mi.shape[0]):
-        nb, vo, ma = fi[k, FL.NB], fi[k, FL.VOFF], fi[k, FL.MADR]
-        s = 0.0
-        for r in range(nb):
-            mv = 0.0
-            for c in range(nb):
-                mv += Mq[ma + r * nb + c] * V[vo + c]
-            s += V[vo + r] * mv
-        T += 0.5 * s
+        T += 0.5 * quadratic_form(Mq, fi[k, FL.MADR], V, fi[k, FL.VOFF], fi[k, FL.NB])
     return T
 
 
@@ -51,3 +57,12 @@ def flex_mass_and_com(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, q, u0, phi, V,
     if out[0] > 0.0:
         for i in range(1, 4):
             out[i] /= out[0]
+
+
+@njit(cache=True)
+def flex_strain_energy(fi, stiffness, q):
+    """1/2 sum over the modal bodies of eta^T K eta [J] (K at fi[k, STIFF], NM x NM row-major)."""
+    V = 0.0
+    for k in range(fi.shape[0]):
+        V += 0.5 * quadratic_form(stiffness, fi[k, FL.STIFF], q, fi[k, FL.QM], fi[k, FL.NM])
+    return V

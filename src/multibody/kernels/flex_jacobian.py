@@ -23,10 +23,10 @@ _INL = dict(cache=True, inline="always")
 
 
 @njit(cache=True)
-def frame_map(mi, fi, fnode, frame_node, fr, q, f, B):
-    """Write B_F (6 x nb_L, row-major at B[0:]) of frame row f; return (L, a, R, p, th): its
-    link (-1: the world, B untouched), its node record (-1: rigid on the link), its pose
-    (R 9-tuple, p) in L (deformed) and theta = Pi_r eta (zero for a rigid frame)."""
+def frame_placement(fi, fnode, frame_node, fr, q, f):
+    """(L, a, R0, R, p, th) of frame row f: its link (-1: the world), its node record (-1:
+    rigid on the link), its undeformed rotation R0 and its pose (R 9-tuple, p) in L
+    (deformed), and theta = Pi_r eta (zero for a rigid frame)."""
     L = int(fr[f, FR_LINK])
     R = (fr[f, FR_R], fr[f, FR_R + 1], fr[f, FR_R + 2], fr[f, FR_R + 3], fr[f, FR_R + 4], fr[f, FR_R + 5],
          fr[f, FR_R + 6], fr[f, FR_R + 7], fr[f, FR_R + 8])
@@ -35,15 +35,25 @@ def frame_map(mi, fi, fnode, frame_node, fr, q, f, B):
     R0 = R
     a = frame_node[f]
     if L < 0:
-        return L, -1, R, p, th
-    nb = fi[L, FL.NB]
-    nm = nb - 6
+        return L, -1, R0, R, p, th
     if a >= 0:
-        E, th, dt = node_deformation(fnode, a, nm, q, fi[L, FL.QM])
+        E, th, dt = node_deformation(fnode, a, fi[L, FL.NB] - 6, q, fi[L, FL.QM])
         R0 = (fnode[a], fnode[a + 1], fnode[a + 2], fnode[a + 3], fnode[a + 4], fnode[a + 5],
               fnode[a + 6], fnode[a + 7], fnode[a + 8])
         R = mul33(E, R0)
         p = (fnode[a + FL.N_P0] + dt[0], fnode[a + FL.N_P0 + 1] + dt[1], fnode[a + FL.N_P0 + 2] + dt[2])
+    return L, a, R0, R, p, th
+
+
+@njit(cache=True)
+def frame_map(mi, fi, fnode, frame_node, fr, q, f, B):
+    """Write B_F (6 x nb_L, row-major at B[0:]) of frame row f; return (L, a, R, p, th) of
+    ``frame_placement`` (L = -1, the world: B untouched)."""
+    L, a, R0, R, p, th = frame_placement(fi, fnode, frame_node, fr, q, f)
+    if L < 0:
+        return L, a, R, p, th
+    nb = fi[L, FL.NB]
+    nm = nb - 6
     for c in range(6):  # X(F<-L), then Psi (zero off a node)
         x = motion_in_child(R, p, 1.0 if c == 0 else 0.0, 1.0 if c == 1 else 0.0, 1.0 if c == 2 else 0.0,
                             1.0 if c == 3 else 0.0, 1.0 if c == 4 else 0.0, 1.0 if c == 5 else 0.0)
@@ -73,6 +83,15 @@ def frame_world_pose(pose, L, R, p, T):
         T[r, 3] = p[r] if L < 0 else _frame_origin(pose, L, p, FL.POSE_P, r)
         T[3, r] = 0.0
     T[3, 3] = 1.0
+
+
+@njit(cache=True)
+def flex_frame_pose(mi, mf, ws, fi, fnode, frame_node, fr, q, u0, phi, V, abias, pose, VN, f, T):
+    """T (4x4): the world pose of frame row f at q (a node deformed by its mode shapes). u0:
+    zeros (nu,)."""
+    flex_kinematics(mi, mf, ws, fi, fnode, q, u0, phi, V, abias, pose, VN)
+    L, _, _, R, p, _ = frame_placement(fi, fnode, frame_node, fr, q, f)
+    frame_world_pose(pose, L, R, p, T)
 
 
 @njit(cache=True)

@@ -26,7 +26,7 @@ CONTROL_NONFINITE = 14  # the control returned a non-finite joint force
 
 
 BAD_QUATERNION = 15  # the first state argument (q) holds a quaternion whose norm is not 1 (1e-6)
-MODAL = 16           # the model has modal (flexible) bodies: the facade takes the flex kernels
+MODAL = 16           # a rigid kernel was called for a model with modal (flexible) bodies (c.kernels has their own)
 OVERFLOW = 17        # finite arguments gave a non-finite result: they are too large (1e200)
 
 

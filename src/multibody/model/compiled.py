@@ -15,6 +15,7 @@ from ..kernels import flex_layout as FL
 from ..kernels import layout as L
 from ..kernels.flex_views import data_views
 from ..kernels.joint_transform import pin_variant
+from ..kernels.work_shapes import compliance_work_shape, minv_work_shape
 from .flex_compile import FlexModel
 
 _IDENTITY_QUATERNION = (0.0, 0.0, 0.0, 1.0)
@@ -144,6 +145,7 @@ class CompiledModel:
         self.modal_slices = {}  # modal body name -> (q slice, u slice) of its eta
         self.all_pins = pin_variant(self.mi)  # every link a PIN: the PIN-only kernel variants serve it
         self.kernels = kernel_namespace(self.all_pins)  # the facade's kernels for it
+        self.minv_work_shape = minv_work_shape(buf)  # the work array its M^-1 kernel takes (set_flex: the flex one's)
 
     def _set_buffer(self, buf):
         """Take ``buf`` as the model buffer: its views and sizes (``kernels.layout``)."""
@@ -177,6 +179,12 @@ class CompiledModel:
         self._set_buffer(buf)
         self.flex = FlexModel(buf)
         self.kernels = kernel_namespace(self.all_pins, modal=True)
+        self.minv_work_shape = minv_work_shape(buf)
+
+    def compliance_work_shape(self, k):
+        """The shape of the work array the operational-space compliance kernel (``kernels``')
+        takes for k frames (``kernels/work_shapes.py``)."""
+        return compliance_work_shape(self.buf, k)
 
     def set_constraints(self, constraints, rows):
         """Write the enabled ``constraints`` (in row order) and their cr ``rows`` (nc, CR_COLS);

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..kernels import flex_layout as FL
 from ..kernels import layout as L
+from ..kernels.flex_operational_space import scratch_size
 from ..kernels.flex_views import constant_views
 from ..spatial import motion_transform, transform_inverse
 from .modal_body import ModalBody
@@ -151,8 +152,10 @@ def _work_sizes(fi, nu, sizes):
     madr, voff, padr, phiadr, gadr, dadr, eadr = sizes
     n = fi.shape[0]
     block = int(fi[:, FL.NB].max() * fi[:, FL.NUALL].max()) if n else 0
+    operators = scratch_size(fi)[1] if n else 0
     return (madr, voff, voff, voff, voff, padr, phiadr, gadr, dadr, eadr, n * FL.POSE_COLS, n * 6,
-            2 * max(block, 36), nu)  # scratch: two (nb x NUALL) column blocks; zero: u = 0
+            max(2 * max(block, 36), operators), nu)  # scratch: two (nb x NUALL) column blocks, and
+    # the operators' (M^-1, compliance, frames: kernels/flex_entry.py); zero: u = 0
 
 
 def _add_integrals(first, second, b, X_BL):

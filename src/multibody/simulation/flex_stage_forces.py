@@ -8,8 +8,9 @@ loop's control hand-over: at every Runge-Kutta stage the loop pauses, ``FlexStag
 loop goes on with its flexible forward dynamics and its joint force models.
 
 * A wrench w at frame F (a body or a node, whose pose and Jacobian follow the deformation):
-  tau += J_F^T w, with J_F the frame's Jacobian in its own axes (``flex_operators.
-  frame_jacobian``) and w in those axes (a world-axes wrench is rotated into them).
+  tau += J_F^T w, with J_F the frame's Jacobian in its own axes (the model's kernel
+  ``frame_jacobian``: kernels/flex_entry.py) and w in those axes (a world-axes wrench is
+  rotated into them).
 * A spring-damper between frames a and b: F = -(k (l - l0) + c l_dot) e on b and -F on a,
   e the unit vector from a's origin to b's, applied as wrenches at both.
 
@@ -29,8 +30,8 @@ flex kernels); wrenches and springs are still evaluated in Python.
 """
 import numpy as np
 
-from ..algorithms import flex_constrained_dynamics, flex_operators
-from ..algorithms.checks import frame_row
+from ..algorithms import flex_constrained_dynamics
+from ..algorithms.checks import check_vector, frame_row, raise_status
 from .force_kernels import apply_forces, spring_tension, wrench_component, wrench_phase
 from .forces import ExternalForce, LinearSpringDamper
 
@@ -89,7 +90,11 @@ class FlexStageForces:
             if link < 0:
                 cache[row] = (np.zeros((6, c.nu)), c.frame_in_link(row)[1], np.zeros(6))
             else:
-                J, T = flex_operators.frame_jacobian(self.model, q, row, self.data)
+                J, T = np.zeros((6, c.nu)), np.empty((4, 4))
+                q = check_vector(q, c.nq, "q", c)
+                st = c.kernels.frame_jacobian(self.data.buf, q, row, T, J)
+                if st:
+                    raise_status(c, st, ("q",), (q,))
                 cache[row] = (J, T, J @ u)
         return cache[row]
 
