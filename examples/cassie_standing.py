@@ -135,6 +135,7 @@ def stand(m, q0, q_ref, t_final=2.0, dt=1e-3, kp=2000.0, kd=50.0, stabilization_
         warnings.simplefilter("ignore", JointLimitWarning)  # the foot limits: see the module docstring
         start = time.perf_counter()
         res = mb.simulate(m, q0, np.zeros(m.nu), t_final, dt=dt, forces=forces, limits=False,
+                          joint_dynamics=False,  # (force_models has the file's springs and dampers)
                           stabilization_gains=stabilization_gains)
         wall = time.perf_counter() - start
     errors = np.array([np.abs(m.pose_error(x, "residual")) for x in res.q])
