@@ -61,7 +61,8 @@ class JointDynamics:
     ``friction`` (module docstring: the friction law and its slip speed). ``hinges``: names
     or Hinge objects (default: every hinge). ``dt``: the fixed step of the run (None:
     adaptive), from which the slip speed floor is raised for stability; ``slip_speed``: v_s
-    [rad/s or m/s] (> 0, default ``SLIP_SPEED``).
+    [rad/s or m/s] (> 0, default ``SLIP_SPEED``); ``implicit``: ``simulate``'s
+    ``implicit_damping`` ("auto", True or False; the module docstring says what it does).
     """
 
     def __init__(self, hinges=None, slip_speed=SLIP_SPEED, dt=None, implicit="auto"):
