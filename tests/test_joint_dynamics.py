@@ -103,6 +103,30 @@ CARTPOLE = """<mujoco model="cartpole"><compiler angle="radian"/><option timeste
 </mujoco>"""
 
 
+def test_an_event_that_changes_the_model_does_not_count_the_clamp_again():
+    """The run's integrator is made anew after each model change; the constant tau it takes
+    over was clamped once, at the start, and is counted once."""
+    m = slider()
+    m.hinge("s").effort = 0.5
+    events = [mb.Event(at=at, action=lambda t, q, u, k=k: m.add_node(f"n{k}", "b") and None, name=f"grow{k}")
+              for k, at in enumerate((0.3, 0.6))]
+    with pytest.warns(EffortLimitWarning, match=r"'s' \(1 time,"):
+        res = mb.simulate(m, np.zeros(1), np.zeros(1), 1.0, dt=1e-3, tau=np.array([5.0]), events=events)
+    assert len(res.events) == 2 and res.clamped == {"s": (1, 5.0)}
+    assert res.u[-1, 0] == pytest.approx(0.5 / 2.0)
+
+
+def test_a_run_samples_the_smallest_inertia_once(monkeypatch):
+    """The armature of the implicit damping and the force-model entries both need the
+    smallest effective inertia (33 M^-1 calls): one run computes it once."""
+    import multibody.simulation.joint_dynamics as jd
+    calls = []
+    real = jd.smallest_inertia
+    monkeypatch.setattr(jd, "smallest_inertia", lambda m, ui: calls.append(tuple(ui)) or real(m, ui))
+    mb.simulate(slider(damping=1.0, friction=0.5), np.zeros(1), np.ones(1), 0.01, dt=1e-3)
+    assert calls == [(0,)]
+
+
 def test_mjcf_dampers_springs_and_actuators_match_mujocos_rk4(tmp_path):
     """MuJoCo's RK4 integrates damping, springs and affine actuators explicitly, as we do: the
     trajectories agree to rounding, with constant controls and with controls from a function

@@ -58,11 +58,17 @@ class RunInputs:
             control = self.clamp.control(control)
         self.ctrl_input = CtrlInput(actuators, ctrl, control) if function else None
         self.control = self.ctrl_input if function else control
+        self._tau_clamped = False  # the constant tau is clamped (and counted) once per run
 
     def attach(self, integrator):
-        """Clamp the integrator's constant joint forces; bind a ctrl function to its entries."""
-        if self.clamp is not None:
+        """Clamp the integrator's constant joint forces; bind a ctrl function to its entries.
+
+        The constant forces are clamped on the run's first integrator only: an integrator made
+        anew after an event's action takes over its predecessor's forces, clamped already
+        (clamping them again would count the clamp once per segment)."""
+        if self.clamp is not None and not self._tau_clamped:
             self.clamp.clamp(integrator.tau0)
+            self._tau_clamped = True
         if self.ctrl_input is not None:
             self.ctrl_input.bind(integrator.fmi, integrator.fmf)
         if self.armature is not None:  # (the model the integrator runs: recompiled after an event's change)
