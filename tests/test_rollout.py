@@ -65,6 +65,22 @@ def test_a_failing_sample_stops_alone():
     assert np.isnan(r.t_failure[0]) and r.t_failure[1] <= 2e-3
 
 
+def test_a_sample_that_ends_finite_but_huge_is_a_blow_up():
+    """RK4 on a spring with h w = 3 grows by |R(3i)| = 1.505 per step: 100 steps take 1e-3 m to
+    1e14, finite. simulate fails such a run as a blow-up; rollout marks the sample BLOW_UP at
+    its first stored sample past the bounds and keeps its rows."""
+    m = mb.Multibody(gravity=(0.0, 0.0, 0.0))
+    m.add_body("b", mass=2.0, inertia=np.eye(3) * 0.1)
+    m.add_hinge(None, "b", "slider", axis=(1.0, 0.0, 0.0), name="s").spring_stiffness = 2.0 * 300.0 ** 2
+    with pytest.raises(mb.SimulationError, match="blew up"):
+        mb.simulate(m, [1e-3], [0.0], 1.0, dt=1e-2)
+    r = mb.rollout(m, np.array([[0.0], [1e-3]]), np.zeros((2, 1)), 1.0, dt=1e-2, progress=False)
+    assert list(r.failed) == [1] and r.status[1] == Status.BLOW_UP and r.status[0] == Status.FINISHED
+    first = int(np.argmax(np.abs(r.u[1, :, 0]) >= 1e8))
+    assert 0 < first and r.t_failure[1] == r.t[first] and np.isnan(r.t_failure[0])
+    assert np.isfinite(r.u[1]).all() and np.abs(r.u[1, -1, 0]) > 1e14
+
+
 def test_bad_arguments_are_named():
     m = chain()
     Q0, U0 = np.zeros((2, m.nq)), np.zeros((2, m.nu))

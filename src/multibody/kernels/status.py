@@ -28,6 +28,7 @@ CONTROL_NONFINITE = 14  # the control returned a non-finite joint force
 BAD_QUATERNION = 15  # the first state argument (q) holds a quaternion whose norm is not 1 (1e-6)
 MODAL = 16           # a rigid kernel was called for a model with modal (flexible) bodies (c.kernels has their own)
 OVERFLOW = 17        # finite arguments gave a non-finite result: they are too large (1e200)
+BLOW_UP = 18         # a run reached its end with a finite but huge state (simulation.failures' bounds)
 
 
 class Status(IntEnum):
@@ -51,6 +52,7 @@ class Status(IntEnum):
     CONTROL_NONFINITE = CONTROL_NONFINITE
     MODAL = MODAL
     OVERFLOW = OVERFLOW
+    BLOW_UP = BLOW_UP
 
     @property
     def argument(self):

@@ -7,7 +7,7 @@ from ..kernels.status import Status
 from ..results import coordinate_labels
 from . import kernels as K
 
-__all__ = ["SimulationError", "SimulationTerminated", "failure", "blow_up"]
+__all__ = ["SimulationError", "SimulationTerminated", "failure", "blow_up", "first_blown_row"]
 
 
 class SimulationError(RuntimeError):
@@ -95,3 +95,12 @@ def blow_up(integ, t, state=None):
         f"during a step of {integ.clk[K.K_STEP]:.3g} s (last accepted state at t = {integ.t:.6g} s); "
         f"the dynamics are too stiff for this step (high gains, stiff springs): a smaller dt, an "
         f"adaptive integrator (integrator='dopri5') may help", t)
+
+
+def first_blown_row(Q, U):
+    """Per sample of stacked trajectories Q (B, N, nq), U (B, N, nu): the first row whose
+    state is past the blow-up bounds (``BLOW_UP_SPEED``, ``BLOW_UP_COORDINATE``; NaN rows,
+    those after a sample's failure, are not), -1 where none is."""
+    with np.errstate(invalid="ignore"):
+        past = (np.abs(U) >= BLOW_UP_SPEED).any(axis=2) | (np.abs(Q) >= BLOW_UP_COORDINATE).any(axis=2)
+    return np.where(past.any(axis=1), np.argmax(past, axis=1), -1)

@@ -9,6 +9,7 @@ from ..progress import ProgressBar
 from . import flex_rollout as FR
 from . import kernels as K
 from . import rollout_kernels as R
+from .failures import first_blown_row
 from .forces import limit_model
 from .integrators import RungeKuttaIntegrator
 from .run_inputs import RunInputs
@@ -22,9 +23,12 @@ class RolloutResult:
 
     ``t`` (N,) [s]; ``q`` (B, N, nq) in the charts the model had when the rollout started;
     ``u`` (B, N, nu); ``status`` (B,) ``Status`` codes (FINISHED, or why the sample
-    stopped: SINGULAR, NONFINITE_STATE, MIN_STEP); ``t_failure`` (B,) the time a failed
-    sample stopped (NaN for finished ones). Rows of a failed sample after its failure are
-    NaN. ``failed`` lists the indices of failed samples. ``clamped``: {hinge: (times,
+    stopped: SINGULAR, NONFINITE_STATE, MIN_STEP; BLOW_UP: it reached the end with a finite
+    but huge state, speeds over ``failures.BLOW_UP_SPEED`` or coordinates over
+    ``BLOW_UP_COORDINATE``, as ``simulate`` refuses to call finished); ``t_failure`` (B,) the
+    time a failed sample stopped, or a blown-up one's first stored sample past the bounds
+    (NaN for finished ones). Rows of a failed sample after its failure are NaN (a blown-up
+    sample keeps its rows). ``failed`` lists the indices of failed samples. ``clamped``: {hinge: (times,
     largest |tau|)} of the joint forces clamped to an effort limit (empty when none was).
     """
 
@@ -176,6 +180,9 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     done = np.flatnonzero(status == FINISHED)
     # the output times, as the loop wrote them (every sample's are the same grid)
     t = T[done[0]] if done.size else np.minimum(np.arange(n_rows + 1) * dt * save_every, t_final)
+    blown = first_blown_row(QO[done], UO[done])  # finished, but not to be believed
+    status[done[blown >= 0]] = Status.BLOW_UP
+    t_failure[done[blown >= 0]] = t[blown[blown >= 0]]
     result = RolloutResult(t, QO, UO, status, t_failure)
     result.clamped = inputs.report()
     return result
