@@ -105,6 +105,31 @@ def test_events_reach_the_results_file(tmp_path):
     np.testing.assert_array_equal(back.t, res.t)
     np.testing.assert_array_equal(back.u, res.u)
     assert np.count_nonzero(back.t == res.events[0].t) == 2
+    assert len(res.events) >= 2 and len(back.events) == len(res.events)  # the records too (NPZ)
+    for a, b in zip(back.events, res.events):
+        assert (a.t, a.name, a.index, a.kind, a.stop) == (b.t, b.name, b.index, b.kind, b.stop)
+        for f in ("q_before", "u_before", "q_after", "u_after"):
+            np.testing.assert_array_equal(getattr(a, f), getattr(b, f))
+    assert back.events[0].u_after[0] == -0.5 * back.events[0].u_before[0]
+    again = res.save(tmp_path / "saved.npz")  # SimulationResult.save keeps them as well
+    assert [e.t for e in load_result(again).events] == [e.t for e in res.events]
+    res.save(tmp_path / "run.csv")  # a CSV file keeps the event samples only
+    back = load_result(tmp_path / "run.csv")
+    assert back.events == [] and np.count_nonzero(back.t == res.events[0].t) == 2
+
+
+def test_a_results_file_with_broken_event_arrays_is_refused_by_name(tmp_path):
+    bounce = mb.Event(_height, direction=-1, action=lambda t, q, u: (q, -0.5 * u))
+    mb.simulate(ball(), [1.0], [0.0], 1.0, dt=1e-2, events=[bounce], output=tmp_path / "run.npz")
+    with np.load(tmp_path / "run.npz") as z:
+        arrays = {k: z[k] for k in z.files}
+    np.savez(tmp_path / "partial.npz", **{k: v for k, v in arrays.items() if k != "event_kind"})
+    with pytest.raises(ValueError, match="partial.npz.*needs all of event_t"):
+        load_result(tmp_path / "partial.npz")
+    arrays["event_q_after"] = arrays["event_q_after"][:, :0]
+    np.savez(tmp_path / "shape.npz", **arrays)
+    with pytest.raises(ValueError, match=r"shape.npz.*event_q_after has shape \(\d+, 0\)"):
+        load_result(tmp_path / "shape.npz")
 
 
 def panel(latch_angle):

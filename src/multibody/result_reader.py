@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .result_journal import OutputLock, partial_path, read_journal
-from .result_writer import RESULT_SUFFIXES
+from .result_writer import EVENT_FIELDS, RESULT_SUFFIXES
 
 __all__ = ["read_result", "RecoveredResultWarning"]
 
@@ -77,7 +77,28 @@ def _read_npz(path):
             raise _fail(path, f"needs all of {', '.join(_LABEL_KEYS)} or none")
     return dict(t=arrays["t"], q=arrays["q"], u=arrays["u"], labels=labels,
                 status=_string(path, arrays, "status", "unknown", 0),
-                message=_string(path, arrays, "message", "", 0))
+                message=_string(path, arrays, "message", "", 0), events=_events(path, arrays))
+
+
+def _events(path, arrays):
+    """The event records of an NPZ file as dicts of ``EventRecord``'s fields ([] if none),
+    their shapes checked against the samples'."""
+    keys = [f"event_{k}" for k in EVENT_FIELDS]
+    present = [k for k in keys if k in arrays]
+    if not present:
+        return []
+    if len(present) != len(keys):
+        raise _fail(path, f"needs all of {', '.join(keys)} or none")
+    k = arrays["event_t"].shape[0] if arrays["event_t"].ndim == 1 else -1
+    nq, nu = arrays["q"].shape[-1], arrays["u"].shape[-1]
+    shapes = dict(q_before=(k, nq), q_after=(k, nq), u_before=(k, nu), u_after=(k, nu))
+    for f in EVENT_FIELDS:
+        a = arrays[f"event_{f}"]
+        if a.shape != shapes.get(f, (k,)) or (f in ("name", "kind")) != (a.dtype.kind == "U"):
+            raise _fail(path, f"event_{f} has shape {a.shape} ({a.dtype}) for {k} events of {nq} q and {nu} u")
+    conv = dict(t=float, name=str, index=int, kind=str, stop=bool)
+    return [{f: conv[f](arrays[f"event_{f}"][i]) if f in conv else arrays[f"event_{f}"][i].astype(np.float64)
+             for f in EVENT_FIELDS} for i in range(k)]
 
 
 def _csv_header(path, header):
@@ -116,7 +137,7 @@ def _read_csv(path):
     if data.shape[1] != len(header):
         raise _fail(path, f"its rows have {data.shape[1]} values for {len(header)} columns")
     return dict(t=data[:, 0].copy(), q=data[:, qcols], u=data[:, ucols], labels=labels, status="unknown",
-                message="read from a CSV file (the run's status is not stored there)")
+                message="read from a CSV file (the run's status is not stored there)", events=[])
 
 
 def _recover(path, part):
@@ -142,6 +163,7 @@ def _recover(path, part):
     out["message"] = (f"recovered from {str(part)!r}: the run writing {str(path)!r} did not finish it "
                       f"(killed, out of disk space, its folder made read-only, or still running){how}{busy}")
     out["status"] = status
+    out["events"] = []  # (a journal keeps samples only: the events' states are among them)
     warnings.warn(f"path {str(path)!r}: {out['message']}; {len(out['t'])} samples{span}",
                   RecoveredResultWarning, stacklevel=3)
     return out
@@ -150,7 +172,8 @@ def _recover(path, part):
 def read_result(path):
     """The arrays, labels and status of the results file ``path`` (.npz or .csv), checked:
     a dict with ``t`` (N,), ``q`` (N, nq), ``u`` (N, nu) (float64), ``labels``
-    ((q_names, q_units, u_names, u_units) or None), ``status`` and ``message``. A
+    ((q_names, q_units, u_names, u_units) or None), ``status``, ``message`` and ``events``
+    (dicts of ``EventRecord``'s fields; an NPZ file's, else []). A
     missing file whose ``<path>.partial`` exists is recovered from it with a
     ``RecoveredResultWarning``. Raises ``ValueError`` naming the file."""
     p = Path(path)

@@ -7,7 +7,10 @@ CSV: one header line ``t [s],q:<name> [<unit>],...,u:<name> [<unit>],...`` (fiel
 by the ``csv`` module where they need it) then one row per sample (shortest round-trip
 float text). NPZ (uncompressed, ``np.load``-able): arrays ``t`` (N,), ``q`` (N, nq),
 ``u`` (N, nu), the strings ``status`` and ``message``, and ``q_names``, ``q_units``,
-``u_names``, ``u_units``.
+``u_names``, ``u_units``; with events that fired (``event_arrays``): ``event_t`` (k,),
+``event_name``, ``event_kind`` (strings), ``event_index`` (int), ``event_stop`` (bool),
+``event_q_before``, ``event_q_after`` (k, nq), ``event_u_before``, ``event_u_after`` (k, nu).
+A CSV file has no place for them (their samples, before and after, are rows at their time).
 """
 import csv
 import io
@@ -84,10 +87,24 @@ def _csv_rows(T, Q, U):
     return "".join(",".join(map(repr, r)) + "\n" for r in rows).encode("ascii")
 
 
-def _small_arrays(labels, status, message):
+#: the fields of an event record (``results.EventRecord``), each an array ``event_<field>``
+EVENT_FIELDS = ("t", "name", "index", "kind", "q_before", "u_before", "q_after", "u_after", "stop")
+
+
+def event_arrays(events):
+    """The NPZ arrays of the event records ``events`` ({} without events)."""
+    if not events:
+        return {}
+    dtypes = dict(t=np.float64, name=str, index=np.int64, kind=str, stop=bool)
+    return {f"event_{k}": np.array([getattr(e, k) for e in events], dtype=dtypes.get(k, np.float64))
+            for k in EVENT_FIELDS}
+
+
+def _small_arrays(labels, status, message, events=()):
     qn, qu, un, uu = labels
     return dict(status=np.array(status), message=np.array(message), q_names=np.array(qn, dtype=str),
-                q_units=np.array(qu, dtype=str), u_names=np.array(un, dtype=str), u_units=np.array(uu, dtype=str))
+                q_units=np.array(qu, dtype=str), u_names=np.array(un, dtype=str), u_units=np.array(uu, dtype=str),
+                **event_arrays(events))
 
 
 def _sync_folder(folder):
@@ -139,10 +156,11 @@ def _write_npz(f, big, small):
                 npformat.write_array(out, a, allow_pickle=False)
 
 
-def save_result(path, t, q, u, labels, status="finished", message="", what="path"):
+def save_result(path, t, q, u, labels, status="finished", message="", what="path", events=()):
     """Write finished samples t (N,), q (N, nq), u (N, nu) with ``labels`` (q_names,
-    q_units, u_names, u_units) to ``path`` (.npz or .csv) atomically, under the lock
-    against a second writer. Returns the Path."""
+    q_units, u_names, u_units) and the records of the ``events`` that fired (NPZ only) to
+    ``path`` (.npz or .csv) atomically, under the lock against a second writer. Returns the
+    Path."""
     p = check_output_path(path, what).absolute()
     lock = OutputLock(p, what)
     try:
@@ -150,7 +168,7 @@ def save_result(path, t, q, u, labels, status="finished", message="", what="path
             _replace_atomically(p, lambda f: f.write(_csv_header(labels) + _csv_rows(t, q, u)))
         else:
             big = {k: (a.shape, lambda a=a: [a]) for k, a in (("t", t), ("q", q), ("u", u))}
-            _replace_atomically(p, lambda f: _write_npz(f, big, _small_arrays(labels, status, message)))
+            _replace_atomically(p, lambda f: _write_npz(f, big, _small_arrays(labels, status, message, events)))
     finally:
         lock.release()
     return p
@@ -210,9 +228,10 @@ class ResultWriter:
         self.n += k
         self.t_last = float(T[-1])
 
-    def close(self, status="finished", message=""):
-        """Finish the file and release the lock. Returns the Path written; raises
-        ``OSError`` (naming where the samples are) if the file cannot be finished."""
+    def close(self, status="finished", message="", events=()):
+        """Finish the file (an NPZ with the records of the ``events`` that fired) and release
+        the lock. Returns the Path written; raises ``OSError`` (naming where the samples are)
+        if the file cannot be finished."""
         if self.file is None:
             return self.saved
         try:
@@ -227,7 +246,7 @@ class ResultWriter:
                 os.replace(self.partial, self.path)
                 _sync_folder(self.file.folder)
             else:
-                _replace_atomically(self.path, self._assemble(status, message))
+                _replace_atomically(self.path, self._assemble(status, message, events))
                 self.partial.unlink()
             self.saved = self.path
         except OSError as e:
@@ -236,14 +255,14 @@ class ResultWriter:
             self._release()
         return self.saved
 
-    def _assemble(self, status, message):
+    def _assemble(self, status, message, events):
         """The writer of the NPZ archive: it reads the journal once per array, a block at a time."""
         def rows(cols):
             return lambda: (x[:, cols] for kind, x in iter_journal(self.partial) if kind == "B")
         n, nq = self.n, self.nq
         big = dict(t=((n,), rows(0)), q=((n, nq), rows(slice(1, 1 + nq))),
                    u=((n, self.nu), rows(slice(1 + nq, None))))
-        return lambda f: _write_npz(f, big, _small_arrays(self.labels, status, message))
+        return lambda f: _write_npz(f, big, _small_arrays(self.labels, status, message, events))
 
     def _lost(self, e):
         """What went wrong finishing the file and where the samples are now."""

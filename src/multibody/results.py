@@ -15,13 +15,15 @@
 
 File formats: see ``result_writer``.
 """
+from dataclasses import dataclass
+
 import numpy as np
 
 from .result_reader import RecoveredResultWarning, read_result
 from .result_writer import (RESULT_SUFFIXES, ResultWriter, check_output_path, column_labels, default_labels,
                             label, save_result)
 
-__all__ = ["SimulationResult", "coordinate_labels", "column_labels", "ResultWriter", "load_result",
+__all__ = ["SimulationResult", "EventRecord", "coordinate_labels", "column_labels", "ResultWriter", "load_result",
            "check_output_path", "RecoveredResultWarning", "RESULT_SUFFIXES"]
 
 #: (q names, u names) and (q unit, u unit) per component of each rotation / translation kind
@@ -78,6 +80,25 @@ def coordinate_labels(m):
     return qn, qu, un, uu
 
 
+@dataclass(frozen=True)
+class EventRecord:
+    """An event that fired: its time ``t`` [s], ``name``, ``index`` in ``events``, ``kind``
+    ("state" or "timed"), the state before (``q_before``, ``u_before``) and after
+    (``q_after``, ``u_after``) its action (equal when the action changed nothing), and
+    ``stop`` (True when the run ended there). NPZ results files keep them
+    (``result_writer.event_arrays``)."""
+
+    t: float
+    name: str
+    index: int
+    kind: str
+    q_before: np.ndarray
+    u_before: np.ndarray
+    q_after: np.ndarray
+    u_after: np.ndarray
+    stop: bool
+
+
 class SimulationResult:
     """Samples of a run: ``t`` (N,) [s], ``q`` (N, nq), ``u`` (N, nu).
 
@@ -86,8 +107,9 @@ class SimulationResult:
     ``n_chart_resets`` (rotation-vector charts re-centred), ``wall_time`` [s],
     ``integrator`` (its name), and the column names and units ``q_names``, ``q_units``,
     ``u_names``, ``u_units`` (see ``coordinate_labels``; q0.., u0.. when unknown), and
-    ``events``: the events that fired (``simulation.events.EventRecord``: time, name, index,
-    kind, state before and after), empty without events and when read from a file.
+    ``events``: the events that fired (``EventRecord``: time, name, index, kind, state
+    before and after), empty without events; an NPZ file keeps them, a CSV file only
+    their samples (the states before and after each event, at its time).
     q is expressed in the chart offsets the model had when the run started.
     """
 
@@ -139,7 +161,7 @@ class SimulationResult:
     def save(self, path):
         """Write the samples to ``path`` (``.npz`` or ``.csv``, see ``result_writer``'s formats)
         atomically; returns the Path. ``load_result(path)`` reads it back."""
-        return save_result(path, self.t, self.q, self.u, self.labels, self.status, self.message)
+        return save_result(path, self.t, self.q, self.u, self.labels, self.status, self.message, events=self.events)
 
     def to_csv(self, path):
         """Write a ``.csv`` file (header ``t [s],q:<name> [unit],...``); returns the Path."""
@@ -170,7 +192,7 @@ def load_result(path):
     """Read a results file written by ``simulate(output=path)``, ``multibody simulate
     --output`` or ``SimulationResult.save`` (.npz or .csv) back into a SimulationResult
     with ``t`` (N,) [s], ``q`` (N, nq), ``u`` (N, nu), the column names and units, and
-    (NPZ) the run's status and message.
+    (NPZ) the run's status, message and events.
 
     The file is checked (shapes, dtypes, names). A run that did not finish its file
     (killed, out of disk space, its file's folder made read-only) leaves
@@ -180,4 +202,5 @@ def load_result(path):
     that is not a results file.
     """
     r = read_result(path)
-    return SimulationResult(r["t"], r["q"], r["u"], status=r["status"], message=r["message"], labels=r["labels"])
+    return SimulationResult(r["t"], r["q"], r["u"], status=r["status"], message=r["message"], labels=r["labels"],
+                            events=[EventRecord(**e) for e in r["events"]])

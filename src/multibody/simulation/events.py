@@ -8,9 +8,9 @@ computes), applies the action (``apply_action``) and goes on from the event.
 """
 import math
 import numbers
-from dataclasses import dataclass
-
 import numpy as np
+
+from ..results import EventRecord
 
 __all__ = ["Event", "EventRecord", "check_events", "crossed", "locate", "apply_action", "evaluate"]
 
@@ -79,24 +79,6 @@ def _times(at, label):
     if times.size == 0 or not np.all(np.isfinite(times)) or np.any(times < 0):
         raise ValueError(f"{label}: at must hold finite times >= 0 [s], got {at!r}")
     return np.sort(times)
-
-
-@dataclass(frozen=True)
-class EventRecord:
-    """An event that fired: its time ``t`` [s], ``name``, ``index`` in ``events``, ``kind``
-    ("state" or "timed"), the state before (``q_before``, ``u_before``) and after
-    (``q_after``, ``u_after``) its action (equal when the action changed nothing), and
-    ``stop`` (True when the run ended there)."""
-
-    t: float
-    name: str
-    index: int
-    kind: str
-    q_before: np.ndarray
-    u_before: np.ndarray
-    q_after: np.ndarray
-    u_after: np.ndarray
-    stop: bool
 
 
 def check_events(events):

@@ -146,7 +146,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
         the same time and the run goes on from it (the step grid starts anew at the event);
         an action may change the model (enable or disable a constraint). A terminal event
         (or an action returning "stop") ends the run there. ``result.events`` lists the
-        events that fired (``EventRecord``); a results file keeps the samples, not the list.
+        events that fired (``EventRecord``); an NPZ results file keeps them too.
     event_tol : float
         Tolerance [s] of the located event times (default 1e-12 s; at least 4 ulps of the time).
     joint_dynamics : bool or JointDynamics
@@ -259,7 +259,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
                     block_seconds=BLOCK_SECONDS if writer is not None and after_block is None else None)
         status, message, err = _outcome(signals.late(err), integ, writer)
         message = message or getattr(integ, "stop_message", "")
-        status, message, err = _close(writer, status, message, err, integ.t)
+        status, message, err = _close(writer, status, message, err, integ.t, getattr(integ, "records", ()))
         late = signals.late(err)  # a signal while the file was being finished
         if late is not err:
             message, err = f"{message or 'finished'}; then {type(late).__name__} (a signal)", late
@@ -322,13 +322,14 @@ def _outcome(err, integ, writer):
     return "failed", message, new
 
 
-def _close(writer, status, message, err, t):
-    """Finish the results file; a failure to is an error (never a success) that says where
-    the samples are. Returns (status, message, exception to raise)."""
+def _close(writer, status, message, err, t, events=()):
+    """Finish the results file (with the records of the ``events`` that fired); a failure to
+    is an error (never a success) that says where the samples are. Returns (status,
+    message, exception to raise)."""
     if writer is None:
         return status, message, err
     try:
-        path = writer.close(status, message)
+        path = writer.close(status, message, events)
     except OSError as e:
         if err is None:
             message = f"writing the results file {str(writer.path)!r} failed at the end of the run: {e}"
