@@ -13,6 +13,7 @@ import pytest
 
 import multibody as mb
 from collision_scenes import shape_world_poses
+from multibody.io.model_file import loads_model
 from multibody.kernels.collision import layout as CL
 from robots import robot_urdf, robots_dir
 
@@ -177,3 +178,34 @@ def test_mjcf_filter_equals_mujocos(mjcf_scene):
     ours = {frozenset((c.shape_names[i], c.shape_names[j])) for i, j in zip(*np.nonzero(np.triu(c.allow)))}
     assert ours == theirs
     assert frozenset(("ball", "egg")) not in ours and frozenset(("floor", "ball")) in ours  # excluded; world-free on
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json"])
+def test_model_file_keeps_shapes_and_excludes_exactly(tmp_path, fmt):
+    m = mb.Multibody()
+    m.add_serial_chain("l", 3, axis=(0.2, 1.0, 0.1))
+    rng = np.random.default_rng(5)
+    R, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    T = np.eye(4)
+    T[:3, :3] = R * np.sign(np.linalg.det(R))
+    T[:3, 3] = rng.normal(size=3) / 3
+    m.add_collision("world", mb.Plane(), name="floor", friction=0.3)
+    m.add_collision("l0", mb.Sphere(0.1), T, restitution=0.25, margin=1e-3)
+    m.add_collision("l0", mb.Capsule(0.05, 0.3), contype=3, conaffinity=6)
+    m.add_collision("l1", mb.Cylinder(0.05, 0.2), T)
+    m.add_collision("l1", mb.Box((0.1, 0.2, 0.3)), name="brick")
+    m.add_collision("l2", mb.Ellipsoid((0.1, 0.2, 0.3)))
+    m.add_collision("l2", mb.ConvexMesh(rng.normal(size=(30, 3)) / 10, source="cloud"))
+    m.exclude_collision("floor", "brick")
+    m.exclude_collision("l0", m.body("l2"))
+    path = tmp_path / f"m.{fmt}"
+    m.save(path)
+    back = mb.load_model(path)
+    a, b = m.compiled.contact, back.compiled.contact
+    for key in ("si", "sf", "verts", "allow"):
+        np.testing.assert_array_equal(getattr(a, key), getattr(b, key), err_msg=key)
+    assert b.shape_names == a.shape_names and set(back.collision_excludes) == set(m.collision_excludes)
+    assert back.collision_shapes[-1].shape.source == "cloud"
+    text = path.read_text().replace("0.25", "1.25")  # restitution out of range: named
+    with pytest.raises(ValueError, match=r"collision_shapes\[1\].*restitution"):
+        loads_model(text, fmt)
