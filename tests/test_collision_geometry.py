@@ -130,6 +130,11 @@ def test_add_collision_names_bodies_and_edits_recompile():
         m.add_collision("nobody", mb.Sphere(0.1))
     with pytest.raises(TypeError, match="shape"):
         m.add_collision("l0", 0.1)
+    c1 = m.compiled
+    floor.friction = 0.25  # a parameter changed later: checked, and the model recompiles
+    assert m.compiled is not c1 and m.compiled.contact.sf[2, CL.SF_MU] == 0.25
+    with pytest.raises(ValueError, match="'floor'.*restitution"):
+        floor.restitution = 2.0
     m.remove_collision("floor")
     assert m.compiled.contact.shape_names == ("l0/collision0", "l1/collision0")
     m.clear_collisions()
