@@ -209,3 +209,20 @@ def test_model_file_keeps_shapes_and_excludes_exactly(tmp_path, fmt):
     text = path.read_text().replace("0.25", "1.25")  # restitution out of range: named
     with pytest.raises(ValueError, match=r"collision_shapes\[1\].*restitution"):
         loads_model(text, fmt)
+
+
+def test_mjcf_contact_features_not_mapped_are_warned_by_name(tmp_path, monkeypatch):
+    pytest.importorskip("mujoco")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "u.xml").write_text("""<mujoco><worldbody><geom name="floor" type="plane" size="1 1 .1"/>
+      <body name="a"><freejoint/><geom name="soft" size=".1" solref="0.01 1"/><geom name="roll" size=".1" condim="6"/>
+      </body></worldbody><contact><pair name="p" geom1="floor" geom2="soft"/></contact></mujoco>""")
+    with pytest.warns(mb.io.mjcf.MjcfWarning) as rec:
+        m = mb.load_mjcf(tmp_path / "u.xml")
+    text = " ".join(str(w.message) for w in rec)
+    assert "solref/solimp" in text and "'soft'" in text and "condim" in text and "'roll'" in text
+    assert "<pair>" in text and "'p'" in text
+    assert [s.name for s in m.collision_shapes] == ["floor", "soft", "roll"]
+    (tmp_path / "off.xml").write_text("""<mujoco><option><flag contact="disable"/></option><worldbody>
+      <geom type="plane" size="1 1 .1"/><body><freejoint/><geom size=".1"/></body></worldbody></mujoco>""")
+    assert mb.load_mjcf(tmp_path / "off.xml").compiled.contact is None  # MuJoCo's contacts off: no shapes

@@ -100,7 +100,8 @@ class CollisionMixin:
         """Attach collision ``shape`` to ``body`` (a body, its name, or ``m.world``/"world" for
         fixed scenery) at ``pose`` (4x4, the shape frame in the body frame; identity if None)
         and return the ``CollisionShape``. ``name`` defaults to "<body>/collision<k>"; see
-        ``CollisionShape`` for friction, restitution, margin [m], contype and conaffinity."""
+        ``CollisionShape`` for friction, restitution, margin [m], contype and conaffinity. On a
+        modal (flexible) body the shape moves with the body frame (not with its deformation)."""
         body = self.as_body(body, "add_collision: body")
         shapes = self.__dict__.setdefault("_collision_shapes", [])
         if name is None:
