@@ -200,6 +200,23 @@ def test_welded_bodies_share_their_parents_link():
     assert c.si[k, CL.SI_BODY] == m.body_names.index("w")
 
 
+def test_a_fixed_base_is_its_first_links_parent_but_scenery_is_not():
+    m = mb.Multibody()
+    for name in ("base", "mount", "table", "l1", "box"):
+        m.add_body(name, mass=1.0)
+    m.add_hinge("world", "base", kind="fixed")
+    m.add_hinge("base", "mount", kind="fixed")
+    m.add_hinge("world", "table", kind="fixed", T_parent_joint=_at(1, 0, 0))
+    m.add_hinge("mount", "l1", kind="pin")
+    m.add_hinge("world", "box", kind="free")
+    for name in ("base", "mount", "table", "l1", "box"):
+        m.add_collision(name, mb.Sphere(0.1), name=name)
+    m.add_collision("world", mb.Plane(), name="floor")
+    # mount is l1's hinge parent; base is above it (welded to the world like the table and floor)
+    assert _allowed(m) == _pairs(("base", "l1"), ("table", "l1"), ("floor", "l1"), ("l1", "box"),
+                                 ("base", "box"), ("mount", "box"), ("table", "box"), ("floor", "box"))
+
+
 # ---------------------------------------------------------------- compiled tables
 def test_compiled_tables_by_hand():
     m = mb.Multibody()

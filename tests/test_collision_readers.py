@@ -56,8 +56,8 @@ def test_urdf_collisions_become_shapes(tmp_path):
                                                             [np.sin(.5), np.cos(.5), 0, 0], [0, 0, 1, .1], [0, 0, 0, 1]],
                                atol=1e-15)
     assert len(m.body("arm").collisions) == 4  # the metadata keeps every element
-    c = m.compiled.contact  # base is welded to the world: its shapes are scenery; arm's link is its child
-    assert set(c.si[:, CL.SI_LINK]) == {-1, 0} and c.n_pairs == 6
+    c = m.compiled.contact  # base is welded to the world (link -1), but it is arm's parent: no pair
+    assert set(c.si[:, CL.SI_LINK]) == {-1, 0} and c.n_pairs == 0
 
 
 def test_sdf_collisions_and_surfaces(tmp_path):
@@ -262,3 +262,18 @@ def test_solo12_geometry_in_mujoco_via_interop(tmp_path, monkeypatch):
         mine = s.shape.vertices @ ours[k][:3, :3].T + ours[k][:3, 3]
         # MuJoCo stores mesh vertices as float32 (about 6e-8 relative): 3e-8 m on 0.2 m
         assert cKDTree(theirs).query(mine)[0].max() < 3e-8 and len(theirs) == len(mine)
+
+
+@pytest.mark.parametrize("model_flag, link_flag, touch", [
+    ("", "", False), ("<self_collide>true</self_collide>", "", True),
+    ("", "<self_collide>1</self_collide>", True), ("<self_collide>1</self_collide>", "<self_collide>0</self_collide>", True)])
+def test_sdf_self_collide(tmp_path, model_flag, link_flag, touch):
+    """SDFormat: links of one model touch when either self-collides (a link's flag, else the
+    model's, default false); a and c are not parent and child, so only that rule parts them."""
+    links = "".join(f"""<link name="{n}"><pose>0 0 {z} 0 0 0</pose>{link_flag if n == 'c' else ''}<collision name="s">
+        <geometry><sphere><radius>0.1</radius></sphere></geometry></collision></link>""" for n, z in (("a", 0), ("b", 1), ("c", 2)))
+    joints = "".join(f"""<joint name="{p}{c}" type="revolute"><parent>{p}</parent><child>{c}</child><axis><xyz>1 0 0</xyz>
+        </axis></joint>""" for p, c in (("a", "b"), ("b", "c")))
+    (tmp_path / "m.sdf").write_text(f'<sdf version="1.9"><model name="m">{model_flag}{links}{joints}</model></sdf>')
+    c = mb.load_sdf(tmp_path / "m.sdf").compiled.contact
+    assert bool(c.allow[0, 2]) == touch and c.n_pairs == int(touch)
