@@ -277,3 +277,18 @@ def test_sdf_self_collide(tmp_path, model_flag, link_flag, touch):
     (tmp_path / "m.sdf").write_text(f'<sdf version="1.9"><model name="m">{model_flag}{links}{joints}</model></sdf>')
     c = mb.load_sdf(tmp_path / "m.sdf").compiled.contact
     assert bool(c.allow[0, 2]) == touch and c.n_pairs == int(touch)
+
+
+@needs_robots
+def test_fixed_base_pairs_reach_mujoco_as_excludes(tmp_path, monkeypatch):
+    mujoco = pytest.importorskip("mujoco")
+    from multibody.interop import mujoco_from_urdf
+    monkeypatch.chdir(tmp_path)
+    path = robot_urdf("ur5")
+    m = mb.load_urdf(path)
+    c = m.compiled.contact
+    k = [c.body_names.index(n) for n in ("base_link", "shoulder_link")]
+    assert not c.allow[k[0], k[1]]  # a fixed base and its first link: parent and child
+    mm = mujoco_from_urdf(path, floating_base=False, collisions=m)
+    names = {(mm.body(int(s) >> 16).name, mm.body(int(s) & 0xFFFF).name) for s in mm.exclude_signature}
+    assert ("world", "shoulder_link") in names or ("base_link", "shoulder_link") in names

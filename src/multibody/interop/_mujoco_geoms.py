@@ -2,12 +2,14 @@
 so MuJoCo collides exactly our geometry: each shape on the body of its name (``world`` for
 scenery) at its pose, with MuJoCo's size conventions (half sizes), a mesh as a MuJoCo mesh
 of our hull's vertices, and contype, conaffinity, friction (sliding; MuJoCo, as we, takes the
-larger of a pair's) and margin. Body-pair exclusions become ``<exclude>``. MuJoCo has no
+larger of a pair's) and margin. Body-pair exclusions become ``<exclude>``, and so do a fixed
+base's pairs with its first links (``fixed_base_pairs``: MuJoCo would let them touch). MuJoCo has no
 restitution and no exclusion of single geoms: a restitution other than 0 or an exclusion
 naming a shape is a ValueError naming it.
 """
 import numpy as np
 
+from ..model.collision_compile import fixed_base_pairs
 from ..spatial import matrix_to_quat
 
 
@@ -52,5 +54,7 @@ def add_collision_geoms(spec, m):
             if x in shape_names and x not in m.body_names + ["world"]:
                 raise ValueError(f"collisions: the exclusion of shape {x!r} has no MuJoCo counterpart "
                                  f"(MuJoCo excludes pairs of bodies)")
+        spec.add_exclude(bodyname1=a, bodyname2=b)
+    for a, b in fixed_base_pairs(m, m.compiled):  # MuJoCo lets a world-welded base touch its first links
         spec.add_exclude(bodyname1=a, bodyname2=b)
     return names

@@ -76,7 +76,7 @@ def compile_contact(mb, c):
         sf[k, CL.SF_MARGIN] = s.margin
     verts = np.ascontiguousarray(np.vstack(verts)) if verts else np.zeros((0, 3))
     parents = np.array(c.mi[:, L.PARENT], dtype=np.int64)
-    excluded = _excluded(shapes, mb.collision_excludes) | _fixed_base_pairs(shapes, c, parents)
+    excluded = _excluded(shapes, mb.collision_excludes) | _fixed_base_pairs(shapes, mb, c)
     allow = allowed_pairs(si, parents, excluded)
     return ContactModel(si, sf, verts, allow, shapes)
 
@@ -112,22 +112,32 @@ def _welded_below(body):
     return out
 
 
-def _fixed_base_pairs(shapes, c, parents):
-    """(ns, ns) bool: a root link (its parent link the world) against the shapes of the body its
-    hinge hangs from when that body is welded to the world (a fixed robot base, and what is
-    welded below it): the world's link is their parent link. The world's own shapes and other
-    bodies welded to the world (a floor, a table) are not."""
+def fixed_base_pairs(mb, c):
+    """[(base body, link body)] name pairs that do not touch although both sides' links differ
+    and neither is the other's parent link: a root link (its parent link the world) against
+    the body its hinge hangs from when that body is welded to the world (a fixed robot base)
+    and what is welded below it. The world's own shapes and other bodies welded to the world
+    (a floor, a table) are not among them."""
+    on_link = {}
+    for name, link in c.body_link.items():
+        on_link.setdefault(link, []).append(name)
+    pairs = []
+    for j in range(c.n_links):
+        base = c.link_subhinges[j].hinge.parent
+        if int(c.mi[j, L.PARENT]) >= 0 or base is mb.world or c.body_link[base.name] >= 0:
+            continue
+        pairs += [(b.name, name) for b in _welded_below(base) for name in on_link.get(j, ())]
+    return pairs
+
+
+def _fixed_base_pairs(shapes, mb, c):
+    """(ns, ns) bool: the shape pairs of ``fixed_base_pairs``."""
     ns = len(shapes)
     out = np.zeros((ns, ns), dtype=bool)
-    link_of = np.array([c.body_link[s.body.name] for s in shapes])
-    for j in np.flatnonzero(parents < 0):
-        base = c.link_subhinges[j].hinge.parent
-        if base is base.multibody.world or c.body_link[base.name] >= 0:
-            continue
-        group = {b.name for b in _welded_below(base)}
-        on_base = np.array([s.body.name in group for s in shapes])
-        on_link = link_of == j
-        out |= (on_base[:, None] & on_link[None, :]) | (on_link[:, None] & on_base[None, :])
+    body = np.array([s.body.name for s in shapes])
+    for a, b in fixed_base_pairs(mb, c):
+        on_a, on_b = body == a, body == b
+        out |= (on_a[:, None] & on_b[None, :]) | (on_b[:, None] & on_a[None, :])
     return out
 
 
