@@ -135,6 +135,10 @@ def test_add_collision_names_bodies_and_edits_recompile():
     assert m.compiled is not c1 and m.compiled.contact.sf[2, CL.SF_MU] == 0.25
     with pytest.raises(ValueError, match="'floor'.*restitution"):
         floor.restitution = 2.0
+    with pytest.raises(AttributeError, match="'floor'.*fixed"):
+        floor.body = m.body("l0")
+    b.shape = mb.Sphere(0.3)
+    assert m.compiled.contact.sf[1, CL.SF_RBOUND] == 0.3
     m.remove_collision("floor")
     assert m.compiled.contact.shape_names == ("l0/collision0", "l1/collision0")
     m.clear_collisions()

@@ -33,7 +33,15 @@ def _number(value, what, name, lo, hi=np.inf):
     return v
 
 
+def _shape(shape, name):
+    if not isinstance(shape, Shape):
+        raise TypeError(f"collision shape {name!r}: shape must be a Sphere, Capsule, Cylinder, "
+                        f"Box, Ellipsoid, Plane or ConvexMesh, got {type(shape).__name__}")
+    return shape
+
+
 _CHECKS = {
+    "shape": _shape,
     "pose": lambda v, name: check_transform(v, f"collision shape {name!r}: pose"),
     "friction": lambda v, name: _number(v, "friction", name, 0.0),
     "restitution": lambda v, name: _number(v, "restitution", name, 0.0, 1.0),
@@ -49,18 +57,16 @@ class CollisionShape:
     ``friction`` (>= 0, Coulomb's mu; a pair takes the larger of its two), ``restitution``
     (in [0, 1]; a pair takes the larger), ``margin`` [m] (>= 0; contacts are reported up to
     the sum of a pair's margins), ``contype``/``conaffinity`` (bitmasks: a and b may touch
-    when ``contype_a & conaffinity_b or contype_b & conaffinity_a``, MuJoCo's rule). These
-    and ``pose`` may be changed later: they are checked, and the model recompiles.
+    when ``contype_a & conaffinity_b or contype_b & conaffinity_a``, MuJoCo's rule). These,
+    ``shape`` and ``pose`` may be changed later: they are checked, and the model recompiles;
+    ``body`` and ``name`` are fixed.
     """
 
     def __init__(self, body, shape, pose=None, name="collision", friction=1.0, restitution=0.0,
                  margin=0.0, contype=1, conaffinity=1):
-        if not isinstance(shape, Shape):
-            raise TypeError(f"collision shape {name!r}: shape must be a Sphere, Capsule, Cylinder, "
-                            f"Box, Ellipsoid, Plane or ConvexMesh, got {type(shape).__name__}")
+        self.name = name
         self.body = body
         self.shape = shape
-        self.name = name
         self.pose = pose
         self.friction = friction
         self.restitution = restitution
@@ -70,6 +76,9 @@ class CollisionShape:
 
     def __setattr__(self, key, value):
         """Parameters are checked when set, and a change marks the model for recompiling."""
+        if key in ("body", "name") and key in self.__dict__:
+            raise AttributeError(f"collision shape {self.name!r}: its {key} is fixed (remove_collision, "
+                                 f"then add_collision)")
         check = _CHECKS.get(key)
         if check is not None:
             value = check(value, self.name)
