@@ -292,3 +292,14 @@ def test_fixed_base_pairs_reach_mujoco_as_excludes(tmp_path, monkeypatch):
     mm = mujoco_from_urdf(path, floating_base=False, collisions=m)
     names = {(mm.body(int(s) >> 16).name, mm.body(int(s) & 0xFFFF).name) for s in mm.exclude_signature}
     assert ("world", "shoulder_link") in names or ("base_link", "shoulder_link") in names
+
+
+def test_sdf_plane_takes_its_normal(tmp_path):
+    (tmp_path / "g.sdf").write_text("""<sdf version="1.9"><model name="ground"><static>true</static>
+      <link name="slab"><collision name="c"><pose>0 0 -1 0 0 0</pose><geometry><plane><normal>0 1 1</normal>
+      <size>10 10</size></plane></geometry><surface><friction><ode><mu>0.7</mu></ode></friction></surface>
+      </collision></link></model></sdf>""")
+    s, = mb.load_sdf(tmp_path / "g.sdf").collision_shapes
+    assert s.shape == mb.Plane() and s.friction == 0.7
+    np.testing.assert_allclose(s.pose[:3, 2], np.array([0, 1, 1]) / np.sqrt(2), atol=1e-15)
+    np.testing.assert_allclose(s.pose[:3, 3], [0, 0, -1])

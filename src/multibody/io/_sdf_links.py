@@ -103,7 +103,10 @@ def _shape(geo, what, refs):
                 "length": _sdf_xml.child_float(shape, "length", f"{what} {t}", 1.0)}
     if t == "mesh":
         return _mesh(shape, what, refs)
-    return {"type": None, "sdf_shape": t}  # plane, ellipsoid, heightmap, polyline ...: not drawn
+    if t == "plane":  # not drawn; a collision shape (its normal read)
+        normal = _xml.floats(_sdf_xml.child_text(shape, "normal", "0 0 1"), 3, f"{what} plane <normal>")
+        return {"type": None, "sdf_shape": t, "normal": normal}
+    return {"type": None, "sdf_shape": t}  # ellipsoid, heightmap, polyline ...: not drawn
 
 
 def _rgba(material, what):
