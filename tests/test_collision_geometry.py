@@ -191,6 +191,27 @@ def test_excludes_by_body_and_by_shape_name():
     assert m.collision_excludes == (frozenset(("l0", "l2")),)
 
 
+def test_a_hinge_of_several_subhinges_keeps_parent_and_child_apart():
+    """A universal or gimbal hinge moves links that carry no body between the parent body's
+    link and the child's: the pair is still parent and child (it was allowed through them)."""
+    for kind, axes, free_base in (("universal", [(1, 0, 0), (0, 1, 0)], False),
+                                  ("gimbal", None, False), ("universal", [(1, 0, 0), (0, 1, 0)], True)):
+        m = mb.Multibody()
+        m.add_body("a", mass=1.0, inertia=np.eye(3) * 0.01)
+        m.add_body("b", mass=1.0, inertia=np.eye(3) * 0.01)
+        m.add_body("c", mass=1.0, inertia=np.eye(3) * 0.01)
+        if free_base:
+            m.add_hinge("world", "a", kind="free")
+        else:
+            m.add_hinge("world", "a", kind="pin", axis=(0, 0, 1))
+        m.add_hinge("a", "b", kind=kind, **({} if axes is None else {"axes": axes}))
+        m.add_hinge("b", "c", kind="pin", axis=(0, 0, 1))
+        for name in "abc":
+            m.add_collision(name, mb.Sphere(0.1), name=name)
+        assert m.compiled.n_links > 3  # (links without a body between a and b)
+        assert _allowed(m) == _pairs(("a", "c")), kind
+
+
 def test_welded_bodies_share_their_parents_link():
     m = chain3()
     m.add_body("w", mass=1.0)

@@ -75,18 +75,34 @@ def compile_contact(mb, c):
         sf[k, CL.SF_REST] = s.restitution
         sf[k, CL.SF_MARGIN] = s.margin
     verts = np.ascontiguousarray(np.vstack(verts)) if verts else np.zeros((0, 3))
-    parents = np.array(c.mi[:, L.PARENT], dtype=np.int64)
     excluded = _excluded(shapes, mb.collision_excludes) | _fixed_base_pairs(shapes, mb, c)
-    allow = allowed_pairs(si, parents, excluded)
+    allow = allowed_pairs(si, body_parent_links(c), excluded)
     return ContactModel(si, sf, verts, allow, shapes)
+
+
+def body_parent_links(c):
+    """(n_links,) int64: per link, its nearest ancestor link that carries a body (-1: the
+    world). A hinge of several subhinges (universal, gimbal ...) moves links that carry no
+    body between its parent body's link and its child's: the child's parent is the body's."""
+    n = c.mi.shape[0]
+    carries = np.zeros(n, dtype=bool)
+    for link in c.body_link.values():
+        if link >= 0:
+            carries[link] = True
+    out = np.full(n, -1, dtype=np.int64)
+    for j in range(n):  # (depth-first order: a parent comes before its children)
+        p = int(c.mi[j, L.PARENT])
+        out[j] = p if p < 0 or carries[p] else out[p]
+    return out
 
 
 def allowed_pairs(si, parent_link, excluded):
     """(ns, ns) uint8: 1 where shapes a and b may touch.
 
     A pair may touch when ``contype_a & conaffinity_b or contype_b & conaffinity_a`` (MuJoCo's
-    rule), the two are on different links, neither link is the other's parent link, and the
-    pair is not in ``excluded`` ((ns, ns) bool). The world is no link's parent here (as in
+    rule), the two are on different links, neither link is the other's parent link
+    (``parent_link``: per link, its parent body's, ``body_parent_links``), and the pair is not
+    in ``excluded`` ((ns, ns) bool). The world is no link's parent here (as in
     MuJoCo): a floor touches a floating base; a fixed robot base and its first links are
     parted by ``_fixed_base_pairs``, in ``excluded``. Two shapes on the world are on one link (-1).
     """
@@ -122,9 +138,10 @@ def fixed_base_pairs(mb, c):
     for name, link in c.body_link.items():
         on_link.setdefault(link, []).append(name)
     pairs = []
+    parent = body_parent_links(c)
     for j in range(c.n_links):
         base = c.link_subhinges[j].hinge.parent
-        if int(c.mi[j, L.PARENT]) >= 0 or base is mb.world or c.body_link[base.name] >= 0:
+        if parent[j] >= 0 or base is mb.world or c.body_link[base.name] >= 0:
             continue
         pairs += [(b.name, name) for b in _welded_below(base) for name in on_link.get(j, ())]
     return pairs
