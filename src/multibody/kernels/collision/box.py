@@ -3,13 +3,17 @@
 The signed distance from a point to a box, in the box frame: outside, the distance to its
 nearest point (the point clamped to the box); inside, minus the distance to the nearest
 face. It is convex, so along a capsule's segment its minimum (the capsule's deepest point)
-is found by golden-section search.
+is found by golden-section search. A segment that pierces the box is pushed out by
+neither that point's depth nor its nearest face, but by the least translation of the
+whole capsule: GJK/EPA's (``convex.py``).
 """
 import math
 
 from numba import njit
 
 from ..spatial_inline import mul33_vec, mul33T_vec
+from .convex import convex_convex
+from .layout import BOX, CAPSULE
 from .manifold import put_point
 from .vec import add, axpy, column, norm, scale, sub
 
@@ -63,10 +67,10 @@ def _depth_along(cl, al, t, h):
 
 
 @njit(cache=True)
-def capsule_box(Rc, pc, r, half, Rb, pb, h, margin, man, mfeat):
+def capsule_box(Rc, pc, r, half, Rb, pb, h, margin, verts, man, mfeat):
     """Capsule against a box: each cap's sphere within the margin (features 0: -z, 1: +z),
     and the segment's deepest point when it lies between them and is deeper than both
-    (feature 2: a capsule across an edge)."""
+    (feature 2: a capsule across an edge); a segment into the box: EPA's one point."""
     a = column(Rc, 2)
     cl = mul33T_vec(Rb, pc[0] - pb[0], pc[1] - pb[1], pc[2] - pb[2])
     al = mul33T_vec(Rb, a[0], a[1], a[2])
@@ -79,6 +83,8 @@ def capsule_box(Rc, pc, r, half, Rb, pb, h, margin, man, mfeat):
         else:
             lo = t1
     t = 0.5 * (lo + hi)
+    if _depth_along(cl, al, t, h) < 0.0:
+        return convex_convex(CAPSULE, Rc, pc, (r, half, 0.0), 0, 0, BOX, Rb, pb, h, 0, 0, verts, margin, man, mfeat)
     f_end = min(_depth_along(cl, al, -half, h), _depth_along(cl, al, half, h))
     k = 0
     for end in range(2):
