@@ -18,7 +18,7 @@ from .support import minkowski_support
 from .vec import cross, dot, norm, sub
 
 _MAX_ITER = 128
-_REL_TOL = 1e-12  # stop when |v|^2 - v.w <= this |v|^2: |v| is within 1e-12 relative of the distance
+_REL_TOL = 1e-12  # stop when |v|^2 - v.w <= this |v|^2: |v| within 1e-12 relative of the distance
 _PROGRESS = 1e-13  # a step that shortens |v|^2 by less than this fraction ends the iteration
 _TOUCH = 1e-24     # |v|^2 (m^2) below which the shapes overlap
 
@@ -71,7 +71,8 @@ def reduce_simplex(W, A, B, lam, count):
     (its number of vertices, the nearest point v)."""
     best_mask, best_d = 1, -1.0
     best_l = (1.0, 0.0, 0.0, 0.0)
-    for mask in range(1, 1 << count):
+    for mask in range(1, 1 << count):  # every face (only those with the new point would do in
+        # exact arithmetic, Johnson's; near convergence round-off breaks that)
         i0, i1, i2, i3 = 0, 0, 0, 0
         m = 0
         for k in range(count):
