@@ -240,3 +240,30 @@ def _overlap(shapes, pair, n):
     """How far shape a reaches past shape b along n (from a to b): the depth along n."""
     (ka, sa, Ra, pa), (kb, sb, Rb, pb) = shapes[pair[0]], shapes[pair[1]]
     return float(np.dot(n, _support_np(ka, sa, Ra, pa, n) - _support_np(kb, sb, Rb, pb, -np.asarray(n))))
+
+
+def test_fuzz_every_pair_gives_finite_unit_frames_within_the_margin():
+    """Random scenes of every type (coincident and axis-aligned poses included): each contact
+    finite, a < b, a unit normal in a right-handed orthonormal frame, within the margin."""
+    rng = np.random.default_rng(5)
+    u = rng.normal(size=(12, 3))
+    hull = 0.08 * u / np.linalg.norm(u, axis=1)[:, None]  # points on a sphere: all on the hull
+    sizes = {CL.SPHERE: (0.08, 0, 0), CL.CAPSULE: (0.05, 0.08, 0), CL.CYLINDER: (0.06, 0.07, 0),
+             CL.BOX: (0.08, 0.06, 0.05), CL.ELLIPSOID: (0.08, 0.06, 0.05), CL.MESH: (0, 0, 0)}
+    for trial in range(60):
+        s = Scene()
+        s.add(CL.PLANE, margin=0.01)
+        for k in range(6):
+            kind = int(rng.choice(list(sizes)))
+            R = np.eye(3) if trial % 3 == 0 else rot(rng.normal(size=3), rng.uniform(0, np.pi))
+            p = np.zeros(3) if trial % 5 == 0 else rng.uniform(-0.1, 0.1, 3)  # all at one point, sometimes
+            s.add(kind, sizes[kind], R=R, p=p, margin=0.01, verts=hull if kind == CL.MESH else None)
+        nc, ci, cf, _ = s.run(max_contacts=400)
+        assert nc >= 0
+        ci, cf = ci[:nc], cf[:nc]
+        assert np.isfinite(cf).all()
+        assert (ci[:, 0] < ci[:, 1]).all()
+        assert (cf[:, CL.CF_DIST] <= 0.02 + 1e-12).all()
+        F = np.stack([cf[:, CL.CF_N:CL.CF_N + 3], cf[:, CL.CF_T1:CL.CF_T1 + 3], cf[:, CL.CF_T2:CL.CF_T2 + 3]], axis=1)
+        np.testing.assert_allclose(F @ F.transpose(0, 2, 1), np.broadcast_to(np.eye(3), F.shape), atol=1e-12)
+        np.testing.assert_allclose(np.linalg.det(F), 1.0, atol=1e-12)
