@@ -267,3 +267,32 @@ def test_fuzz_every_pair_gives_finite_unit_frames_within_the_margin():
         F = np.stack([cf[:, CL.CF_N:CL.CF_N + 3], cf[:, CL.CF_T1:CL.CF_T1 + 3], cf[:, CL.CF_T2:CL.CF_T2 + 3]], axis=1)
         np.testing.assert_allclose(F @ F.transpose(0, 2, 1), np.broadcast_to(np.eye(3), F.shape), atol=1e-12)
         np.testing.assert_allclose(np.linalg.det(F), 1.0, atol=1e-12)
+
+
+def test_broad_phase_misses_no_pair_of_any_type():
+    """Each shape type's box (rotated, grown by the margins): a small sphere placed just
+    touching each shape at its farthest point along a random direction (where a box too
+    small would leave it out) is found by detect as by the narrow phase alone."""
+    from multibody.kernels.collision.support import support
+    rng = np.random.default_rng(11)
+    u = rng.normal(size=(10, 3))
+    hull = 0.1 * u / np.linalg.norm(u, axis=1)[:, None] * [1.0, 0.5, 2.0]
+    sizes = {CL.SPHERE: (0.08, 0, 0), CL.CAPSULE: (0.03, 0.12, 0), CL.CYLINDER: (0.04, 0.12, 0),
+             CL.BOX: (0.12, 0.03, 0.05), CL.ELLIPSOID: (0.12, 0.03, 0.05), CL.MESH: (0, 0, 0)}
+    s = Scene()
+    expected = 0
+    for k in range(120):
+        kind = list(sizes)[k % 6]
+        R = rot(rng.normal(size=3), rng.uniform(0, np.pi))
+        p = np.array([1.0 * k, 0.0, 0.0])
+        d = rng.normal(size=3)
+        d /= np.linalg.norm(d)
+        verts = hull if kind == CL.MESH else np.zeros((0, 3))
+        x = np.array(support(kind, _t(R), _t(p), sizes[kind], verts, 0, len(verts), _t(d)))
+        gap = rng.uniform(-0.002, 0.006)  # within the margins (0.005 in all) or not
+        s.add(kind, sizes[kind], R=R, p=p, margin=0.002, verts=hull if kind == CL.MESH else None)
+        s.add(CL.SPHERE, (0.01, 0, 0), p=x + (0.01 + gap) * d, margin=0.003)
+        expected += gap <= 0.005 - 1e-9  # the sphere's centre is on the support line: its distance is the gap
+    nc, ci, cf, work = s.run(max_contacts=1000)
+    assert nc == expected > 40
+    assert work[-1][STAT_PAIRS] < 2 * len(s.rows)
