@@ -1,9 +1,12 @@
 """``m.contacts(q)`` (issue 21): the kinematics pass and the compiled detection on a model's
-collision shapes, checked against the body poses the kinematics report and closed forms."""
+collision shapes, checked against the body poses the kinematics report and closed forms;
+and ``detect`` called from another compiled function, as the stepping loop calls it."""
 import numpy as np
 import pytest
 
 import multibody as mb
+from collision_rows import Scene
+from multibody.kernels.collision import layout as CL
 
 
 def _at(x, y, z):
@@ -85,3 +88,32 @@ def test_no_shapes_no_contacts_and_bad_q_is_named():
         m.contacts(np.zeros(3))
     with pytest.raises(ValueError, match="q"):
         m.contacts([np.nan, 0.0])
+
+
+def test_detect_runs_inside_another_compiled_function():
+    from numba import njit
+
+    from multibody.kernels.collision.detect import detect
+
+    @njit
+    def twice(si, sf, verts, allow, ws, work, ci, cf):  # as the stepping loop calls it
+        detect(si, sf, verts, allow, ws, work, ci, cf)
+        return detect(si, sf, verts, allow, ws, work, ci, cf)
+
+    s = Scene()
+    s.add(CL.PLANE)
+    s.add(CL.BOX, (0.1, 0.1, 0.1), p=(0, 0, 0.09))
+    s.add(CL.ELLIPSOID, (0.1, 0.05, 0.08), p=(0.05, 0, 0.25))
+    nc, ci, cf, work = s.run()
+    cm = s.model()
+    from multibody.kernels.collision.work import contact_work
+    work2, ci2, cf2 = contact_work(cm, 64)
+    assert twice(cm.si, cm.sf, cm.verts, cm.allow, np.zeros((1, 200)), work2, ci2, cf2) == nc == 5
+    np.testing.assert_array_equal(ci2[:nc], ci[:nc])
+    np.testing.assert_array_equal(cf2[:nc], cf[:nc])
+
+
+def test_contact_work_refuses_a_bad_row_count():
+    from multibody.kernels.collision.work import contact_work
+    with pytest.raises(ValueError, match="max_contacts"):
+        contact_work(Scene().model(), 0)
