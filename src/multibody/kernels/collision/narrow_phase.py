@@ -16,6 +16,7 @@ from .poses import POSE_P, POSE_R
 from .spheres import capsule_capsule, sphere_capsule, sphere_sphere
 from .box import capsule_box, sphere_box
 from .box_box import box_box
+from .cylinder_box import cylinder_box
 from .convex import convex_convex
 
 
@@ -70,6 +71,8 @@ def _ordered_pair(si, sf, verts, poses, s1, s2, margin, cand, cfeat, man, mfeat)
         return sphere_box(p1, z1[0], R2, p2, z2, margin, man, mfeat)
     if t1 == CAPSULE and t2 == BOX:
         return capsule_box(R1, p1, z1[0], z1[1], R2, p2, z2, margin, verts, man, mfeat)
+    if t1 == CYLINDER and t2 == BOX:
+        return cylinder_box(R1, p1, z1[0], z1[1], R2, p2, z2, margin, verts, cand, cfeat, man, mfeat)
     if t1 == BOX and t2 == BOX:
         return box_box(R1, p1, z1, R2, p2, z2, margin, cand, cfeat, man, mfeat)
     return convex_convex(t1, R1, p1, z1, si[s1, SI_VADR], si[s1, SI_VNUM],
