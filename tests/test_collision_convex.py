@@ -1,5 +1,6 @@
 """GJK/EPA against the closed-form pairs, detection against MuJoCo's own collision on
-random scenes, and the broad phase against brute force (issue 21)."""
+random scenes, the broad phase against brute force, and the flat manifolds of cylinders
+and meshes on boxes (issue 21)."""
 import numpy as np
 import pytest
 
@@ -296,3 +297,52 @@ def test_broad_phase_misses_no_pair_of_any_type():
     nc, ci, cf, work = s.run(max_contacts=1000)
     assert nc == expected > 40
     assert work[-1][STAT_PAIRS] < 2 * len(s.rows)
+
+
+def contacts(scene):
+    nc, ci, cf, _ = scene.run()
+    assert nc >= 0
+    return ci[:nc], cf[:nc]
+
+
+def P(cf):
+    return cf[:, CL.CF_P:CL.CF_P + 3]
+
+
+def N(cf):
+    return cf[:, CL.CF_N:CL.CF_N + 3]
+
+
+def D(cf):
+    return cf[:, CL.CF_DIST]
+
+
+def test_cylinder_flat_on_a_box_gives_its_rim_or_its_side():
+    s = Scene()
+    s.add(CL.BOX, (0.5, 0.5, 0.1))
+    s.add(CL.CYLINDER, (0.05, 0.1, 0), R=rot((0, 0, 1), 0.4), p=(0.1, 0.2, 0.1 + 0.1 - 0.002))
+    ci, cf = contacts(s)
+    assert len(ci) == 4 and sorted(ci[:, CL.CI_FEATURE]) == [1, 2, 3, 4]
+    np.testing.assert_allclose(D(cf), -0.002, atol=1e-12)
+    np.testing.assert_allclose(N(cf), [[0, 0, 1]] * 4, atol=1e-9)  # from the box (a) to the cylinder
+    np.testing.assert_allclose(np.linalg.norm(P(cf)[:, :2] - [0.1, 0.2], axis=1), 0.05, atol=1e-12)
+    np.testing.assert_allclose(P(cf)[:, 2], 0.099, atol=1e-12)
+    s = Scene()
+    s.add(CL.BOX, (0.5, 0.5, 0.1))
+    s.add(CL.CYLINDER, (0.05, 0.1, 0), R=rot((1, 0, 0), np.pi / 2), p=(0.1, 0.2, 0.1 + 0.05 - 0.002))
+    ci, cf = contacts(s)
+    assert len(ci) == 2
+    np.testing.assert_allclose(D(cf), -0.002, atol=1e-12)
+    np.testing.assert_allclose(sorted(P(cf)[:, 1]), [0.1, 0.3], atol=1e-12)
+
+
+def test_mesh_face_flat_on_a_box_gives_its_corners():
+    hexagon = [(0.1 * np.cos(t), 0.1 * np.sin(t), z) for t in np.arange(6) * np.pi / 3 for z in (-0.05, 0.05)]
+    s = Scene()
+    s.add(CL.BOX, (0.5, 0.5, 0.1))
+    s.add(CL.MESH, verts=hexagon, R=rot((0, 0, 1), 0.3), p=(0.1, -0.1, 0.1 + 0.05 - 0.003))
+    ci, cf = contacts(s)
+    assert len(ci) == 4 and all(f % 2 == 1 for f in ci[:, CL.CI_FEATURE])  # bottom vertices (index + 1 odd: z = -0.05)
+    np.testing.assert_allclose(D(cf), -0.003, atol=1e-12)
+    np.testing.assert_allclose(N(cf), [[0, 0, 1]] * 4, atol=1e-9)
+    np.testing.assert_allclose(np.linalg.norm(P(cf)[:, :2] - [0.1, -0.1], axis=1), 0.1, atol=1e-12)

@@ -372,21 +372,3 @@ def test_more_contacts_than_rows_is_reported_not_dropped():
     assert nc == 12
 
 
-
-def test_cylinder_flat_on_a_box_gives_its_rim_or_its_side():
-    s = Scene()
-    s.add(CL.BOX, (0.5, 0.5, 0.1))
-    s.add(CL.CYLINDER, (0.05, 0.1, 0), R=rot((0, 0, 1), 0.4), p=(0.1, 0.2, 0.1 + 0.1 - 0.002))
-    ci, cf = contacts(s)
-    assert len(ci) == 4 and sorted(ci[:, CL.CI_FEATURE]) == [1, 2, 3, 4]
-    np.testing.assert_allclose(D(cf), -0.002, atol=1e-12)
-    np.testing.assert_allclose(N(cf), [[0, 0, 1]] * 4, atol=1e-9)  # from the box (a) to the cylinder
-    np.testing.assert_allclose(np.linalg.norm(P(cf)[:, :2] - [0.1, 0.2], axis=1), 0.05, atol=1e-12)
-    np.testing.assert_allclose(P(cf)[:, 2], 0.099, atol=1e-12)
-    s = Scene()
-    s.add(CL.BOX, (0.5, 0.5, 0.1))
-    s.add(CL.CYLINDER, (0.05, 0.1, 0), R=rot((1, 0, 0), np.pi / 2), p=(0.1, 0.2, 0.1 + 0.05 - 0.002))
-    ci, cf = contacts(s)
-    assert len(ci) == 2
-    np.testing.assert_allclose(D(cf), -0.002, atol=1e-12)
-    np.testing.assert_allclose(sorted(P(cf)[:, 1]), [0.1, 0.3], atol=1e-12)

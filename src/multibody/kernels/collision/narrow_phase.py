@@ -12,11 +12,13 @@ from .layout import (
     BOX, CAPSULE, CYLINDER, ELLIPSOID, MESH, PLANE, SF_MARGIN, SF_SIZE, SI_TYPE, SI_VADR, SI_VNUM, SPHERE,
 )
 from .plane import plane_box, plane_capsule, plane_cylinder, plane_ellipsoid, plane_mesh, plane_sphere
+from .manifold import MAN_N
 from .poses import POSE_P, POSE_R
 from .spheres import capsule_capsule, sphere_capsule, sphere_sphere
 from .box import capsule_box, sphere_box
 from .box_box import box_box
 from .cylinder_box import cylinder_box
+from .mesh_box import mesh_box
 from .convex import convex_convex
 
 
@@ -28,6 +30,15 @@ def _pose(poses, s):
 @njit(cache=True)
 def _size(sf, s):
     return (sf[s, SF_SIZE], sf[s, SF_SIZE + 1], sf[s, SF_SIZE + 2])
+
+
+@njit(cache=True)
+def _flip_normals(count, man):
+    """Turn the normals of a manifold written with the pair's shapes taken the other way."""
+    for k in range(count):
+        for i in range(3):
+            man[k, MAN_N + i] = -man[k, MAN_N + i]
+    return count
 
 
 @njit(cache=True)
@@ -73,6 +84,9 @@ def _ordered_pair(si, sf, verts, poses, s1, s2, margin, cand, cfeat, man, mfeat)
         return capsule_box(R1, p1, z1[0], z1[1], R2, p2, z2, margin, verts, man, mfeat)
     if t1 == CYLINDER and t2 == BOX:
         return cylinder_box(R1, p1, z1[0], z1[1], R2, p2, z2, margin, verts, cand, cfeat, man, mfeat)
+    if t1 == BOX and t2 == MESH:
+        return _flip_normals(mesh_box(R2, p2, si[s2, SI_VADR], si[s2, SI_VNUM], R1, p1, z1, margin, verts,
+                                      cand, cfeat, man, mfeat), man)
     if t1 == BOX and t2 == BOX:
         return box_box(R1, p1, z1, R2, p2, z2, margin, cand, cfeat, man, mfeat)
     return convex_convex(t1, R1, p1, z1, si[s1, SI_VADR], si[s1, SI_VNUM],
