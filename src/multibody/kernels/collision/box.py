@@ -14,7 +14,7 @@ from numba import njit
 from ..spatial_inline import mul33_vec, mul33T_vec
 from .convex import convex_convex
 from .layout import BOX, CAPSULE
-from .manifold import put_point
+from .manifold import put_candidate, put_point
 from .vec import add, axpy, column, dot, norm, scale, sub
 
 _GOLDEN = 0.5 * (math.sqrt(5.0) - 1.0)
@@ -39,6 +39,21 @@ def point_box(c, h):
     s = 1.0 if c[k] >= 0.0 else -1.0
     n = (s if k == 0 else 0.0, s if k == 1 else 0.0, s if k == 2 else 0.0)
     return -depth, n, axpy(depth, n, c)
+
+
+@njit(cache=True)
+def face_candidate(x, Rb, pb, h, n, margin, flat, cand, cfeat, count, feature):
+    """Add the world point x of a flat-lying shape (a cylinder's rim, a hull's vertex) as a
+    manifold candidate against the box (axes Rb, origin pb, half extents h) when it is within
+    ``margin`` of the box and its nearest box point is on the face the pair's normal n (a to
+    b, out of the shape into the box) meets, to ``flat`` (cos) ; returns the candidate count."""
+    xl = mul33T_vec(Rb, x[0] - pb[0], x[1] - pb[1], x[2] - pb[2])
+    d, nl, q = point_box(xl, h)
+    nb = mul33_vec(Rb, nl[0], nl[1], nl[2])  # out of the box at its nearest point
+    if d > margin or dot(nb, n) > -flat:  # too far, or off the face of n
+        return count
+    qw = mul33_vec(Rb, q[0], q[1], q[2])
+    return put_candidate(cand, cfeat, count, scale(add(x, add(qw, pb)), 0.5), d, feature)
 
 
 @njit(cache=True)

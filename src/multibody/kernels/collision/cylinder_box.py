@@ -9,12 +9,11 @@ import math
 
 from numba import njit
 
-from ..spatial_inline import mul33_vec, mul33T_vec
-from .box import point_box
+from .box import face_candidate
 from .convex import convex_convex
 from .layout import BOX, CYLINDER
-from .manifold import MAN_N, put_candidate, reduce_candidates
-from .vec import add, axpy, column, cross, dot, perpendicular, scale, sub
+from .manifold import MAN_N, reduce_candidates
+from .vec import axpy, column, cross, dot, perpendicular, scale, sub
 
 _FLAT = 1e-3  # rad: a cap or side this close to parallel with the face lies flat on it
 
@@ -50,14 +49,7 @@ def cylinder_box(Rc, pc, r, half, Rb, pb, h, margin, verts, cand, cfeat, man, mf
     count = 0
     for i in range(4 if cap_flat else 2):
         x = _rim_point(a, e1, e2, pc, r, half, n, cap_flat, i)
-        xl = mul33T_vec(Rb, x[0] - pb[0], x[1] - pb[1], x[2] - pb[2])
-        d, nl, q = point_box(xl, h)
-        nb = mul33_vec(Rb, nl[0], nl[1], nl[2])  # out of the box at its nearest point
-        if d > margin or dot(nb, n) > -math.cos(_FLAT):  # too far, or off the face of n
-            continue
-        qw = mul33_vec(Rb, q[0], q[1], q[2])
-        mid = scale(add(x, add(qw, pb)), 0.5)
-        count = put_candidate(cand, cfeat, count, mid, d, 1 + i)
+        count = face_candidate(x, Rb, pb, h, n, margin, math.cos(_FLAT), cand, cfeat, count, 1 + i)
     if count < 2:
         return k
     return reduce_candidates(cand, cfeat, count, n, man, mfeat)

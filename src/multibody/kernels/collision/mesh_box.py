@@ -9,12 +9,11 @@ import math
 
 from numba import njit
 
-from ..spatial_inline import mul33_vec, mul33T_vec
-from .box import point_box
+from ..spatial_inline import mul33_vec
+from .box import face_candidate
 from .convex import convex_convex
 from .layout import BOX, MESH
-from .manifold import MAN_N, put_candidate, reduce_candidates
-from .vec import add, dot, scale
+from .manifold import MAN_N, reduce_candidates
 
 _FLAT = 1e-3  # rad: a box normal this close to the pair's is the face the contact is on
 
@@ -32,13 +31,7 @@ def mesh_box(Rm, pm, vadr, vnum, Rb, pb, h, margin, verts, cand, cfeat, man, mfe
     for v in range(vnum):
         x = mul33_vec(Rm, verts[vadr + v, 0], verts[vadr + v, 1], verts[vadr + v, 2])
         x = (x[0] + pm[0], x[1] + pm[1], x[2] + pm[2])
-        xl = mul33T_vec(Rb, x[0] - pb[0], x[1] - pb[1], x[2] - pb[2])
-        d, nl, q = point_box(xl, h)
-        nb = mul33_vec(Rb, nl[0], nl[1], nl[2])  # out of the box at its nearest point
-        if d > margin or dot(nb, n) > -math.cos(_FLAT):  # too far, or off the face of n
-            continue
-        qw = mul33_vec(Rb, q[0], q[1], q[2])
-        count = put_candidate(cand, cfeat, count, scale(add(x, add(qw, pb)), 0.5), d, 1 + v)
+        count = face_candidate(x, Rb, pb, h, n, margin, math.cos(_FLAT), cand, cfeat, count, 1 + v)
     if count < 2:
         return k
     return reduce_candidates(cand, cfeat, count, n, man, mfeat)
