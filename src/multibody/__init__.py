@@ -9,6 +9,7 @@ Quick start::
 """
 from . import _kernel_cache  # noqa: F401  (first: it stamps the cached kernels, see there)
 from .model import (
+    Box, Capsule, CollisionShape, ConvexMesh, Cylinder, Ellipsoid, Plane, Sphere,
     HINGE_KINDS, FreeQuaternionSubhinge, FreeSubhinge, Hinge, LockedSubhinge, Multibody, Node,
     PinSubhinge, RigidBody, ScrewSubhinge, SliderSubhinge, SphericalQuaternionSubhinge,
     SphericalSubhinge, Subhinge, TranslationalSubhinge,
@@ -43,6 +44,14 @@ def view(m, q=None, **kwargs):
     return _view(m, q, **kwargs)
 
 __all__ = [
+    "Box",
+    "Capsule",
+    "CollisionShape",
+    "ConvexMesh",
+    "Cylinder",
+    "Ellipsoid",
+    "Plane",
+    "Sphere",
     "HINGE_KINDS",
     "FreeQuaternionSubhinge",
     "FreeSubhinge",

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..kernels import layout as L
 from ..spatial import motion_transform, transform_inverse
+from .collision_compile import compile_contact
 from .compiled import CompiledModel
 from .flex_compile import compile_flex
 
@@ -199,6 +200,7 @@ def compile_model(mb):
     c.modal_slices = modal_slices
     if modal_slices:  # the flex block joins the model buffer, the flex kernels serve it
         c.set_flex(compile_flex(mb, c))
+    c.contact = compile_contact(mb, c)  # None without collision shapes
     return c
 
 

@@ -121,10 +121,13 @@ class CompiledModel:
     and its buffer, once ``thread_data()`` has made them. ``all_pins``: every link is a
     PIN (``kernels.joint_transform.pin_variant``), and ``kernels`` the facade's kernels for
     this model (those registered by ``algorithms.entry``: their PIN-only variants then).
+    ``contact``: the collision shapes' constants (``model/collision_compile.ContactModel``),
+    None when the model has none.
     """
 
     def __init__(self, buf, link_subhinges, body_link, T_link_body, frame_rows, hinge_order, q_slices, u_slices):
         self.flex = None  # the flex constants' views (model/flex_compile.FlexModel) when there are modal bodies
+        self.contact = None  # the contact constants (model/collision_compile.ContactModel) when there are shapes
         self._set_buffer(buf)
         self.constraints = []
         self.constraint_rows = {}

@@ -9,6 +9,7 @@ algorithms.forward_dynamics``, no delegating call).
 import numpy as np
 
 from .body import RigidBody
+from .collision import CollisionMixin
 from .compile import compile_model
 from .constraint_api import ConstraintsMixin
 from .generators import GeneratorsMixin
@@ -33,7 +34,7 @@ class _CompiledOnDemand:
         return mb.finalize()
 
 
-class Multibody(ConstraintsMixin, ModalMixin, GeneratorsMixin):
+class Multibody(ConstraintsMixin, ModalMixin, GeneratorsMixin, CollisionMixin):
     """A multibody system: rigid bodies connected by hinges in a tree rooted at the world.
 
     Build it with ``add_body``/``add_hinge`` (or ``add_serial_chain``/``add_tree``,

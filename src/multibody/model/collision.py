@@ -1,0 +1,138 @@
+"""Collision shapes on bodies and the filters that decide which pairs may touch (issue 21).
+
+A ``CollisionShape`` attaches a shape (``model/shapes.py``) to a body at a pose in the body
+frame, with its contact parameters. ``Multibody.add_collision`` makes them (the readers of
+URDF, SDF and MJCF call it too); ``m.collision_shapes`` lists them in order. They compile
+into ``m.compiled.contact`` (``model/collision_compile.py``). ``body.collisions`` (the
+model files' metadata dicts, read by the viewer and the URDF export) is a separate thing.
+"""
+import numpy as np
+
+from .body import check_transform
+from .shapes import Shape
+
+
+def _bits(value, what, name):
+    """``value`` as an int in [0, 2^31), or ValueError naming the shape and argument."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"collision shape {name!r}: {what} must be an integer bitmask, got {value!r}")
+    if not 0 <= int(value) < 2 ** 31:
+        raise ValueError(f"collision shape {name!r}: {what} must be in [0, 2^31), got {value!r}")
+    return int(value)
+
+
+def _number(value, what, name, lo, hi=np.inf):
+    """``value`` as a finite float in [lo, hi], or ValueError naming the shape and argument."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"collision shape {name!r}: {what} must be a number, got {value!r}") from None
+    if not np.isfinite(v) or v < lo or v > hi:
+        bound = f">= {lo:g}" if hi == np.inf else f"in [{lo:g}, {hi:g}]"
+        raise ValueError(f"collision shape {name!r}: {what} must be finite and {bound}, got {value!r}")
+    return v
+
+
+class CollisionShape:
+    """A shape fixed on ``body`` at ``pose`` (4x4, the shape frame in the body frame).
+
+    ``friction`` (>= 0, Coulomb's mu; a pair takes the larger of its two), ``restitution``
+    (in [0, 1]; a pair takes the larger), ``margin`` [m] (>= 0; contacts are reported up to
+    the sum of a pair's margins), ``contype``/``conaffinity`` (bitmasks: a and b may touch
+    when ``contype_a & conaffinity_b or contype_b & conaffinity_a``, MuJoCo's rule).
+    """
+
+    def __init__(self, body, shape, pose=None, name="collision", friction=1.0, restitution=0.0,
+                 margin=0.0, contype=1, conaffinity=1):
+        if not isinstance(shape, Shape):
+            raise TypeError(f"collision shape {name!r}: shape must be a Sphere, Capsule, Cylinder, "
+                            f"Box, Ellipsoid, Plane or ConvexMesh, got {type(shape).__name__}")
+        self.body = body
+        self.shape = shape
+        self.name = name
+        self.pose = check_transform(pose, f"collision shape {name!r}: pose")
+        self.friction = _number(friction, "friction", name, 0.0)
+        self.restitution = _number(restitution, "restitution", name, 0.0, 1.0)
+        self.margin = _number(margin, "margin", name, 0.0)
+        self.contype = _bits(contype, "contype", name)
+        self.conaffinity = _bits(conaffinity, "conaffinity", name)
+
+    def __repr__(self):
+        return f"CollisionShape({self.name!r}: {self.shape!r} on {self.body.name!r})"
+
+
+class CollisionMixin:
+    """Collision part of ``Multibody``: shapes on bodies, pair exclusions."""
+
+    @property
+    def collision_shapes(self):
+        """The collision shapes (``CollisionShape``), in the order they were added."""
+        return tuple(self.__dict__.get("_collision_shapes", ()))
+
+    @property
+    def collision_excludes(self):
+        """The excluded pairs: a tuple of frozensets of two body or shape names."""
+        return tuple(self.__dict__.get("_collision_excludes", ()))
+
+    def add_collision(self, body, shape, pose=None, *, name=None, friction=1.0, restitution=0.0,
+                      margin=0.0, contype=1, conaffinity=1):
+        """Attach collision ``shape`` to ``body`` (a body, its name, or ``m.world``/"world" for
+        fixed scenery) at ``pose`` (4x4, the shape frame in the body frame; identity if None)
+        and return the ``CollisionShape``. ``name`` defaults to "<body>/collision<k>"; see
+        ``CollisionShape`` for friction, restitution, margin [m], contype and conaffinity."""
+        body = self.as_body(body, "add_collision: body")
+        shapes = self.__dict__.setdefault("_collision_shapes", [])
+        if name is None:
+            k = sum(1 for s in shapes if s.body is body)
+            name = f"{body.name}/collision{k}"
+            while any(s.name == name for s in shapes):
+                k += 1
+                name = f"{body.name}/collision{k}"
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"add_collision: name must be a non-empty string, got {name!r}")
+        if any(s.name == name for s in shapes):
+            raise ValueError(f"add_collision: a collision shape named {name!r} already exists")
+        cs = CollisionShape(body, shape, pose, name, friction, restitution, margin, contype, conaffinity)
+        shapes.append(cs)
+        self.invalidate()
+        return cs
+
+    def collision_shape(self, name):
+        """The CollisionShape called ``name`` (KeyError if none)."""
+        for s in self.collision_shapes:
+            if s.name == name:
+                return s
+        names = [s.name for s in self.collision_shapes]
+        raise KeyError(f"no collision shape named {name!r}; there are {names}")
+
+    def remove_collision(self, name):
+        """Remove the collision shape called ``name`` (and the exclusions that name it)."""
+        cs = self.collision_shape(name)
+        self._collision_shapes.remove(cs)
+        self._collision_excludes = [p for p in self.collision_excludes if name not in p]
+        self.invalidate()
+
+    def clear_collisions(self):
+        """Remove every collision shape and pair exclusion."""
+        self._collision_shapes = []
+        self._collision_excludes = []
+        self.invalidate()
+
+    def exclude_collision(self, a, b):
+        """Turn off contact between ``a`` and ``b``: each a body (object or name) or a collision
+        shape name; a body stands for all its shapes. Names are checked now."""
+        pair = frozenset((self._collision_key(a, "a"), self._collision_key(b, "b")))
+        if len(pair) < 2:
+            raise ValueError(f"exclude_collision: a and b are the same ({a!r})")
+        excludes = self.__dict__.setdefault("_collision_excludes", [])
+        if pair not in excludes:
+            excludes.append(pair)
+            self.invalidate()
+
+    def _collision_key(self, x, what):
+        """The name that ``x`` (a body, a body name or a shape name) is excluded by."""
+        if isinstance(x, str):
+            if x in self._bodies or any(s.name == x for s in self.collision_shapes):
+                return x
+            raise ValueError(f"exclude_collision: {what}={x!r} is neither a body nor a collision shape")
+        return self.as_body(x, f"exclude_collision: {what}").name

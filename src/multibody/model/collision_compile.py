@@ -1,0 +1,115 @@
+"""Compile the collision shapes into the contact constants ``m.compiled.contact`` (issue 21).
+
+The columns are those of ``kernels/collision/layout.py``. A shape goes on the link its
+body sits on (a body welded to its parent shares the parent's link, its pose composed
+with the body's fixed pose there), so detection needs only the link placements.
+"""
+import numpy as np
+
+from ..kernels import layout as L
+from ..kernels.collision import layout as CL
+
+
+class ContactModel:
+    """The compiled contact constants (see ``kernels/collision/layout.py`` for the columns).
+
+    ``si`` (ns, SI_COLS) int64, ``sf`` (ns, SF_COLS) float64, ``verts`` (nv, 3) float64 (hull
+    vertices of the meshes in their shape frames), ``allow`` (ns, ns) uint8 (1: the pair may
+    touch; symmetric, zero diagonal). For messages: ``shape_names`` and ``body_names`` (the
+    body of each shape, "world" for scenery), and ``shapes`` (the ``CollisionShape`` objects).
+    """
+
+    def __init__(self, si, sf, verts, allow, shapes):
+        self.si = si
+        self.sf = sf
+        self.verts = verts
+        self.allow = allow
+        self.shapes = tuple(shapes)
+        self.shape_names = tuple(s.name for s in shapes)
+        self.body_names = tuple(s.body.name for s in shapes)
+
+    @property
+    def n_shapes(self):
+        """Number of collision shapes (rows of ``si`` and ``sf``)."""
+        return self.si.shape[0]
+
+    @property
+    def n_pairs(self):
+        """Number of shape pairs the filters allow."""
+        return int(self.allow.sum()) // 2
+
+    def __repr__(self):
+        return f"ContactModel(shapes={self.n_shapes}, allowed pairs={self.n_pairs}, hull vertices={len(self.verts)})"
+
+
+def compile_contact(mb, c):
+    """The ``ContactModel`` of Multibody ``mb`` with compiled model ``c`` (its ``body_link``,
+    ``T_link_body`` and link parents), or None when ``mb`` has no collision shapes."""
+    shapes = mb.collision_shapes
+    if not shapes:
+        return None
+    body_index = {name: k for k, name in enumerate(mb.body_names)}
+    body_index[mb.world.name] = -1
+    ns = len(shapes)
+    si = np.zeros((ns, CL.SI_COLS), dtype=np.int64)
+    sf = np.zeros((ns, CL.SF_COLS))
+    verts = []
+    nv = 0
+    for k, s in enumerate(shapes):
+        T = c.T_link_body[s.body.name] @ s.pose  # the shape frame in its link's frame
+        si[k, CL.SI_TYPE] = s.shape.type_code
+        si[k, CL.SI_LINK] = c.body_link[s.body.name]
+        si[k, CL.SI_BODY] = body_index[s.body.name]
+        si[k, CL.SI_CONTYPE] = s.contype
+        si[k, CL.SI_CONAFF] = s.conaffinity
+        if s.shape.type_code == CL.MESH:
+            si[k, CL.SI_VADR] = nv
+            si[k, CL.SI_VNUM] = len(s.shape.vertices)
+            verts.append(s.shape.vertices)
+            nv += len(s.shape.vertices)
+        sf[k, CL.SF_R:CL.SF_R + 9] = T[:3, :3].ravel()
+        sf[k, CL.SF_P:CL.SF_P + 3] = T[:3, 3]
+        sf[k, CL.SF_SIZE:CL.SF_SIZE + 3] = s.shape.size
+        sf[k, CL.SF_RBOUND] = s.shape.bounding_radius
+        sf[k, CL.SF_MU] = s.friction
+        sf[k, CL.SF_REST] = s.restitution
+        sf[k, CL.SF_MARGIN] = s.margin
+    verts = np.ascontiguousarray(np.vstack(verts)) if verts else np.zeros((0, 3))
+    parents = np.array(c.mi[:, L.PARENT], dtype=np.int64)
+    allow = allowed_pairs(si, parents, _excluded(shapes, mb.collision_excludes))
+    return ContactModel(si, sf, verts, allow, shapes)
+
+
+def allowed_pairs(si, parent_link, excluded):
+    """(ns, ns) uint8: 1 where shapes a and b may touch.
+
+    A pair may touch when ``contype_a & conaffinity_b or contype_b & conaffinity_a`` (MuJoCo's
+    rule), the two are on different links, neither link is the other's parent link, and the
+    pair is not in ``excluded`` ((ns, ns) bool). The world is no link's parent here (as in
+    MuJoCo): a floor touches a floating base. Two shapes on the world are on one link (-1).
+    """
+    link = si[:, CL.SI_LINK]
+    ct, ca = si[:, CL.SI_CONTYPE], si[:, CL.SI_CONAFF]
+    bits = ((ct[:, None] & ca[None, :]) | (ct[None, :] & ca[:, None])) != 0
+    same_link = link[:, None] == link[None, :]
+    plink = np.where(link >= 0, parent_link[np.maximum(link, 0)] if len(parent_link) else -1, -1)
+    parent_child = ((plink[:, None] == link[None, :]) | (plink[None, :] == link[:, None])) \
+        & (link[:, None] >= 0) & (link[None, :] >= 0)
+    allow = bits & ~same_link & ~parent_child & ~excluded
+    np.fill_diagonal(allow, False)
+    return allow.astype(np.uint8)
+
+
+def _excluded(shapes, excludes):
+    """(ns, ns) bool: the pairs ``excludes`` (frozensets of two body or shape names) name."""
+    ns = len(shapes)
+    out = np.zeros((ns, ns), dtype=bool)
+    if not excludes:
+        return out
+    keys = [(s.name, s.body.name) for s in shapes]
+    for pair in excludes:
+        x, y = tuple(pair)
+        in_x = np.array([x in k for k in keys])
+        in_y = np.array([y in k for k in keys])
+        out |= (in_x[:, None] & in_y[None, :]) | (in_y[:, None] & in_x[None, :])
+    return out

@@ -1,0 +1,252 @@
+"""Collision shapes: the geometry a body touches others with (issue 21).
+
+Each shape lives in its own frame (the ``pose`` of its ``CollisionShape`` places that frame
+in the body frame). Sizes are in metres and follow URDF/SDF: ``Capsule`` and ``Cylinder``
+lie along their frame's z with ``length`` the distance between the cap centres (the
+cylinder's full height), ``Box`` takes full edge lengths. Each shape knows its type code
+(``kernels/collision/layout.py``), the three numbers of its ``SF_SIZE`` columns and the
+radius of a sphere about its origin that bounds it.
+"""
+import numpy as np
+
+from ..kernels.collision import layout as CL
+
+
+def _positive(value, what, shape):
+    """``value`` as a finite float > 0, or ValueError naming the shape and the argument."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{shape}: {what} must be a number, got {value!r}") from None
+    if not np.isfinite(v) or v <= 0.0:
+        raise ValueError(f"{shape}: {what} must be finite and > 0, got {value!r}")
+    return v
+
+
+def _positive3(values, what, shape):
+    """``values`` as a (3,) float array of finite entries > 0, or ValueError naming them."""
+    try:
+        v = np.array(values, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError(f"{shape}: {what} must be 3 numbers, got {values!r}") from None
+    if v.shape != (3,) or not np.all(np.isfinite(v)) or np.any(v <= 0.0):
+        raise ValueError(f"{shape}: {what} must be 3 finite numbers > 0, got {values!r}")
+    return v
+
+
+class Shape:
+    """Base of the collision shapes: ``type_code`` (``layout.SPHERE`` ...), ``size``
+    (the (3,) ``SF_SIZE`` columns) and ``bounding_radius`` [m] about the shape origin."""
+
+    type_code = -1
+
+    @property
+    def type_name(self):
+        """The shape type's name ("sphere", "box", ...)."""
+        return CL.TYPE_NAMES[self.type_code]
+
+    @property
+    def size(self):
+        """The (3,) numbers of the ``SF_SIZE`` columns."""
+        return np.zeros(3)
+
+    @property
+    def bounding_radius(self):
+        """Radius [m] of a sphere about the shape origin that holds the shape."""
+        raise NotImplementedError
+
+    def __eq__(self, other):
+        return type(self) is type(other) and np.array_equal(self._key(), other._key())
+
+    def __hash__(self):
+        return hash((type(self).__name__, self._key().tobytes()))
+
+    def _key(self):
+        return self.size
+
+
+class Sphere(Shape):
+    """A sphere of ``radius`` [m] about its frame's origin."""
+
+    type_code = CL.SPHERE
+
+    def __init__(self, radius):
+        self.radius = _positive(radius, "radius", "Sphere")
+
+    @property
+    def size(self):
+        return np.array([self.radius, 0.0, 0.0])
+
+    @property
+    def bounding_radius(self):
+        return self.radius
+
+    def __repr__(self):
+        return f"Sphere(radius={self.radius:g})"
+
+
+class Capsule(Shape):
+    """A capsule: the points within ``radius`` [m] of the segment of ``length`` [m] along z,
+    centred on the origin (``length`` is the distance between the cap centres)."""
+
+    type_code = CL.CAPSULE
+
+    def __init__(self, radius, length):
+        self.radius = _positive(radius, "radius", "Capsule")
+        self.length = _positive(length, "length", "Capsule")
+
+    @property
+    def size(self):
+        return np.array([self.radius, 0.5 * self.length, 0.0])
+
+    @property
+    def bounding_radius(self):
+        return self.radius + 0.5 * self.length
+
+    def __repr__(self):
+        return f"Capsule(radius={self.radius:g}, length={self.length:g})"
+
+
+class Cylinder(Shape):
+    """A solid cylinder of ``radius`` [m] and height ``length`` [m] along z, centred on the origin."""
+
+    type_code = CL.CYLINDER
+
+    def __init__(self, radius, length):
+        self.radius = _positive(radius, "radius", "Cylinder")
+        self.length = _positive(length, "length", "Cylinder")
+
+    @property
+    def size(self):
+        return np.array([self.radius, 0.5 * self.length, 0.0])
+
+    @property
+    def bounding_radius(self):
+        return float(np.hypot(self.radius, 0.5 * self.length))
+
+    def __repr__(self):
+        return f"Cylinder(radius={self.radius:g}, length={self.length:g})"
+
+
+class Box(Shape):
+    """A box of full edge lengths ``size`` (3,) [m] along the frame's axes, centred on the origin."""
+
+    type_code = CL.BOX
+
+    def __init__(self, size):
+        self.edges = _positive3(size, "size", "Box")
+
+    @property
+    def size(self):
+        return 0.5 * self.edges
+
+    @property
+    def bounding_radius(self):
+        return float(np.linalg.norm(0.5 * self.edges))
+
+    def __repr__(self):
+        return f"Box(size={tuple(float(e) for e in self.edges)})"
+
+
+class Ellipsoid(Shape):
+    """An ellipsoid of semi-axes ``radii`` (3,) [m] along the frame's axes."""
+
+    type_code = CL.ELLIPSOID
+
+    def __init__(self, radii):
+        self.radii = _positive3(radii, "radii", "Ellipsoid")
+
+    @property
+    def size(self):
+        return self.radii.copy()
+
+    @property
+    def bounding_radius(self):
+        return float(self.radii.max())
+
+    def __repr__(self):
+        return f"Ellipsoid(radii={tuple(float(r) for r in self.radii)})"
+
+
+class Plane(Shape):
+    """The half-space z <= 0 of its frame (outward normal +z); unbounded."""
+
+    type_code = CL.PLANE
+
+    @property
+    def bounding_radius(self):
+        return np.inf
+
+    def _key(self):
+        return np.zeros(0)
+
+    def __repr__(self):
+        return "Plane()"
+
+
+class ConvexMesh(Shape):
+    """The convex hull of ``vertices`` (n, 3) [m] in the shape frame.
+
+    ``vertices`` keeps the hull's vertices only (the interior points are dropped);
+    ``source`` names where they came from (a file), for messages. A hull with no volume
+    (fewer than 4 points, or all on one plane) is a ValueError naming the source.
+    """
+
+    type_code = CL.MESH
+
+    def __init__(self, vertices, source=None):
+        self.source = source
+        self.vertices = _hull_vertices(vertices, source or "ConvexMesh")
+
+    @classmethod
+    def from_file(cls, path, scale=1.0):
+        """The convex hull of the mesh in file ``path`` (any format trimesh reads: STL, OBJ,
+        DAE, ...), its coordinates multiplied by ``scale`` (a number or 3 numbers)."""
+        import trimesh  # the viewer's mesh library: imported only when a mesh file is read
+        scale = np.broadcast_to(np.asarray(scale, dtype=float), (3,))
+        if not np.all(np.isfinite(scale)) or np.any(scale == 0.0):
+            raise ValueError(f"ConvexMesh.from_file({str(path)!r}): scale must be finite and "
+                             f"non-zero, got {scale!r}")
+        try:
+            mesh = trimesh.load(str(path), force="mesh", process=False)
+        except Exception as e:  # trimesh raises many types on unreadable files
+            raise ValueError(f"ConvexMesh.from_file: cannot read mesh file {str(path)!r}: {e}") from e
+        vertices = np.asarray(getattr(mesh, "vertices", np.zeros((0, 3))), dtype=float)
+        return cls(vertices * scale, source=str(path))
+
+    @property
+    def bounding_radius(self):
+        return float(np.linalg.norm(self.vertices, axis=1).max())
+
+    def _key(self):
+        return self.vertices
+
+    def __repr__(self):
+        src = f", source={self.source!r}" if self.source else ""
+        return f"ConvexMesh({len(self.vertices)} hull vertices{src})"
+
+
+def _hull_vertices(vertices, source):
+    """The vertices (k, 3) of the convex hull of ``vertices``, in their input order."""
+    from scipy.spatial import ConvexHull, QhullError
+    try:
+        v = np.array(vertices, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{source}: vertices must be an (n, 3) array of numbers") from None
+    if v.ndim != 2 or v.shape[1] != 3:
+        raise ValueError(f"{source}: vertices must be an (n, 3) array, got shape {v.shape}")
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"{source}: vertices hold non-finite values")
+    if len(v) < 4:
+        raise ValueError(f"{source}: a convex mesh needs at least 4 vertices not on one plane, "
+                         f"got {len(v)}")
+    try:
+        hull = ConvexHull(v)
+    except QhullError:
+        raise ValueError(f"{source}: degenerate mesh: its convex hull has no volume (all "
+                         f"vertices on one plane or line)") from None
+    extent = np.ptp(v, axis=0).max()
+    if hull.volume <= 1e-12 * extent ** 3:
+        raise ValueError(f"{source}: degenerate mesh: its convex hull has no volume "
+                         f"({hull.volume:.3g} m^3)")
+    return v[np.sort(hull.vertices)]
