@@ -28,6 +28,8 @@ CONTROL_NONFINITE = 14  # the control returned a non-finite joint force
 BAD_QUATERNION = 15  # the first state argument (q) holds a quaternion whose norm is not 1 (1e-6)
 MODAL = 16           # a rigid kernel was called for a model with modal (flexible) bodies (c.kernels has their own)
 OVERFLOW = 17        # finite arguments gave a non-finite result: they are too large (1e200)
+CONTACT_UNSOLVED = 18  # the contact solver stopped above its tolerance (the residual is kept)
+CONTACT_ROWS = 19    # more contacts than the rows given: the caller gives more and goes on
 
 
 class Status(IntEnum):
@@ -51,6 +53,8 @@ class Status(IntEnum):
     CONTROL_NONFINITE = CONTROL_NONFINITE
     MODAL = MODAL
     OVERFLOW = OVERFLOW
+    CONTACT_UNSOLVED = CONTACT_UNSOLVED
+    CONTACT_ROWS = CONTACT_ROWS
 
     @property
     def argument(self):
