@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import multibody as mb
-from multibody.kernels import layout as L
+from collision_scenes import shape_world_poses
 from multibody.kernels.collision import layout as CL
 
 
@@ -31,25 +31,6 @@ def chain3(**kw):
     for b in m.body_names:
         m.add_collision(b, mb.Sphere(0.1), name=f"{b}/s", **kw)
     return m
-
-
-def shape_world_poses(m, q):
-    """(ns, 4, 4) world poses of the shapes from the compiled tables and the link placements."""
-    c = m.compiled
-    d = m.create_data()
-    m.body_pose(q, m.body_names[0], data=d)  # runs the forward kinematics pass: W_RW, W_PW of every link
-    out = []
-    for si, sf in zip(c.contact.si, c.contact.sf):
-        T_ls = np.eye(4)
-        T_ls[:3, :3] = sf[CL.SF_R:CL.SF_R + 9].reshape(3, 3)
-        T_ls[:3, 3] = sf[CL.SF_P:CL.SF_P + 3]
-        T_wl = np.eye(4)
-        link = si[CL.SI_LINK]
-        if link >= 0:
-            T_wl[:3, :3] = d.ws[link, L.W_RW:L.W_RW + 9].reshape(3, 3)
-            T_wl[:3, 3] = d.ws[link, L.W_PW:L.W_PW + 3]
-        out.append(T_wl @ T_ls)
-    return np.array(out)
 
 
 # ---------------------------------------------------------------- shapes

@@ -1,7 +1,8 @@
 """Building a ``Multibody`` from a checked URDF tree.
 
 * Every ``<link>`` becomes a body (``Multibody.add_body(name, mass, com, inertia)``)
-  carrying its geometry metadata (``body.visuals``, ``body.collisions``); a link named
+  carrying its geometry metadata (``body.visuals``, ``body.collisions``) and its
+  ``<collision>`` elements as collision shapes (``_collision_shapes``); a link named
   ``"world"`` *is* ``Multibody.world`` (the ROS convention).
 * The root link is attached to the world by the hinge ``"root_joint"``: ``"locked"``
   for a fixed base, ``"free"``/``"free_quat"`` for a floating one. With a root link
@@ -15,12 +16,15 @@
 """
 from ..model import Multibody
 from ..spatial import transform_inverse
+from ._collision_shapes import CollisionReader
 from ._joints import add_mimic_constraints, axis, hinge_kind, set_metadata
 from ._links import link_geometries, mass_properties, nearest_psd
 
 
 def _add_bodies(m, tree, materials, refs, root_kind, on_bad_inertia, source):
-    """One body per link (the link ``"world"`` is ``m.world``), with its geometry metadata."""
+    """One body per link (the link ``"world"`` is ``m.world``), with its geometry metadata
+    and its collision shapes."""
+    shapes = CollisionReader(m, source)
     for name, el in tree.links.items():
         visuals, collisions = link_geometries(name, el, materials, refs)
         mass, com, inertia = mass_properties(el, name)
@@ -38,6 +42,8 @@ def _add_bodies(m, tree, materials, refs, root_kind, on_bad_inertia, source):
                 raise ValueError(f"{source}: link {name!r} <inertial>: {e}") from None
         body.visuals = visuals
         body.collisions = collisions
+        shapes.add(body, collisions)
+    shapes.finish()
 
 
 def _add_root_hinge(m, tree, root_kind, source):

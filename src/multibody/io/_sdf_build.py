@@ -25,10 +25,11 @@ import numpy as np
 
 from ..model import Multibody
 from ..spatial import transform_inverse
+from ._collision_shapes import CollisionReader
 from ._links import nearest_psd
 from ._sdf_frames import WORLD
 from ._sdf_joints import GEARBOX, KINDS, set_metadata
-from ._sdf_links import link_geometries, mass_properties
+from ._sdf_links import link_geometries, mass_properties, surfaces
 
 
 def _root(links, joints, frames, source):
@@ -102,6 +103,8 @@ def _in_link(frames, link, X_MF):
 
 
 def add_bodies(m, links, frames, refs, source):
+    """One body per link, with its geometry metadata and its collision shapes."""
+    shapes = CollisionReader(m, source)
     for name, el in links.items():
         mass, com, inertia = mass_properties(el, name, frames)
         try:
@@ -109,6 +112,8 @@ def add_bodies(m, links, frames, refs, source):
         except ValueError as e:
             raise ValueError(f"{source}: link {name!r} <inertial>: {e}") from None
         body.visuals, body.collisions = link_geometries(name, el, frames, refs)
+        shapes.add(body, body.collisions, surfaces(name, el, source))
+    shapes.finish()
 
 
 def _hinge_args(j, kind):

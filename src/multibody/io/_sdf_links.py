@@ -11,6 +11,7 @@
   ``origin`` (4x4 in the link frame), ``type`` (box, sphere, cylinder, capsule, mesh; None
   for the shapes the viewer does not draw), the sizes, a mesh's ``filename`` (resolved),
   ``uri`` and ``scale``, and ``rgba`` from ``<material>`` (diffuse, else ambient).
+  ``surfaces`` reads each ``<collision>``'s ``<surface>`` (friction mu, restitution).
   ``model://NAME/rest`` is looked for as ``package://NAME/rest`` (among the ancestors of
   the file's folder, then in ``package_dirs`` and the folders of the ``GZ_SIM_RESOURCE_PATH``,
   ``IGN_GAZEBO_RESOURCE_PATH``, ``GAZEBO_MODEL_PATH`` and ``SDF_PATH`` variables: see
@@ -133,3 +134,19 @@ def link_geometries(link, el, frames, refs):
     references resolved by ``refs``, an ``_uri.FileRefs``)."""
     return tuple([_geometry(link, g, kind, frames, refs) for g in el.findall(kind)]
                  for kind in ("visual", "collision"))
+
+
+def surfaces(link, el, source):
+    """One ``{"friction": mu, "restitution": e}`` per ``<collision>`` of link ``link``: its
+    ``<surface>``'s ``<friction><ode><mu>`` (absent: 1, SDFormat's default) and
+    ``<bounce><restitution_coefficient>`` (absent: 0)."""
+    out = []
+    for c in el.findall("collision"):
+        what = f"{source}: link {link!r} <collision> {c.get('name')!r} <surface>"
+        ode = c.find("surface/friction/ode")
+        bounce = c.find("surface/bounce")
+        mu = 1.0 if ode is None else _sdf_xml.child_float(ode, "mu", f"{what} <friction><ode>", 1.0)
+        e = 0.0 if bounce is None else _sdf_xml.child_float(bounce, "restitution_coefficient",
+                                                           f"{what} <bounce>", 0.0)
+        out.append({"friction": mu, "restitution": e})
+    return out

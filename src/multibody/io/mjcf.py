@@ -23,11 +23,18 @@ as in MuJoCo; the compiled arrays are then mapped:
   it; ``<actuator>`` -> ``m.actuators`` (``_mjcf_actuators``: joint transmissions, affine
   gains and biases), driven by ``simulate(..., ctrl=...)``;
 * sites -> nodes (a site named like a body gets the suffix ``_site``); ``opt.gravity``
-  (zero when MuJoCo's gravity flag is disabled) -> ``m.gravity``.
+  (zero when MuJoCo's gravity flag is disabled) -> ``m.gravity``;
+* colliding geoms (``contype`` or ``conaffinity`` set) -> collision shapes
+  (``Multibody.add_collision``: plane, sphere, capsule, cylinder, box, ellipsoid, mesh
+  hull; contype, conaffinity, friction[0], margin) and ``<exclude>`` -> ``exclude_collision``
+  (``_mjcf_collisions``); contacts act when simulating. MuJoCo's soft-contact parameters
+  (``solref``, ``solimp``) are not used: contacts are hard.
 
 Not modelled, each warned by name (``MjcfWarning``) and listed in ``m.mjcf_unmapped``:
-equality constraints, tendons, actuators other than those above, contacts, gravity
-compensation, fluid forces, flexes, ball-joint limits, ball- and free-joint stiffness.
+equality constraints, tendons, actuators other than those above, gravity compensation,
+fluid forces, flexes, ball-joint limits, ball- and free-joint stiffness, and of contact:
+height fields, torsional and rolling friction (condim 4, 6), explicit ``<pair>``
+elements, non-default solref/solimp.
 Unnamed bodies, joints and sites get stable generated names (``body<i>``,
 ``<body>_joint<k>``, ``site<i>``).
 
@@ -43,6 +50,7 @@ import numpy as np
 from ..model import Multibody
 from ._files import MAX_BYTES
 from ._mjcf_files import check_mjcf_files
+from ._mjcf_collisions import add_mjcf_collisions
 from ._mjcf_geoms import geom_visuals
 from ._mjcf_actuators import mjcf_actuators
 from ._mjcf_build import BALL, FREE, Joint, quat_wxyz_to_matrix, split_runs, transform
@@ -235,12 +243,6 @@ class _Builder:
                              ("flex", mm.nflex, None)):
             for i in range(n):
                 self.note(what, (get(i).name if get else "") or f"#{i}")
-        off = mujoco.mjtDisableBit
-        if not mm.opt.disableflags & int(off.mjDSBL_CONTACT):
-            for g in range(mm.ngeom):
-                if mm.geom_contype[g] or mm.geom_conaffinity[g]:
-                    b = self.bodies[int(mm.geom_bodyid[g])].name
-                    self.note("contacts (colliding geom)", mm.geom(g).name or f"#{g} on {b}")
         if mm.opt.density > 0 or mm.opt.viscosity > 0:
             self.note("fluid forces", f"density {mm.opt.density:g}, viscosity {mm.opt.viscosity:g}")
 
@@ -253,6 +255,7 @@ class _Builder:
             self.body(b)
         for b, body in self.bodies.items():  # geoms as visuals (for the viewer)
             body.visuals = geom_visuals(mm, b)
+        add_mjcf_collisions(mujoco, mm, self.m, self.bodies, self.note)  # colliding geoms as collision shapes
         self.sites()
         self.unmapped_elements(mujoco)
         m = self.m

@@ -5,8 +5,9 @@ them (and ``.urdf``, ``.xml`` MJCF). Schema: ``docs/model_format.md``. Floats ar
 ``repr`` (read back to the same float) and the model is stored as it holds itself, so a
 re-loaded model compiles to the same model buffer bit for bit: bodies, hinges
 (``_model_hinges``), nodes, loop, convel and coordinate constraints with their enabled state
-(``_model_constraints``) and modal bodies (``_model_modal``: their modal data in files beside
-the model file, or inline). What the file cannot hold raises ValueError naming it, never a
+(``_model_constraints``), modal bodies (``_model_modal``: their modal data in files beside
+the model file, or inline) and collision shapes with their pair exclusions
+(``_model_collisions``). What the file cannot hold raises ValueError naming it, never a
 silent drop. Version 1 files (no constraints, no modal bodies) are read as before.
 
 Reading is bounded (issue 19): a file of at most ``max_bytes`` (256 MiB) that is a regular
@@ -27,6 +28,7 @@ from ..model import Multibody, RigidBody
 from ..model.modal_body import ModalBody
 from . import _yaml
 from ._files import MAX_BYTES, read_bounded
+from ._model_collisions import add_collisions, collision_dicts, exclude_lists
 from ._model_constraints import add_constraint, constraint_dict
 from ._model_fields import (
     MAT4, VEC3, as_float, as_list, as_mapping, as_str, built, get_field, metadata, plain, shaped,
@@ -42,9 +44,10 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "load_model", "save_model", "model_to_dic
 FORMAT = "multibody-model"
 #: The schema version this library writes and the newest it reads (it reads 1 too).
 FORMAT_VERSION = 2
-#: top-level fields (``constraints`` and ``modal_bodies`` since version 2)
+#: top-level fields (``constraints``, ``modal_bodies``, ``collision_shapes`` and ``collision_excludes``
+#: since version 2)
 _TOP = ("format", "format_version", "name", "gravity", "source", "world", "bodies", "modal_bodies", "hinges",
-        "nodes", "constraints")
+        "nodes", "constraints", "collision_shapes", "collision_excludes")
 _BODY = ("name", "mass", "com", "inertia", "rod_length", "visuals", "collisions")
 _GEOMETRY = ("visuals", "collisions")
 _NODE = ("name", "body", "T_body_node")
@@ -83,6 +86,10 @@ def _to_dict(m, store):
                   for nd in m.nodes.values()]
     if m.constraints:
         d["constraints"] = [constraint_dict(c) for c in m.constraints.values()]
+    if m.collision_shapes:
+        d["collision_shapes"] = collision_dicts(m)
+    if m.collision_excludes:
+        d["collision_excludes"] = exclude_lists(m)
     return d
 
 
@@ -153,7 +160,7 @@ def _check_version(d):
     if v > FORMAT_VERSION:
         raise ValueError(f"format_version {v} is newer than this multibody reads "
                          f"(up to {FORMAT_VERSION}); upgrade multibody to load it")
-    for key in ("constraints", "modal_bodies"):
+    for key in ("constraints", "modal_bodies", "collision_shapes", "collision_excludes"):
         if v < 2 and d.get(key):
             raise ValueError(f"{key}: needs format_version 2 (this file is version {v}, where {key} "
                              f"must be empty or absent)")
@@ -214,6 +221,8 @@ def model_from_dict(d, source="<model>", *, base_dir=None, allow_outside=False):
         modal.finish(m)
         for i, e in enumerate(get_field(d, "constraints", "", as_list, [])):
             add_constraint(m, e, f"constraints[{i}]")
+        add_collisions(m, get_field(d, "collision_shapes", "", as_list, []),
+                       get_field(d, "collision_excludes", "", as_list, []))
         m.finalize()
     except ValueError as err:
         raise ValueError(f"{source}: {str(err).lstrip(': ')}") from None

@@ -8,7 +8,9 @@ Mapping (SDFormat -> multibody):
   R I R^T``); SDFormat's defaults hold (no ``<inertial>``: 1 kg and a unit inertia).
   ``<visual>``/``<collision>`` geometry becomes ``body.visuals``/``body.collisions`` as
   the URDF reader makes them (box, sphere, cylinder, capsule, mesh; ``model://`` URIs
-  resolved), so the viewer draws them.
+  resolved), so the viewer draws them; each ``<collision>`` is also a collision shape
+  (as in the URDF reader) with its ``<surface>``'s ``<friction><ode><mu>`` (default 1)
+  and ``<bounce><restitution_coefficient>`` (default 0).
 * Poses: a link's ``<pose>`` is in the model frame, a joint's in its child link's frame,
   a ``<frame>``'s in the frame it is attached to, unless ``relative_to`` (1.7 on) names
   another frame; ``<frame>`` elements (links, joints and frames as ``attached_to`` or

@@ -6,7 +6,10 @@ Mapping (URDF -> multibody):
   origin gives the centre of mass (xyz) and the orientation R (rpy) of the inertia
   axes; the inertia is rotated into the link frame, ``I_link = R I R^T``. A link
   without ``<inertial>`` is massless. ``<visual>``/``<collision>`` geometry is kept
-  as metadata on the body (``body.visuals``, ``body.collisions``: lists of dicts).
+  as metadata on the body (``body.visuals``, ``body.collisions``: lists of dicts), and
+  each ``<collision>`` (box, sphere, cylinder, capsule; a mesh as the convex hull of its
+  file) is also a collision shape on the body (``Multibody.add_collision``); a mesh that
+  is missing or unreadable is skipped, with one warning naming the links and files.
 * ``<joint>`` -> ``Multibody.add_hinge``: revolute/continuous -> ``"pin"``,
   prismatic -> ``"slider"``, fixed -> ``"locked"``, floating -> ``"free"`` (or
   ``"free_quat"`` with ``floating_base="quaternion"``), planar -> ``"planar"`` (the

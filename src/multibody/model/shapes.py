@@ -227,7 +227,7 @@ class ConvexMesh(Shape):
 
 
 def _hull_vertices(vertices, source):
-    """The vertices (k, 3) of the convex hull of ``vertices``, in their input order."""
+    """The distinct vertices (k, 3) of the convex hull of ``vertices``, sorted lexicographically."""
     from scipy.spatial import ConvexHull, QhullError
     try:
         v = np.array(vertices, dtype=float)
@@ -237,9 +237,10 @@ def _hull_vertices(vertices, source):
         raise ValueError(f"{source}: vertices must be an (n, 3) array, got shape {v.shape}")
     if not np.all(np.isfinite(v)):
         raise ValueError(f"{source}: vertices hold non-finite values")
+    v = np.unique(v, axis=0)  # mesh files repeat a vertex per face
     if len(v) < 4:
         raise ValueError(f"{source}: a convex mesh needs at least 4 vertices not on one plane, "
-                         f"got {len(v)}")
+                         f"got {len(v)} distinct ones")
     try:
         hull = ConvexHull(v)
     except QhullError:

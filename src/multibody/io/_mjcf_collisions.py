@@ -1,0 +1,87 @@
+"""The colliding geoms of a compiled MuJoCo model as collision shapes (issue 21).
+
+Each geom with ``contype`` or ``conaffinity`` set becomes ``Multibody.add_collision`` on its
+body at ``geom_pos``/``geom_quat``: plane, sphere, capsule, cylinder, box (MuJoCo's half
+sizes doubled), ellipsoid, and a mesh as the convex hull of its compiled vertices (MuJoCo
+collides meshes by their hulls too); with ``contype``, ``conaffinity``, ``friction[0]``
+(0 for ``condim=1``, frictionless) and ``margin``. ``<exclude>`` pairs become
+``exclude_collision`` of the two bodies. Not mapped, each noted for ``load_mjcf``'s
+warning: height fields, torsional and rolling friction (``condim`` 4 or 6), explicit
+``<pair>`` elements, MuJoCo's soft-contact parameters where they differ from its defaults
+(``solref``, ``solimp``: contacts are hard here) and a disabled parent filter. With
+MuJoCo's contact flag disabled no geom is a collision shape.
+"""
+import numpy as np
+
+from ..model.shapes import Box, Capsule, ConvexMesh, Cylinder, Ellipsoid, Plane, Sphere
+from ._mjcf_build import quat_wxyz_to_matrix, transform
+
+# mjtGeom codes (MuJoCo's enum)
+_PLANE, _HFIELD, _SPHERE, _CAPSULE, _ELLIPSOID, _CYLINDER, _BOX, _MESH = range(8)
+_SOLREF = (0.02, 1.0)  # MuJoCo's defaults
+_SOLIMP = (0.9, 0.95, 0.001, 0.5, 2.0)
+
+
+def _shape(mm, g):
+    """The Shape of geom g, or None for a kind not mapped (height fields)."""
+    t, size = int(mm.geom_type[g]), mm.geom_size[g]
+    if t == _PLANE:
+        return Plane()
+    if t == _SPHERE:
+        return Sphere(size[0])
+    if t in (_CAPSULE, _CYLINDER):
+        return (Capsule if t == _CAPSULE else Cylinder)(size[0], 2.0 * size[1])
+    if t == _BOX:
+        return Box(2.0 * size[:3])
+    if t == _ELLIPSOID:
+        return Ellipsoid(size[:3])
+    if t == _MESH and mm.geom_dataid[g] >= 0:
+        k = int(mm.geom_dataid[g])
+        v0, nv = int(mm.mesh_vertadr[k]), int(mm.mesh_vertnum[k])
+        return ConvexMesh(np.array(mm.mesh_vert[v0:v0 + nv], dtype=float), source=f"mesh {mm.mesh(k).name!r}")
+    return None
+
+
+def _geom_name(mm, g, body_name, taken):
+    base = mm.geom(g).name or f"{body_name}/geom{g - int(mm.body_geomadr[mm.geom_bodyid[g]])}"
+    name, k = base, 2
+    while name in taken:
+        name, k = f"{base}_{k}", k + 1
+    taken.add(name)
+    return name
+
+
+def add_mjcf_collisions(mujoco, mm, m, bodies, note):
+    """Add the colliding geoms of ``mm`` to Multibody ``m`` (``bodies``: MuJoCo body id -> our
+    body) and its ``<exclude>`` pairs; ``note(what, item)`` records what is not mapped."""
+    flags = mujoco.mjtDisableBit
+    if mm.opt.disableflags & int(flags.mjDSBL_CONTACT):
+        return
+    if mm.opt.disableflags & int(flags.mjDSBL_FILTERPARENT):
+        note("contacts between parent and child bodies (parent filter disabled)", "option/flag")
+    taken = set()
+    for g in range(mm.ngeom):
+        if not (mm.geom_contype[g] or mm.geom_conaffinity[g]):
+            continue  # visual only
+        body = bodies[int(mm.geom_bodyid[g])]
+        name = _geom_name(mm, g, body.name, taken)
+        shape = _shape(mm, g)
+        if shape is None:
+            note("contacts on height fields", name)
+            continue
+        condim = int(mm.geom_condim[g])
+        if condim > 3:
+            note("torsional and rolling friction (condim 4, 6)", name)
+        if not (np.allclose(mm.geom_solref[g], _SOLREF) and np.allclose(mm.geom_solimp[g], _SOLIMP)):
+            note("soft contact parameters solref/solimp (contacts are hard)", name)
+        pose = transform(quat_wxyz_to_matrix(mm.geom_quat[g]), mm.geom_pos[g])
+        m.add_collision(body, shape, pose, name=name, friction=0.0 if condim == 1 else float(mm.geom_friction[g, 0]),
+                        margin=float(mm.geom_margin[g]), contype=int(mm.geom_contype[g]),
+                        conaffinity=int(mm.geom_conaffinity[g]))
+    for sig in mm.exclude_signature[:mm.nexclude]:
+        b1, b2 = int(sig) >> 16, int(sig) & 0xFFFF
+        if b1 != b2:
+            m.exclude_collision(bodies[b1], bodies[b2])
+    for i in range(mm.npair):
+        note("explicit contact pairs (<pair>)", mm.pair(i).name or f"{mm.geom(int(mm.pair_geom1[i])).name}/"
+             f"{mm.geom(int(mm.pair_geom2[i])).name}")

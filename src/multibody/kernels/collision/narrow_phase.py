@@ -1,0 +1,94 @@
+"""Narrow phase dispatch: the test of a candidate pair by its two shapes' types (issue 21).
+
+Each pair test takes its shapes in a fixed order (a plane first, then by the type codes
+of ``layout``) and writes normals from its first shape to its second; ``narrow_pair``
+reports whether that order is (b, a), so that the caller turns the normals to point
+from a to b. Pairs of convex shapes with no closed form go to GJK/EPA (``convex.py``).
+"""
+from numba import njit
+
+from ..spatial_inline import load9
+from .layout import (
+    BOX, CAPSULE, CYLINDER, ELLIPSOID, MESH, PLANE, SF_MARGIN, SF_SIZE, SI_TYPE, SI_VADR, SI_VNUM, SPHERE,
+)
+from .plane import plane_box, plane_capsule, plane_cylinder, plane_ellipsoid, plane_mesh, plane_sphere
+from .poses import POSE_P, POSE_R
+from .spheres import capsule_capsule, sphere_capsule, sphere_sphere
+from .box import capsule_box, sphere_box
+from .box_box import box_box
+from .convex import convex_convex
+
+
+@njit(cache=True)
+def _pose(poses, s):
+    return load9(poses, s, POSE_R), (poses[s, POSE_P], poses[s, POSE_P + 1], poses[s, POSE_P + 2])
+
+
+@njit(cache=True)
+def _size(sf, s):
+    return (sf[s, SF_SIZE], sf[s, SF_SIZE + 1], sf[s, SF_SIZE + 2])
+
+
+@njit(cache=True)
+def _plane_pair(si, sf, verts, poses, p, s, margin, cand, cfeat, man, mfeat):
+    """Plane p against shape s."""
+    Rp, pp = _pose(poses, p)
+    R, x = _pose(poses, s)
+    size = _size(sf, s)
+    kind = si[s, SI_TYPE]
+    if kind == SPHERE:
+        return plane_sphere(Rp, pp, x, size[0], margin, man, mfeat)
+    if kind == CAPSULE:
+        return plane_capsule(Rp, pp, R, x, size[0], size[1], margin, man, mfeat)
+    if kind == CYLINDER:
+        return plane_cylinder(Rp, pp, R, x, size[0], size[1], margin, cand, cfeat, man, mfeat)
+    if kind == BOX:
+        return plane_box(Rp, pp, R, x, size, margin, cand, cfeat, man, mfeat)
+    if kind == ELLIPSOID:
+        return plane_ellipsoid(Rp, pp, R, x, size, margin, verts, man, mfeat)
+    if kind == MESH:
+        return plane_mesh(Rp, pp, R, x, verts, si[s, SI_VADR], si[s, SI_VNUM], margin, cand, cfeat, man, mfeat)
+    return 0
+
+
+@njit(cache=True)
+def _ordered_pair(si, sf, verts, poses, s1, s2, margin, cand, cfeat, man, mfeat):
+    """Shapes s1, s2 (neither a plane) with type(s1) <= type(s2)."""
+    t1 = si[s1, SI_TYPE]
+    t2 = si[s2, SI_TYPE]
+    R1, p1 = _pose(poses, s1)
+    R2, p2 = _pose(poses, s2)
+    z1 = _size(sf, s1)
+    z2 = _size(sf, s2)
+    if t1 == SPHERE and t2 == SPHERE:
+        return sphere_sphere(p1, z1[0], p2, z2[0], margin, man, mfeat)
+    if t1 == SPHERE and t2 == CAPSULE:
+        return sphere_capsule(p1, z1[0], R2, p2, z2[0], z2[1], margin, man, mfeat)
+    if t1 == CAPSULE and t2 == CAPSULE:
+        return capsule_capsule(R1, p1, z1[0], z1[1], R2, p2, z2[0], z2[1], margin, man, mfeat)
+    if t1 == SPHERE and t2 == BOX:
+        return sphere_box(p1, z1[0], R2, p2, z2, margin, man, mfeat)
+    if t1 == CAPSULE and t2 == BOX:
+        return capsule_box(R1, p1, z1[0], z1[1], R2, p2, z2, margin, man, mfeat)
+    if t1 == BOX and t2 == BOX:
+        return box_box(R1, p1, z1, R2, p2, z2, margin, cand, cfeat, man, mfeat)
+    return convex_convex(t1, R1, p1, z1, si[s1, SI_VADR], si[s1, SI_VNUM],
+                         t2, R2, p2, z2, si[s2, SI_VADR], si[s2, SI_VNUM], verts, margin, man, mfeat)
+
+
+@njit(cache=True)
+def narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat):
+    """Test shapes a < b; returns (points written, flip): flip when the normals written point
+    from b to a. Pairs farther apart than the sum of their margins give no point."""
+    margin = sf[a, SF_MARGIN] + sf[b, SF_MARGIN]
+    ta = si[a, SI_TYPE]
+    tb = si[b, SI_TYPE]
+    if ta == PLANE and tb == PLANE:
+        return 0, False
+    if ta == PLANE or tb == PLANE:
+        flip = tb == PLANE
+        p, s = (b, a) if flip else (a, b)
+        return _plane_pair(si, sf, verts, poses, p, s, margin, cand, cfeat, man, mfeat), flip
+    flip = ta > tb
+    s1, s2 = (b, a) if flip else (a, b)
+    return _ordered_pair(si, sf, verts, poses, s1, s2, margin, cand, cfeat, man, mfeat), flip
