@@ -126,6 +126,13 @@ def test_box_corners_on_six_dof_rank_deficient():
     u_plus = u_free + Minv @ J.T @ lam
     assert u_plus[3] == pytest.approx(1.0 - 0.5 * g * h, rel=1e-9)  # Coulomb deceleration mu g
     assert u_plus[5] == pytest.approx(0.0, abs=1e-9)
+    th = math.radians(30.0)  # on a 30 degree incline (gravity in the box's axes): mu 0.7 holds,
+    u_free = np.array([0, 0, 0, g * h * math.sin(th), 0, -g * h * math.cos(th)])  # mu 0.4 slides
+    for mu_k, slide in ((0.7, 0.0), (0.4, g * h * (math.sin(th) - 0.4 * math.cos(th)))):
+        lam, v, res, it = solve(W, J @ u_free, np.zeros(12), np.full(4, mu_k), tol=1e-12)
+        assert res <= 1e-12
+        u_plus = u_free + Minv @ J.T @ lam
+        np.testing.assert_allclose(u_plus, [0, 0, 0, slide, 0, 0], atol=1e-12)
 
 
 def test_compliance_and_warm_start():

@@ -117,7 +117,7 @@ def _slide(A, r, mu, cur, best, lam):
         lb, fb, gb = _slide_at(A, r, mu, b)
         if fa == 0.0:
             th = a
-        elif fa * fb < 0.0 and (ga > 0.0 or gb > 0.0):
+        elif fa * fb < 0.0:  # (whether the slip is along d, g > 0, is checked at the root)
             for _ in range(SLIDE_BISECTIONS):
                 mid = 0.5 * (a + b)
                 lm, fm, gm = _slide_at(A, r, mu, mid)

@@ -104,7 +104,7 @@ class MoreauIntegrator(RungeKuttaIntegrator):
     max_sweeps : int
         The solver's most Gauss-Seidel sweeps per step.
     contact_output : bool
-        Keep the contacts of every stored sample in ``records`` (``ContactRecords``).
+        Keep the contacts of every stored sample in ``contact_records`` (``ContactRecords``).
     max_contacts : int, optional
         Rows for contacts to start with (more are made when a step finds more).
     contact_margin : float
@@ -139,7 +139,7 @@ class MoreauIntegrator(RungeKuttaIntegrator):
         if int(max_sweeps) != max_sweeps or max_sweeps < 1:
             raise ValueError(f"max_sweeps must be a positive integer, got {max_sweeps!r}")
         self.copt = np.array([tol, float(max_sweeps)])
-        self.records = ContactRecords(c.contact.shape_names) if contact_output else None
+        self.contact_records = ContactRecords(c.contact.shape_names) if contact_output else None
         self._make_rows(int(max_contacts) if max_contacts else max(8, 4 * c.contact.n_shapes))
         self._R = np.zeros((0, 1, CL.RECORD_COLS))
         self._NR = np.zeros(0, dtype=np.int64)
@@ -172,7 +172,7 @@ class MoreauIntegrator(RungeKuttaIntegrator):
     def loop_call(self, T, Q, U):
         c = self._c
         R, NR = self._R, self._NR
-        if self.records is not None:
+        if self.contact_records is not None:
             if R.shape[0] < len(T) or R.shape[1] != self._maxc:
                 R = self._R = np.zeros((len(T), self._maxc, CL.RECORD_COLS))
                 NR = self._NR = np.zeros(len(T), dtype=np.int64)
@@ -203,12 +203,12 @@ class MoreauIntegrator(RungeKuttaIntegrator):
             written = int(self.ctr[K.C_WRITTEN])
             old_R, old_NR = self._R, self._NR
             self._make_rows(2 * int(self.cst[CL.S_NEEDED]), keep=(self.cst.copy(), self._cw))
-            if self.records is not None:  # the rows of this buffer recorded so far
+            if self.contact_records is not None:  # the rows of this buffer recorded so far
                 self._R = np.zeros((len(T), self._maxc, CL.RECORD_COLS))
                 self._NR = np.zeros(len(T), dtype=np.int64)
                 self._R[:written, :old_R.shape[1]] = old_R[:written]
                 self._NR[:written] = old_NR[:written]
         n = int(self.ctr[K.C_WRITTEN])
-        if self.records is not None and n:
-            self.records.add(T[:n], self._NR[:n], self._R[:n])
+        if self.contact_records is not None and n:
+            self.contact_records.add(T[:n], self._NR[:n], self._R[:n])
         return Status(st), n

@@ -53,7 +53,7 @@ def _stacked(x, shape, name):
 
 def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=None, forces=(),
             save_every=1, lie_group=False, limits=True, progress=True, control_period=None, joint_dynamics=True,
-            efforts=True, ctrl=None, implicit_damping="auto"):
+            efforts=True, ctrl=None, implicit_damping="auto", contact=True):
     """Simulate B initial states from t = 0 to ``t_final`` in one compiled call across cores.
 
     Q0 (B, nq), U0 (B, nu): initial states (charts of the calling thread's default Data;
@@ -82,8 +82,14 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     ``control_period`` [s]: sampled control as in ``simulate``: ``control`` is called only at
     t = 0, T, 2T, ... (< t_final) with the samples' states there and TAU_out is held until the
     next sample (a multiple of the output interval dt * save_every; not with a (B, N, nu) tau).
+    ``contact``: a model with collision shapes is refused (NotImplementedError) unless
+    False (its contacts then ignored): rollouts with contact are not built yet.
     """
     c = m.compiled
+    if contact and c.contact is not None:
+        raise NotImplementedError("rollout: contacts (the model's collision shapes) are not available in rollouts "
+                                  "yet: use simulate(..., integrator='moreau') per sample, or contact=False to "
+                                  "ignore them")
     Q0 = np.atleast_2d(real_array(Q0, "Q0"))
     B = Q0.shape[0]
     Q0 = _stacked(Q0, (B, c.nq), "Q0")

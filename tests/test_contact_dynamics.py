@@ -1,0 +1,114 @@
+"""Hard frictional contact in ``simulate`` (integrator "moreau", issue 21) against Coulomb's
+closed forms, on MJCF scenes loaded with ``mb.load_mjcf`` (tests/contact_scenes.py), each
+also 1e5 m from the origin.
+
+* A cube thrown at v0 = 2 m/s on a plane (mu = 0.5) decelerates at mu g: it stops after
+  v0^2 / (2 mu g) = 0.40775 m at t = v0 / (mu g) = 0.40775 s, and stays.
+* On a 30 degree incline from rest: mu = 0.7 > tan 30 holds it; mu = 0.4 slides with
+  a = g (sin 30 - mu cos 30): 0.75336 m in 1 s.
+* A ball dropped on a plane comes to rest, with a total normal force of m g.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import multibody as mb
+from multibody.simulation.failures import SimulationError
+from multibody.simulation.moreau import MoreauIntegrator
+
+from contact_scenes import G, HALF, RADIUS, ball_scene, cube_scene
+
+SHIFTS = [(0.0, 0.0, 0.0), (1e5, -1e5, 1e5)]
+
+
+def energy(m, res):
+    ke, pe = res.energy(m)
+    return ke + pe
+
+
+@pytest.mark.parametrize("shift", SHIFTS)
+def test_thrown_cube_stops_at_the_coulomb_distance_and_time(tmp_path, monkeypatch, shift):
+    monkeypatch.chdir(tmp_path)
+    m, q0, _ = cube_scene(tmp_path, 0.5, shift=shift)
+    v0, mu, dt = 2.0, 0.5, 1e-4
+    u0 = np.r_[0, 0, 0, v0, 0, 0]
+    res = mb.simulate(m, q0, u0, 0.6, dt=dt)
+    assert res.integrator == "moreau"
+    x = res.q[:, 4] - shift[0]
+    speed = res.u[:, 3]
+    d_exact, t_exact = v0 ** 2 / (2 * mu * G), v0 / (mu * G)
+    t_stop = res.t[np.argmax(np.abs(speed) < 1e-9)]
+    assert abs(t_stop - t_exact) <= dt + 1e-12  # (the step that ends the slide)
+    assert t_stop == pytest.approx(t_exact, rel=1e-3)
+    assert x[-1] == pytest.approx(d_exact, rel=1e-3)
+    stopped = res.t >= t_stop
+    assert np.ptp(x[stopped]) < 1e-9  # stays at rest
+    assert np.max(np.abs(res.q[:, 6] - shift[2] - HALF)) < 1e-3  # on the plane, within 1 mm
+    e = energy(m, res)
+    assert np.all(np.diff(e) <= 1e-9)  # friction only dissipates (e = 0)
+    assert e[-1] == pytest.approx(e[0] - 0.5 * v0 ** 2, abs=1e-6)
+
+
+@pytest.mark.parametrize("shift", SHIFTS)
+def test_cube_on_an_incline_holds_or_slides_as_coulomb_says(tmp_path, monkeypatch, shift):
+    monkeypatch.chdir(tmp_path)
+    th = math.radians(30.0)
+    for mu, expected in ((0.7, 0.0), (0.4, 0.5 * G * (math.sin(th) - 0.4 * math.cos(th)))):
+        m, q0, R = cube_scene(tmp_path, mu, tilt_deg=30.0, shift=shift, name=f"incline{mu}")
+        res = mb.simulate(m, q0, np.zeros(6), 1.0, dt=1e-4)
+        p = res.q[:, 4:7]
+        along = (p - p[0]) @ R[:, 0]  # downhill: the plane's +x
+        normal = (p - np.asarray(shift)) @ R[:, 2]
+        if expected == 0.0:
+            assert abs(along[-1]) < 1e-3  # holds: less than 1 mm of creep in 1 s
+            assert abs(along[-1]) < 1e-9  # (it sticks exactly)
+        else:
+            assert along[-1] == pytest.approx(expected, rel=1e-3)  # 0.75336 m
+        assert np.max(np.abs(normal - HALF)) < 1e-3
+        assert np.all(np.diff(energy(m, res)) <= 1e-9)
+
+
+@pytest.mark.parametrize("shift", SHIFTS)
+def test_dropped_ball_rests_with_normal_force_mg(tmp_path, monkeypatch, shift):
+    monkeypatch.chdir(tmp_path)
+    m, q0 = ball_scene(tmp_path, 0.2, shift=shift)
+    res = mb.simulate(m, q0, np.zeros(6), 10.0, dt=1e-3, contact_output=True)
+    z = res.q[:, 6] - shift[2]
+    assert abs(z[-1] - RADIUS) < 1e-3
+    late = res.t >= 2.0
+    assert np.ptp(z[late]) < 1e-9  # no drift over the last 8 s
+    f = res.contacts.total_force()
+    assert res.contacts.count[-1] == 1
+    assert f[-1, 2] == pytest.approx(1.0 * G, rel=1e-6)
+    np.testing.assert_allclose(f[-1, :2], 0, atol=1e-9)
+    rec = res.contacts.at(len(res.contacts) - 1)
+    np.testing.assert_allclose(rec["normals"][0], [0, 0, 1], atol=1e-12)
+    names = [m.compiled.contact.shape_names[i] for i in rec["shapes"][0]]
+    assert names[0] == "floor"
+    e = energy(m, res)
+    assert np.max(e - e[0]) <= 1e-9  # (e = 0: never above the start)
+    assert np.ptp(e[late]) < 1e-9
+
+
+def test_runge_kutta_with_contact_is_refused_and_contact_false_falls(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    m, q0 = ball_scene(tmp_path, 0.0)
+    with pytest.raises(ValueError, match="moreau"):
+        mb.simulate(m, q0, np.zeros(6), 0.1, integrator="rk4")
+    res = mb.simulate(m, q0, np.zeros(6), 0.5, contact=False)  # rk4, no contact: free fall
+    assert res.integrator == "rk4"
+    assert res.q[-1, 6] == pytest.approx(RADIUS - 0.5 * G * 0.25, rel=1e-9)
+    with pytest.raises(ValueError, match="contact=False"):
+        mb.simulate(m, q0, np.zeros(6), 0.1, integrator="moreau", contact=False)
+    with pytest.raises(NotImplementedError, match="contact=False"):
+        mb.rollout(m, q0[None], np.zeros((1, 6)), 0.1)
+
+
+def test_unconverged_solve_stops_the_run_with_its_residual(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    m, q0, _ = cube_scene(tmp_path, 0.5)
+    integ = MoreauIntegrator(m, q0, np.r_[0, 0, 0, 1.0, 0, 0], contact_tol=1e-16, max_sweeps=1)
+    with pytest.raises(SimulationError, match="residual"):
+        integ.integrate(0.01, 1e-3)
+    assert integ.contact_residual > 1e-16
