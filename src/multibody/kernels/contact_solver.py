@@ -36,8 +36,8 @@ STALL_SWEEPS = 10
 STALL_GAIN = 0.5
 OMEGA_CUT = 0.7
 OMEGA_MIN = 0.05
-#: Bisection steps on the bracketed angle (2 pi / 24 / 2^48: below double precision).
-SLIDE_BISECTIONS = 48
+#: Most regula falsi (Illinois) steps on a bracketed angle.
+SLIDE_BISECTIONS = 100
 
 
 @njit(cache=True, inline="always")
@@ -109,38 +109,59 @@ def _take(cur, best, c0, c1, c2, lam):
 @njit(cache=True)
 def _slide(A, r, mu, cur, best, lam):
     """The slide cases of one contact: angles th with f(th) = 0, g > 0, ln > 0, bracketed on
-    SLIDE_SAMPLES angles and bisected; each kept in lam if nearer cur (``_take``)."""
+    SLIDE_SAMPLES angles and refined by regula falsi (Illinois); each kept in lam if nearer
+    cur (``_take``)."""
+    a = 0.0
+    la, fa, ga = _slide_at(A, r, mu, a)
     for k in range(SLIDE_SAMPLES):
-        a = 2.0 * math.pi * k / SLIDE_SAMPLES
         b = 2.0 * math.pi * (k + 1) / SLIDE_SAMPLES
-        la, fa, ga = _slide_at(A, r, mu, a)
         lb, fb, gb = _slide_at(A, r, mu, b)
+        th = -1.0
         if fa == 0.0:
             th = a
         elif fa * fb < 0.0:  # (whether the slip is along d, g > 0, is checked at the root)
-            for _ in range(SLIDE_BISECTIONS):
-                mid = 0.5 * (a + b)
-                lm, fm, gm = _slide_at(A, r, mu, mid)
-                if (fm < 0.0) == (fa < 0.0):
-                    a = mid
-                    fa = fm
-                else:
-                    b = mid
-            th = 0.5 * (a + b)
-        else:
-            continue
-        ln, f, g = _slide_at(A, r, mu, th)
-        if ln > 0.0 and g > 0.0:
-            best = _take(cur, best, ln, -mu * ln * math.cos(th), -mu * ln * math.sin(th), lam)
+            th = _root(A, r, mu, a, fa, b, fb)
+        if th >= 0.0:
+            ln, f, g = _slide_at(A, r, mu, th)
+            if ln > 0.0 and g > 0.0:
+                best = _take(cur, best, ln, -mu * ln * math.cos(th), -mu * ln * math.sin(th), lam)
+        a, fa = b, fb
     return best
 
 
 @njit(cache=True)
+def _root(A, r, mu, a, fa, b, fb):
+    """The angle in [a, b] where f (``_slide_at``) changes sign: regula falsi with the
+    Illinois rule (superlinear), to the angle's rounding or SLIDE_BISECTIONS steps."""
+    side = 0
+    for _ in range(SLIDE_BISECTIONS):
+        c = (a * fb - b * fa) / (fb - fa)
+        if not a < c < b:
+            c = 0.5 * (a + b)
+        lc, fc, gc = _slide_at(A, r, mu, c)
+        if fc == 0.0:
+            return c
+        if (fc < 0.0) == (fa < 0.0):
+            a, fa = c, fc
+            if side == -1:
+                fb *= 0.5
+            side = -1
+        else:
+            b, fb = c, fc
+            if side == 1:
+                fa *= 0.5
+            side = 1
+        if b - a <= 4e-16 * (1.0 + abs(a)):
+            break
+    return (a * fb - b * fa) / (fb - fa) if fb != fa else 0.5 * (a + b)
+
+
+@njit(cache=True)
 def _local_solve(A, Ainv, r, mu, cur, lam):
-    """Exact solution of one contact's problem w = r + A lambda (A 3x3, SPD): every case that
-    holds (separate, stick, slide) is a solution; when several do (A couples the normal and
-    tangential rows), the one nearest the current impulse cur, so that the sweeps do not jump
-    between branches. Writes lam; False when none holds (then lam is left)."""
+    """Exact solution of one contact's problem w = r + A lambda (A 3x3, SPD): separate or
+    stick; when both hold (A couples the normal and tangential rows), the one nearest the
+    current impulse cur, so that the sweeps do not jump between branches; slide (its
+    roots, the nearest) when neither does. Writes lam; False when none holds (lam left)."""
     best = -1.0
     if r[0] >= 0.0:
         best = _take(cur, best, 0.0, 0.0, 0.0, lam)
@@ -149,10 +170,10 @@ def _local_solve(A, Ainv, r, mu, cur, lam):
     s2 = -(Ainv[2, 0] * r[0] + Ainv[2, 1] * r[1] + Ainv[2, 2] * r[2])
     if s0 > 0.0 and math.sqrt(s1 * s1 + s2 * s2) <= mu * s0:
         best = _take(cur, best, s0, s1, s2, lam)
-    if r[0] < 0.0:
+    if r[0] < 0.0 and best < 0.0:  # neither separate nor stick: slide
         if mu == 0.0:  # frictionless: the normal row alone
             best = _take(cur, best, -r[0] / A[0, 0], 0.0, 0.0, lam)
-        elif best < 0.0 or best > 0.0:  # (an exact stick at the current impulse needs no search)
+        else:
             best = _slide(A, r, mu, cur, best, lam)
     return best >= 0.0
 
