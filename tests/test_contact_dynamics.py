@@ -112,3 +112,19 @@ def test_unconverged_solve_stops_the_run_with_its_residual(tmp_path, monkeypatch
     with pytest.raises(SimulationError, match="residual"):
         integ.integrate(0.01, 1e-3)
     assert integ.contact_residual > 1e-16
+
+
+def test_restitution_bounces_to_e_squared_of_the_drop(tmp_path):
+    """A ball with restitution e dropped from h0 rebounds to e^2 h0 (the impact's speed is
+    that of the step that finds it: within g h of the exact one)."""
+    e, h0, r = 0.5, 0.2, 0.1
+    m = mb.Multibody()
+    m.add_body("ball", mass=1.0, inertia=[0.4 * r * r, 0, 0, 0.4 * r * r, 0, 0.4 * r * r])
+    m.add_hinge("world", "ball", kind="free_quat")
+    m.add_collision("world", mb.Plane(), name="floor")
+    m.add_collision("ball", mb.Sphere(r), restitution=e)
+    res = mb.simulate(m, np.r_[0, 0, 0, 1.0, 0, 0, r + h0], np.zeros(6), 0.5 + 0.4, dt=1e-4)
+    z = res.q[:, 6] - r
+    first = np.argmax(res.u[:, 5] > 0)  # the first sample after the impact
+    apex = z[first:][np.argmax(res.u[first:, 5] <= 0)]
+    assert apex == pytest.approx(e * e * h0, rel=2e-2)
