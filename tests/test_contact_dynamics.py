@@ -128,3 +128,19 @@ def test_restitution_bounces_to_e_squared_of_the_drop(tmp_path):
     first = np.argmax(res.u[:, 5] > 0)  # the first sample after the impact
     apex = z[first:][np.argmax(res.u[first:, 5] <= 0)]
     assert apex == pytest.approx(e * e * h0, rel=2e-2)
+
+
+def test_pushed_cube_holds_below_mu_m_g_and_accelerates_above(tmp_path, monkeypatch):
+    """A horizontal push F from a control (called once per "moreau" step): the cube stays while
+    F <= mu m g and accelerates at F / m - mu g beyond."""
+    monkeypatch.chdir(tmp_path)
+    m, q0, _ = cube_scene(tmp_path, 0.5)
+    calls = []
+    for F, a in ((3.0, 0.0), (7.0, 7.0 - 0.5 * G)):
+        def push(t, q, u, tau_out, F=F):
+            calls.append(t)
+            tau_out[3] += F  # the force along the body's x (u = [w; v] in the body's axes)
+        n0 = len(calls)
+        res = mb.simulate(m, q0, np.zeros(6), 1.0, dt=1e-3, control=push)
+        assert len(calls) - n0 == 1000
+        assert res.q[-1, 4] - q0[4] == pytest.approx(0.5 * a * 1.0, rel=1e-6, abs=1e-9)
