@@ -101,8 +101,8 @@ def test_runge_kutta_with_contact_is_refused_and_contact_false_falls(tmp_path, m
     assert res.q[-1, 6] == pytest.approx(RADIUS - 0.5 * G * 0.25, rel=1e-9)
     with pytest.raises(ValueError, match="contact=False"):
         mb.simulate(m, q0, np.zeros(6), 0.1, integrator="moreau", contact=False)
-    with pytest.raises(NotImplementedError, match="contact=False"):
-        mb.rollout(m, q0[None], np.zeros((1, 6)), 0.1)
+    with pytest.raises(ValueError, match="moreau"):
+        mb.rollout(m, q0[None], np.zeros((1, 6)), 0.1, integrator="rk4")
 
 
 def test_unconverged_solve_stops_the_run_with_its_residual(tmp_path, monkeypatch):
@@ -144,3 +144,18 @@ def test_pushed_cube_holds_below_mu_m_g_and_accelerates_above(tmp_path, monkeypa
         res = mb.simulate(m, q0, np.zeros(6), 1.0, dt=1e-3, control=push)
         assert len(calls) - n0 == 1000
         assert res.q[-1, 4] - q0[4] == pytest.approx(0.5 * a * 1.0, rel=1e-6, abs=1e-9)
+
+
+def test_rollout_with_contact_equals_simulate_per_sample(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    m, q0, _ = cube_scene(tmp_path, 0.5)
+    U0 = np.array([[0, 0, 0, v, 0, 0] for v in (1.0, 2.0)])
+    out = mb.rollout(m, np.repeat(q0[None], 2, axis=0), U0, 0.5, dt=1e-3, save_every=10, progress=False)
+    assert np.all(out.status == 9)  # FINISHED
+    for b in range(2):
+        res = mb.simulate(m, q0, U0[b], 0.5, dt=1e-3, save_every=10)
+        np.testing.assert_array_equal(out.q[b], res.q)
+        np.testing.assert_array_equal(out.t, res.t)
+        assert out.q[b, -1, 4] == pytest.approx(U0[b, 3] ** 2 / (2 * 0.5 * G), rel=1e-3)
+    with pytest.raises(NotImplementedError, match="control"):
+        mb.rollout(m, q0[None], U0[:1], 0.1, control=lambda t, Q, U, T: None, progress=False)
