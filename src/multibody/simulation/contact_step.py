@@ -10,7 +10,8 @@ is W = J M^-1 J^T (``delassus``), the free relative velocity J u_f, and the impu
 Normal targets b_n (``velocity_targets``): the contact is to satisfy v_n+ + b_n >= 0.
 * A contact found within the margin (dist > 0) may approach up to the surface in the step:
   b_n = (dist - CONTACT_SLOP) / h (no tunnelling, no early stop).
-* A penetration (dist < 0) is pushed out gently: b_n = PENETRATION_RECOVERY (dist + CONTACT_SLOP) / h.
+* A penetration (dist < 0) is pushed out gently: b_n = PENETRATION_RECOVERY (dist + CONTACT_SLOP) / h,
+  at most RECOVERY_SPEED (the push is a real speed: a deep start must not launch the body).
 * Distances within CONTACT_SLOP of zero are touching: b_n = 0. Positions far from the
   origin carry the rounding of their size (1e5 m: 1.5e-11 m), so the corners of a face resting
   on a plane get distances that differ by that much; their targets must be equal, or the
@@ -24,11 +25,14 @@ from ..kernels.collision.layout import CF_DIST, CF_N, CF_P, CF_REST, CF_T1, CF_T
 from ..kernels.layout import NU, PARENT, S_COLS, UOFF, W_PW, W_RW
 
 __all__ = ["contact_jacobian", "delassus", "velocity_targets", "warm_start", "apply_impulses",
-           "PENETRATION_RECOVERY", "RESTITUTION_SPEED", "CONTACT_SLOP"]
+           "PENETRATION_RECOVERY", "RESTITUTION_SPEED", "CONTACT_SLOP", "RECOVERY_SPEED"]
 
 #: The fraction of a penetration removed per step (Baumgarte-like, at the velocity level):
 #: 0.2 recovers 1 - 0.8^k of it in k steps without a visible pop.
 PENETRATION_RECOVERY = 0.2
+#: [m/s] The fastest push out of a penetration (a 1 cm one takes about 0.1 s; the body
+#: then rises RECOVERY_SPEED^2 / (2 g) = 0.5 mm above rest at most).
+RECOVERY_SPEED = 0.1
 #: [m/s] Approach speeds below this do not bounce (a resting contact's numerical jitter).
 RESTITUTION_SPEED = 1e-2
 #: [m] Distances within this of zero count as touching (module docstring).
@@ -116,7 +120,7 @@ def velocity_targets(J, u, uf, cf, nc, h, vfree, b):
         if dist > CONTACT_SLOP:
             bn = (dist - CONTACT_SLOP) / h
         elif dist < -CONTACT_SLOP:
-            bn = PENETRATION_RECOVERY * (dist + CONTACT_SLOP) / h
+            bn = max(PENETRATION_RECOVERY * (dist + CONTACT_SLOP) / h, -RECOVERY_SPEED)
         e = cf[c, CF_REST]
         if e > 0.0:
             vn = 0.0

@@ -6,10 +6,14 @@ loop and its contact arrays differ. ``contact_integrator`` is ``simulate``'s cho
 integrator for a model with or without collision shapes.
 """
 import math
+import warnings
 
 import numpy as np
 
-from ..kernels.collision.layout import SF_MARGIN
+from ..kernels.collision.detect import detect
+from ..kernels.collision.layout import CF_DIST, CI_A, CI_B, SF_MARGIN
+from ..kernels.common import data_start, link_rows
+from ..kernels.joint_transform import forward_kinematics_pass
 from ..kernels.collision.work import contact_work
 from ..kernels.status import CONTACT_ROWS, NEED_CONTROL, Status
 from ..progress import compiling_notice
@@ -17,7 +21,7 @@ from . import contact_loop as CL
 from . import kernels as K
 from .integrators import RungeKuttaIntegrator
 
-__all__ = ["MoreauIntegrator", "contact_integrator", "ContactRecords"]
+__all__ = ["MoreauIntegrator", "contact_integrator", "ContactRecords", "ContactWarning"]
 
 #: The solver's default tolerance on its natural-map residual and most sweeps per step.
 CONTACT_TOL = 1e-9
@@ -27,6 +31,8 @@ MAX_SWEEPS = 2000
 #: dist / h), and a resting contact (dist = 0) stays found, so that it neither chatters nor
 #: sinks. It costs nothing else: such contacts separate when nothing presses them.
 CONTACT_MARGIN = 1e-3
+#: [m] Initial interpenetrations deeper than this are warned (``ContactWarning``).
+PENETRATION_WARNING = 1e-4
 
 
 def contact_integrator(m, integrator, contact):
@@ -46,7 +52,7 @@ def contact_integrator(m, integrator, contact):
         raise ValueError(f"integrator={name!r} cannot step the model's contacts: a Runge-Kutta method assumes "
                          f"smooth motion, and contact impulses change the speeds inside a step; use "
                          f"integrator='moreau' (the default with collision shapes), or contact=False")
-    return integrator
+    return "moreau" if moreau else integrator
 
 
 class ContactRecords:
@@ -89,6 +95,10 @@ class ContactRecords:
 
     def __len__(self):
         return len(self._t)
+
+
+class ContactWarning(UserWarning):
+    """A run with contact starts with shapes inside each other."""
 
 
 class MoreauIntegrator(RungeKuttaIntegrator):
@@ -143,6 +153,27 @@ class MoreauIntegrator(RungeKuttaIntegrator):
         self._make_rows(int(max_contacts) if max_contacts else max(8, 4 * c.contact.n_shapes))
         self._R = np.zeros((0, 1, CL.RECORD_COLS))
         self._NR = np.zeros(0, dtype=np.int64)
+        self._warn_interpenetration()
+
+    def _warn_interpenetration(self):
+        """A ContactWarning naming the shapes and bodies that interpenetrate by more than
+        PENETRATION_WARNING at the initial state (the run pushes them apart, 20 % per step)."""
+        c = self._c
+        n = c.mi.shape[0]
+        ws = link_rows(self.data.buf, data_start(self.data.buf, n), n)
+        forward_kinematics_pass(c.mi, self.mf, ws, self._q)
+        ci, cf = self._cw[0], self._cw[1]
+        nc = detect(*self._cm, ws, self._dwork, ci, cf)
+        deep = [k for k in range(max(nc, 0)) if cf[k, CF_DIST] < -PENETRATION_WARNING]
+        if deep:
+            names, bodies = c.contact.shape_names, c.contact.body_names
+            pairs = sorted({(ci[k, CI_A], ci[k, CI_B]) for k in deep})
+            text = "; ".join(f"{names[a]!r} (body {bodies[a]!r}) and {names[b]!r} (body {bodies[b]!r}) by "
+                             f"{-min(cf[k, CF_DIST] for k in deep if (ci[k, CI_A], ci[k, CI_B]) == (a, b)):.3g} m"
+                             for a, b in pairs[:5])
+            more = f" (and {len(pairs) - 5} more pairs)" if len(pairs) > 5 else ""
+            warnings.warn(f"the initial state interpenetrates: {text}{more}; the contacts push them apart "
+                          f"(a fifth of the depth per step)", ContactWarning, stacklevel=3)
 
     def _make_rows(self, maxc, keep=None):
         """Contact arrays with room for ``maxc`` contacts (``keep``: the warm start to carry)."""

@@ -52,8 +52,8 @@ def _simulated_time(bar):
 
 
 def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, contact=True, contact_output=False,
-             rtol=1e-8, atol=1e-10, tableau=None, tau=None, forces=(), stabilization_gains="default", project_every=None, save_every=1,
-             h_min=None, h_max=math.inf, output=None, progress=False, output_every=None,
+             rtol=1e-8, atol=1e-10, tableau=None, tau=None, forces=(), stabilization_gains="default",
+             project_every=None, save_every=1, h_min=None, h_max=math.inf, output=None, progress=False, output_every=None,
              keep_in_memory=True, limits=True, control_period=None, events=(), event_tol=1e-12,
              joint_dynamics=True, efforts=True, ctrl=None, implicit_damping="auto"):
     """Integrate the dynamics of ``m`` from (q0, u0) at t = 0 to ``t_final``.
