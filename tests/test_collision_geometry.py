@@ -130,6 +130,15 @@ def test_add_collision_names_bodies_and_edits_recompile():
         m.add_collision("nobody", mb.Sphere(0.1))
     with pytest.raises(TypeError, match="shape"):
         m.add_collision("l0", 0.1)
+    c1 = m.compiled
+    floor.friction = 0.25  # a parameter changed later: checked, and the model recompiles
+    assert m.compiled is not c1 and m.compiled.contact.sf[2, CL.SF_MU] == 0.25
+    with pytest.raises(ValueError, match="'floor'.*restitution"):
+        floor.restitution = 2.0
+    with pytest.raises(AttributeError, match="'floor'.*fixed"):
+        floor.body = m.body("l0")
+    b.shape = mb.Sphere(0.3)
+    assert m.compiled.contact.sf[1, CL.SF_RBOUND] == 0.3
     m.remove_collision("floor")
     assert m.compiled.contact.shape_names == ("l0/collision0", "l1/collision0")
     m.clear_collisions()
@@ -193,6 +202,23 @@ def test_welded_bodies_share_their_parents_link():
     k = c.shape_names.index("w/s")
     assert c.si[k, CL.SI_LINK] == m.compiled.body_link["l1"]
     assert c.si[k, CL.SI_BODY] == m.body_names.index("w")
+
+
+def test_a_fixed_base_is_its_first_links_parent_but_scenery_is_not():
+    m = mb.Multibody()
+    for name in ("base", "mount", "table", "l1", "box"):
+        m.add_body(name, mass=1.0)
+    m.add_hinge("world", "base", kind="fixed")
+    m.add_hinge("base", "mount", kind="fixed")
+    m.add_hinge("world", "table", kind="fixed", T_parent_joint=_at(1, 0, 0))
+    m.add_hinge("mount", "l1", kind="pin")
+    m.add_hinge("world", "box", kind="free")
+    for name in ("base", "mount", "table", "l1", "box"):
+        m.add_collision(name, mb.Sphere(0.1), name=name)
+    m.add_collision("world", mb.Plane(), name="floor")
+    # mount is l1's hinge parent; base is above it (welded to the world like the table and floor)
+    assert _allowed(m) == _pairs(("base", "l1"), ("table", "l1"), ("floor", "l1"), ("l1", "box"),
+                                 ("base", "box"), ("mount", "box"), ("table", "box"), ("floor", "box"))
 
 
 # ---------------------------------------------------------------- compiled tables

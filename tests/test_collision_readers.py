@@ -56,8 +56,8 @@ def test_urdf_collisions_become_shapes(tmp_path):
                                                             [np.sin(.5), np.cos(.5), 0, 0], [0, 0, 1, .1], [0, 0, 0, 1]],
                                atol=1e-15)
     assert len(m.body("arm").collisions) == 4  # the metadata keeps every element
-    c = m.compiled.contact  # base is welded to the world: its shapes are scenery; arm's link is its child
-    assert set(c.si[:, CL.SI_LINK]) == {-1, 0} and c.n_pairs == 6
+    c = m.compiled.contact  # base is welded to the world (link -1), but it is arm's parent: no pair
+    assert set(c.si[:, CL.SI_LINK]) == {-1, 0} and c.n_pairs == 0
 
 
 def test_sdf_collisions_and_surfaces(tmp_path):
@@ -209,3 +209,97 @@ def test_model_file_keeps_shapes_and_excludes_exactly(tmp_path, fmt):
     text = path.read_text().replace("0.25", "1.25")  # restitution out of range: named
     with pytest.raises(ValueError, match=r"collision_shapes\[1\].*restitution"):
         loads_model(text, fmt)
+
+
+def test_mjcf_contact_features_not_mapped_are_warned_by_name(tmp_path, monkeypatch):
+    pytest.importorskip("mujoco")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "u.xml").write_text("""<mujoco><worldbody><geom name="floor" type="plane" size="1 1 .1"/>
+      <body name="a"><freejoint/><geom name="soft" size=".1" solref="0.01 1"/><geom name="roll" size=".1" condim="6"/>
+      </body></worldbody><contact><pair name="p" geom1="floor" geom2="soft"/></contact></mujoco>""")
+    with pytest.warns(mb.io.mjcf.MjcfWarning) as rec:
+        m = mb.load_mjcf(tmp_path / "u.xml")
+    text = " ".join(str(w.message) for w in rec)
+    assert "solref/solimp" in text and "'soft'" in text and "condim" in text and "'roll'" in text
+    assert "<pair>" in text and "'p'" in text
+    assert [s.name for s in m.collision_shapes] == ["floor", "soft", "roll"]
+    (tmp_path / "off.xml").write_text("""<mujoco><option><flag contact="disable"/></option><worldbody>
+      <geom type="plane" size="1 1 .1"/><body><freejoint/><geom size=".1"/></body></worldbody></mujoco>""")
+    assert mb.load_mjcf(tmp_path / "off.xml").compiled.contact is None  # MuJoCo's contacts off: no shapes
+
+
+@needs_robots
+def test_solo12_geometry_in_mujoco_via_interop(tmp_path, monkeypatch):
+    """mujoco_from_urdf(collisions=m): MuJoCo's geoms sit where our shapes are (a mesh's
+    vertices in the world: MuJoCo re-centres meshes), with our filter bits and friction."""
+    mujoco = pytest.importorskip("mujoco")
+    from scipy.spatial import cKDTree
+    from multibody.interop import MujocoLayout, mujoco_from_urdf
+    monkeypatch.chdir(tmp_path)
+    path = robot_urdf("solo12")
+    m = mb.load_urdf(path, floating_base="quaternion")
+    m.add_collision("world", mb.Plane(), name="floor", friction=0.8)
+    m.collision_shape("FL_FOOT/collision0").contype = 2
+    mm = mujoco_from_urdf(path, collisions=m)
+    assert mm.ngeom == len(m.collision_shapes) == 18
+    layout = MujocoLayout(m, mm)
+    d = mujoco.MjData(mm)
+    q = m.neutral_q()
+    q[7:] = np.random.default_rng(6).uniform(-1, 1, m.nq - 7)
+    q[4:7] = (0.1, -0.2, 0.3)
+    d.qpos[:] = layout.q_to(q)
+    mujoco.mj_kinematics(mm, d)
+    ours = shape_world_poses(m, q)
+    for k, s in enumerate(m.collision_shapes):
+        g = mm.geom(f"collision{k}").id
+        assert (mm.geom_contype[g], mm.geom_friction[g, 0]) == (s.contype, s.friction)
+        if s.shape.type_name != "mesh":
+            np.testing.assert_allclose(d.geom_xpos[g], ours[k][:3, 3], atol=1e-12)
+            continue
+        mid = mm.geom_dataid[g]
+        v = mm.mesh_vert[mm.mesh_vertadr[mid]:mm.mesh_vertadr[mid] + mm.mesh_vertnum[mid]]
+        theirs = v @ d.geom_xmat[g].reshape(3, 3).T + d.geom_xpos[g]
+        mine = s.shape.vertices @ ours[k][:3, :3].T + ours[k][:3, 3]
+        # MuJoCo stores mesh vertices as float32 (about 6e-8 relative): 3e-8 m on 0.2 m
+        assert cKDTree(theirs).query(mine)[0].max() < 3e-8 and len(theirs) == len(mine)
+
+
+@pytest.mark.parametrize("model_flag, link_flag, touch", [
+    ("", "", False), ("<self_collide>true</self_collide>", "", True),
+    ("", "<self_collide>1</self_collide>", True), ("<self_collide>1</self_collide>", "<self_collide>0</self_collide>", True)])
+def test_sdf_self_collide(tmp_path, model_flag, link_flag, touch):
+    """SDFormat: links of one model touch when either self-collides (a link's flag, else the
+    model's, default false); a and c are not parent and child, so only that rule parts them."""
+    links = "".join(f"""<link name="{n}"><pose>0 0 {z} 0 0 0</pose>{link_flag if n == 'c' else ''}<collision name="s">
+        <geometry><sphere><radius>0.1</radius></sphere></geometry></collision></link>""" for n, z in (("a", 0), ("b", 1), ("c", 2)))
+    joints = "".join(f"""<joint name="{p}{c}" type="revolute"><parent>{p}</parent><child>{c}</child><axis><xyz>1 0 0</xyz>
+        </axis></joint>""" for p, c in (("a", "b"), ("b", "c")))
+    (tmp_path / "m.sdf").write_text(f'<sdf version="1.9"><model name="m">{model_flag}{links}{joints}</model></sdf>')
+    c = mb.load_sdf(tmp_path / "m.sdf").compiled.contact
+    assert bool(c.allow[0, 2]) == touch and c.n_pairs == int(touch)
+
+
+@needs_robots
+def test_fixed_base_pairs_reach_mujoco_as_excludes(tmp_path, monkeypatch):
+    mujoco = pytest.importorskip("mujoco")
+    from multibody.interop import mujoco_from_urdf
+    monkeypatch.chdir(tmp_path)
+    path = robot_urdf("ur5")
+    m = mb.load_urdf(path)
+    c = m.compiled.contact
+    k = [c.body_names.index(n) for n in ("base_link", "shoulder_link")]
+    assert not c.allow[k[0], k[1]]  # a fixed base and its first link: parent and child
+    mm = mujoco_from_urdf(path, floating_base=False, collisions=m)
+    names = {(mm.body(int(s) >> 16).name, mm.body(int(s) & 0xFFFF).name) for s in mm.exclude_signature}
+    assert ("world", "shoulder_link") in names or ("base_link", "shoulder_link") in names
+
+
+def test_sdf_plane_takes_its_normal(tmp_path):
+    (tmp_path / "g.sdf").write_text("""<sdf version="1.9"><model name="ground"><static>true</static>
+      <link name="slab"><collision name="c"><pose>0 0 -1 0 0 0</pose><geometry><plane><normal>0 1 1</normal>
+      <size>10 10</size></plane></geometry><surface><friction><ode><mu>0.7</mu></ode></friction></surface>
+      </collision></link></model></sdf>""")
+    s, = mb.load_sdf(tmp_path / "g.sdf").collision_shapes
+    assert s.shape == mb.Plane() and s.friction == 0.7
+    np.testing.assert_allclose(s.pose[:3, 2], np.array([0, 1, 1]) / np.sqrt(2), atol=1e-15)
+    np.testing.assert_allclose(s.pose[:3, 3], [0, 0, -1])

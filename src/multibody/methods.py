@@ -9,7 +9,7 @@ layers). Each method *is* its free function: ``Multibody.forward_dynamics is
 algorithms.forward_dynamics``, so ``m.forward_dynamics(q, u, tau)`` makes no delegating call.
 """
 from .algorithms import constraint_embedding, constraints, coordinates, derivatives, dynamics, energy, kinematics
-from .algorithms import operational_space
+from .algorithms import detection, operational_space
 from .algorithms.constraint_kinematics import constraint_kinematics
 from .io.model_file import save_model
 from .io.to_urdf import to_urdf
@@ -61,6 +61,7 @@ METHODS = {
     "constrained_dynamics": constraints.constrained_dynamics,
     "constrained_inverse_dynamics": constraints.constrained_inverse_dynamics,
     "constraint_kinematics": constraint_kinematics,
+    "contacts": detection.contacts,
     "aggregation_sub_graph": constraint_embedding.aggregation_sub_graph,
     "embedded_forward_dynamics": constraint_embedding.embedded_forward_dynamics,
     "sub_tree": sub_tree,

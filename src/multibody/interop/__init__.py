@@ -3,7 +3,8 @@ the same file (joints matched by name; the peers' coordinate order may differ).
 
 * ``PinocchioLayout(m, pin_model)``: q, v, a, tau, mass matrix, LOCAL frame Jacobian.
 * ``MujocoLayout(m, mj_model)``: qpos, qvel, qacc, qfrc, full mass matrix.
-* ``mujoco_from_urdf(path)``: a MuJoCo model of a URDF whose rigid-body dynamics are ours.
+* ``mujoco_from_urdf(path, collisions=m)``: a MuJoCo model of a URDF whose rigid-body dynamics
+  are ours (and, given ``collisions``, whose collision geometry is ``m``'s).
 
 Both layouts have ``q_to(q)``, ``q_from(qp)``, ``v_to(q, u)``, ``v_from(qp, v)``,
 ``a_to(q, u, udot)``, ``a_from(qp, v, a)``, ``tau_to(q, tau)``, ``tau_from(qp, tau)``,

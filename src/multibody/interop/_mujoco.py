@@ -3,12 +3,13 @@ model loaded from the same file, and ``mujoco_from_urdf``, the loader whose dyna
 import numpy as np
 
 from ._common import RotationMaps, inverse, match, matrix, rotation_matrix, speed_permutation, vector
+from ._mujoco_geoms import add_collision_geoms
 
 _MJ_KIND = {0: "free", 1: "ball", 2: "prismatic", 3: "revolute"}  # mjtJoint
 _WXYZ, _XYZW = np.r_[3, 0:3], np.r_[1:4, 0]
 
 
-def mujoco_from_urdf(path, floating_base=True, root_joint="root_joint", rigid_only=True):
+def mujoco_from_urdf(path, floating_base=True, root_joint="root_joint", rigid_only=True, collisions=None):
     """Load a URDF into a ``mujoco.MjModel`` whose rigid-body dynamics are ours.
 
     What is done, and why:
@@ -22,7 +23,11 @@ def mujoco_from_urdf(path, floating_base=True, root_joint="root_joint", rigid_on
       free hinge) is added to the root link;
     * ``rigid_only``: contacts, constraints (joint limits, friction loss), springs and
       dampers that MuJoCo reads from ``<limit>`` and ``<dynamics>`` are disabled, since
-      our dynamics apply none of them.
+      our dynamics apply none of them;
+    * ``collisions``: a Multibody loaded from the same file (with a floor added, say): its
+      collision shapes and body exclusions become MuJoCo's geoms and ``<exclude>``s
+      (``_mujoco_geoms``), and contacts stay on (``rigid_only`` then disables the joint
+      limits, friction loss, springs and dampers only), so both collide the same geometry.
 
     Gravity stays MuJoCo's default (0, 0, -9.81) m/s^2, as ours. Returns the MjModel.
     """
@@ -35,10 +40,12 @@ def mujoco_from_urdf(path, floating_base=True, root_joint="root_joint", rigid_on
     spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE
     if floating_base:
         spec.worldbody.first_body().add_freejoint().name = root_joint
+    d = mujoco.mjtDisableBit
+    if collisions is not None:
+        add_collision_geoms(spec, collisions)
     if rigid_only:
-        d = mujoco.mjtDisableBit
-        spec.option.disableflags |= int(d.mjDSBL_CONTACT | d.mjDSBL_CONSTRAINT | d.mjDSBL_SPRING
-                                        | d.mjDSBL_DAMPER)
+        off = d.mjDSBL_CONTACT | d.mjDSBL_CONSTRAINT if collisions is None else d.mjDSBL_LIMIT | d.mjDSBL_FRICTIONLOSS
+        spec.option.disableflags |= int(off | d.mjDSBL_SPRING | d.mjDSBL_DAMPER)
     return spec.compile()
 
 

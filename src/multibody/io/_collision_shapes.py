@@ -3,17 +3,32 @@
 The readers keep each element's metadata dict (``body.collisions``: ``origin``, ``type``,
 sizes, a mesh's resolved ``filename`` and ``scale``); this module turns those dicts into
 shapes: box, sphere, cylinder, capsule, and a mesh as the convex hull of its file
-(``ConvexMesh.from_file``). A mesh that is missing, unreadable or flat is skipped, and the
-model's reader warns once, naming each link and file; other shape types (SDF planes,
-heightmaps ...) are skipped with the same warning.
+(``ConvexMesh.from_file``), and SDF's plane (its ``<normal>`` the shape frame's z). A mesh
+that is missing, unreadable or flat is skipped, and the model's reader warns once, naming
+each link and file; other shape types (heightmaps ...) are skipped with the same warning.
 """
-from ..model.shapes import Box, Capsule, ConvexMesh, Cylinder, Sphere
+import numpy as np
+
+from ..model.compile import z_frame
+from ..model.shapes import Box, Capsule, ConvexMesh, Cylinder, Plane, Sphere
 from . import _xml
+
+
+def _plane_pose(g):
+    """The pose of an SDF plane's shape frame: the element's origin turned so z is its normal."""
+    n = np.asarray(g["normal"], dtype=float)
+    if not np.linalg.norm(n) > 0.0:
+        raise ValueError(f"plane normal {n.tolist()} is not a direction")
+    T = np.eye(4)
+    T[:3, :3] = z_frame(n / np.linalg.norm(n))
+    return g["origin"] @ T
 
 
 def _shape(g):
     """The Shape of a collision dict ``g``, or raise ValueError saying why there is none."""
     t = g.get("type")
+    if g.get("sdf_shape") == "plane":
+        return Plane()
     if t == "box":
         return Box(g["size"])
     if t == "sphere":
@@ -51,7 +66,8 @@ class CollisionReader:
             if name is not None and any(s.name == name for s in self.m.collision_shapes):
                 name = None  # a repeated element name: the default "<link>/collision<k>"
             try:
-                self.m.add_collision(body, shape, g["origin"], name=name, **params)
+                pose = _plane_pose(g) if g.get("sdf_shape") == "plane" else g["origin"]
+                self.m.add_collision(body, shape, pose, name=name, **params)
             except ValueError as e:
                 raise ValueError(f"{self.source}: link {body.name!r} <collision>: {e}") from None
 

@@ -9,7 +9,9 @@ collides meshes by their hulls too); with ``contype``, ``conaffinity``, ``fricti
 warning: height fields, torsional and rolling friction (``condim`` 4 or 6), explicit
 ``<pair>`` elements, MuJoCo's soft-contact parameters where they differ from its defaults
 (``solref``, ``solimp``: contacts are hard here) and a disabled parent filter. With
-MuJoCo's contact flag disabled no geom is a collision shape.
+MuJoCo's contact flag disabled no geom is a collision shape. One filter differs from
+MuJoCo's: a body welded to the world that a jointed body hangs from (a fixed base) does not
+touch that body's link (``model/collision_compile.fixed_base_pairs``); MuJoCo lets them.
 """
 import numpy as np
 

@@ -11,7 +11,8 @@
   ``origin`` (4x4 in the link frame), ``type`` (box, sphere, cylinder, capsule, mesh; None
   for the shapes the viewer does not draw), the sizes, a mesh's ``filename`` (resolved),
   ``uri`` and ``scale``, and ``rgba`` from ``<material>`` (diffuse, else ambient).
-  ``surfaces`` reads each ``<collision>``'s ``<surface>`` (friction mu, restitution).
+  ``surfaces`` reads each ``<collision>``'s ``<surface>`` (friction mu, restitution);
+  ``self_collide_excludes`` the link pairs ``<self_collide>`` keeps apart.
   ``model://NAME/rest`` is looked for as ``package://NAME/rest`` (among the ancestors of
   the file's folder, then in ``package_dirs`` and the folders of the ``GZ_SIM_RESOURCE_PATH``,
   ``IGN_GAZEBO_RESOURCE_PATH``, ``GAZEBO_MODEL_PATH`` and ``SDF_PATH`` variables: see
@@ -102,7 +103,10 @@ def _shape(geo, what, refs):
                 "length": _sdf_xml.child_float(shape, "length", f"{what} {t}", 1.0)}
     if t == "mesh":
         return _mesh(shape, what, refs)
-    return {"type": None, "sdf_shape": t}  # plane, ellipsoid, heightmap, polyline ...: not drawn
+    if t == "plane":  # not drawn; a collision shape (its normal read)
+        normal = _xml.floats(_sdf_xml.child_text(shape, "normal", "0 0 1"), 3, f"{what} plane <normal>")
+        return {"type": None, "sdf_shape": t, "normal": normal}
+    return {"type": None, "sdf_shape": t}  # ellipsoid, heightmap, polyline ...: not drawn
 
 
 def _rgba(material, what):
@@ -150,3 +154,14 @@ def surfaces(link, el, source):
                                                            f"{what} <bounce>", 0.0)
         out.append({"friction": mu, "restitution": e})
     return out
+
+
+def self_collide_excludes(model, links, source):
+    """The pairs of links (names) that must not touch: SDFormat's ``<self_collide>`` (a link's,
+    else its model's, default false): two links of a model collide when either has it.
+    Only links with ``<collision>`` elements are paired."""
+    what = f"{source}: model {model.get('name')!r}"
+    default = _sdf_xml.child_bool(model, "self_collide", what, False)
+    quiet = [name for name, el in links.items() if el.find("collision") is not None
+             and not _sdf_xml.child_bool(el, "self_collide", f"{source}: link {name!r}", default)]
+    return [(a, b) for i, a in enumerate(quiet) for b in quiet[i + 1:]]

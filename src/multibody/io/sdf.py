@@ -10,7 +10,9 @@ Mapping (SDFormat -> multibody):
   the URDF reader makes them (box, sphere, cylinder, capsule, mesh; ``model://`` URIs
   resolved), so the viewer draws them; each ``<collision>`` is also a collision shape
   (as in the URDF reader) with its ``<surface>``'s ``<friction><ode><mu>`` (default 1)
-  and ``<bounce><restitution_coefficient>`` (default 0).
+  and ``<bounce><restitution_coefficient>`` (default 0). ``<self_collide>`` (a link's, else
+  its model's; default false, as in SDFormat) holds: two links touch only when one of them
+  self-collides (the other pairs are excluded: ``exclude_collision``).
 * Poses: a link's ``<pose>`` is in the model frame, a joint's in its child link's frame,
   a ``<frame>``'s in the frame it is attached to, unless ``relative_to`` (1.7 on) names
   another frame; ``<frame>`` elements (links, joints and frames as ``attached_to`` or
@@ -54,7 +56,7 @@ from ._files import MAX_BYTES, read_bounded
 from ._sdf_build import build
 from ._sdf_frames import Frames
 from ._sdf_joints import read_joints
-from ._sdf_links import read_links, search_dirs
+from ._sdf_links import read_links, search_dirs, self_collide_excludes
 from ._uri import FileRefs, as_path
 
 __all__ = ["load_sdf"]
@@ -123,5 +125,8 @@ def load_sdf(path_or_string, floating_base=False, model=None, *, package_dirs=No
     joints = read_joints(el, frames)
     refs = FileRefs(base_dir, search_dirs(package_dirs), allow_outside)
     m = build(el.get("name") or "model", links, joints, frames, root_kind, refs, source)
+    for a, b in self_collide_excludes(el, links, source):
+        m.exclude_collision(a, b)
+    m.finalize()
     refs.finish(m, source)
     return m

@@ -19,7 +19,8 @@ Mapping (multibody -> URDF), the inverse of ``multibody.io.urdf``:
   inertia, geometry, the origins of its child joints and nodes), which leaves the
   dynamics unchanged but moves the body frame to the joint frame.
 * Bodies -> ``<link>`` with ``<inertial>`` (mass, centre of mass, inertia about it in
-  link axes) and their ``visuals``/``collisions`` metadata; nodes -> massless links
+  link axes) and their ``visuals``/``collisions`` metadata (not the collision shapes of
+  ``add_collision``: the model file keeps those); nodes -> massless links
   fixed to their body by a joint ``"<node>_joint"``.
 * Limits, ``<dynamics>`` and ``<mimic>`` come from the hinge metadata.
 * Not stored: gravity (URDF has none), subhinge names, chart offsets. A hinge with

@@ -33,29 +33,59 @@ def _number(value, what, name, lo, hi=np.inf):
     return v
 
 
+def _shape(shape, name):
+    if not isinstance(shape, Shape):
+        raise TypeError(f"collision shape {name!r}: shape must be a Sphere, Capsule, Cylinder, "
+                        f"Box, Ellipsoid, Plane or ConvexMesh, got {type(shape).__name__}")
+    return shape
+
+
+_CHECKS = {
+    "shape": _shape,
+    "pose": lambda v, name: check_transform(v, f"collision shape {name!r}: pose"),
+    "friction": lambda v, name: _number(v, "friction", name, 0.0),
+    "restitution": lambda v, name: _number(v, "restitution", name, 0.0, 1.0),
+    "margin": lambda v, name: _number(v, "margin", name, 0.0),
+    "contype": lambda v, name: _bits(v, "contype", name),
+    "conaffinity": lambda v, name: _bits(v, "conaffinity", name),
+}
+
+
 class CollisionShape:
     """A shape fixed on ``body`` at ``pose`` (4x4, the shape frame in the body frame).
 
     ``friction`` (>= 0, Coulomb's mu; a pair takes the larger of its two), ``restitution``
     (in [0, 1]; a pair takes the larger), ``margin`` [m] (>= 0; contacts are reported up to
     the sum of a pair's margins), ``contype``/``conaffinity`` (bitmasks: a and b may touch
-    when ``contype_a & conaffinity_b or contype_b & conaffinity_a``, MuJoCo's rule).
+    when ``contype_a & conaffinity_b or contype_b & conaffinity_a``, MuJoCo's rule). These,
+    ``shape`` and ``pose`` may be changed later: they are checked, and the model recompiles;
+    ``body`` and ``name`` are fixed.
     """
 
     def __init__(self, body, shape, pose=None, name="collision", friction=1.0, restitution=0.0,
                  margin=0.0, contype=1, conaffinity=1):
-        if not isinstance(shape, Shape):
-            raise TypeError(f"collision shape {name!r}: shape must be a Sphere, Capsule, Cylinder, "
-                            f"Box, Ellipsoid, Plane or ConvexMesh, got {type(shape).__name__}")
+        self.name = name
         self.body = body
         self.shape = shape
-        self.name = name
-        self.pose = check_transform(pose, f"collision shape {name!r}: pose")
-        self.friction = _number(friction, "friction", name, 0.0)
-        self.restitution = _number(restitution, "restitution", name, 0.0, 1.0)
-        self.margin = _number(margin, "margin", name, 0.0)
-        self.contype = _bits(contype, "contype", name)
-        self.conaffinity = _bits(conaffinity, "conaffinity", name)
+        self.pose = pose
+        self.friction = friction
+        self.restitution = restitution
+        self.margin = margin
+        self.contype = contype
+        self.conaffinity = conaffinity
+
+    def __setattr__(self, key, value):
+        """Parameters are checked when set, and a change marks the model for recompiling."""
+        if key in ("body", "name") and key in self.__dict__:
+            raise AttributeError(f"collision shape {self.name!r}: its {key} is fixed (remove_collision, "
+                                 f"then add_collision)")
+        check = _CHECKS.get(key)
+        if check is not None:
+            value = check(value, self.name)
+        object.__setattr__(self, key, value)
+        mb = getattr(self.body, "multibody", None) if key in _CHECKS else None
+        if mb is not None:
+            mb.invalidate()
 
     def __repr__(self):
         return f"CollisionShape({self.name!r}: {self.shape!r} on {self.body.name!r})"
@@ -79,7 +109,8 @@ class CollisionMixin:
         """Attach collision ``shape`` to ``body`` (a body, its name, or ``m.world``/"world" for
         fixed scenery) at ``pose`` (4x4, the shape frame in the body frame; identity if None)
         and return the ``CollisionShape``. ``name`` defaults to "<body>/collision<k>"; see
-        ``CollisionShape`` for friction, restitution, margin [m], contype and conaffinity."""
+        ``CollisionShape`` for friction, restitution, margin [m], contype and conaffinity. On a
+        modal (flexible) body the shape moves with the body frame (not with its deformation)."""
         body = self.as_body(body, "add_collision: body")
         shapes = self.__dict__.setdefault("_collision_shapes", [])
         if name is None:

@@ -76,7 +76,8 @@ def compile_contact(mb, c):
         sf[k, CL.SF_MARGIN] = s.margin
     verts = np.ascontiguousarray(np.vstack(verts)) if verts else np.zeros((0, 3))
     parents = np.array(c.mi[:, L.PARENT], dtype=np.int64)
-    allow = allowed_pairs(si, parents, _excluded(shapes, mb.collision_excludes))
+    excluded = _excluded(shapes, mb.collision_excludes) | _fixed_base_pairs(shapes, mb, c)
+    allow = allowed_pairs(si, parents, excluded)
     return ContactModel(si, sf, verts, allow, shapes)
 
 
@@ -86,7 +87,8 @@ def allowed_pairs(si, parent_link, excluded):
     A pair may touch when ``contype_a & conaffinity_b or contype_b & conaffinity_a`` (MuJoCo's
     rule), the two are on different links, neither link is the other's parent link, and the
     pair is not in ``excluded`` ((ns, ns) bool). The world is no link's parent here (as in
-    MuJoCo): a floor touches a floating base. Two shapes on the world are on one link (-1).
+    MuJoCo): a floor touches a floating base; a fixed robot base and its first links are
+    parted by ``_fixed_base_pairs``, in ``excluded``. Two shapes on the world are on one link (-1).
     """
     link = si[:, CL.SI_LINK]
     ct, ca = si[:, CL.SI_CONTYPE], si[:, CL.SI_CONAFF]
@@ -98,6 +100,45 @@ def allowed_pairs(si, parent_link, excluded):
     allow = bits & ~same_link & ~parent_child & ~excluded
     np.fill_diagonal(allow, False)
     return allow.astype(np.uint8)
+
+
+def _welded_below(body):
+    """``body`` and the bodies hanging from it by hinges without moving subhinges."""
+    out, stack = [], [body]
+    while stack:
+        b = stack.pop()
+        out.append(b)
+        stack += [h.child for h in b.child_hinges if h.nq == 0 and h.nu == 0 and not h.child.n_modes]
+    return out
+
+
+def fixed_base_pairs(mb, c):
+    """[(base body, link body)] name pairs that do not touch although both sides' links differ
+    and neither is the other's parent link: a root link (its parent link the world) against
+    the body its hinge hangs from when that body is welded to the world (a fixed robot base)
+    and what is welded below it. The world's own shapes and other bodies welded to the world
+    (a floor, a table) are not among them."""
+    on_link = {}
+    for name, link in c.body_link.items():
+        on_link.setdefault(link, []).append(name)
+    pairs = []
+    for j in range(c.n_links):
+        base = c.link_subhinges[j].hinge.parent
+        if int(c.mi[j, L.PARENT]) >= 0 or base is mb.world or c.body_link[base.name] >= 0:
+            continue
+        pairs += [(b.name, name) for b in _welded_below(base) for name in on_link.get(j, ())]
+    return pairs
+
+
+def _fixed_base_pairs(shapes, mb, c):
+    """(ns, ns) bool: the shape pairs of ``fixed_base_pairs``."""
+    ns = len(shapes)
+    out = np.zeros((ns, ns), dtype=bool)
+    body = np.array([s.body.name for s in shapes])
+    for a, b in fixed_base_pairs(mb, c):
+        on_a, on_b = body == a, body == b
+        out |= (on_a[:, None] & on_b[None, :]) | (on_b[:, None] & on_a[None, :])
+    return out
 
 
 def _excluded(shapes, excludes):

@@ -15,7 +15,7 @@ from .compiled import CompiledModel
 from .flex_compile import compile_flex
 
 
-def _z_frame(axis):
+def z_frame(axis):
     """Rotation C = [e1, e2, a] (columns) of a right-handed frame whose z axis is ``axis``."""
     a = np.asarray(axis, dtype=float)
     if np.allclose(a, (0.0, 0.0, 1.0), atol=0.0, rtol=0.0):
@@ -42,7 +42,7 @@ def _frame_axes_along_z(links, inertia, T_link_body, body_link):
     children, its inertia, its motion subspace and the poses of the bodies on it.
     Returns the new (links, inertia, T_link_body, axes, frames).
     """
-    frames = [(_z_frame(s.axis) if s.kind_info.axis else np.eye(3))
+    frames = [(z_frame(s.axis) if s.kind_info.axis else np.eye(3))
               for (_, s, _, _, _) in links]
     new_links = []
     new_inertia = []

@@ -7,6 +7,9 @@ cylinder's full height), ``Box`` takes full edge lengths. Each shape knows its t
 (``kernels/collision/layout.py``), the three numbers of its ``SF_SIZE`` columns and the
 radius of a sphere about its origin that bounds it.
 """
+import functools
+import os
+
 import numpy as np
 
 from ..kernels.collision import layout as CL
@@ -201,18 +204,18 @@ class ConvexMesh(Shape):
     @classmethod
     def from_file(cls, path, scale=1.0):
         """The convex hull of the mesh in file ``path`` (any format trimesh reads: STL, OBJ,
-        DAE, ...), its coordinates multiplied by ``scale`` (a number or 3 numbers)."""
-        import trimesh  # the viewer's mesh library: imported only when a mesh file is read
+        DAE, ...), its coordinates multiplied by ``scale`` (a number or 3 numbers). A file
+        read before (same path, size and modification time) is not read again."""
         scale = np.broadcast_to(np.asarray(scale, dtype=float), (3,))
         if not np.all(np.isfinite(scale)) or np.any(scale == 0.0):
             raise ValueError(f"ConvexMesh.from_file({str(path)!r}): scale must be finite and "
                              f"non-zero, got {scale!r}")
         try:
-            mesh = trimesh.load(str(path), force="mesh", process=False)
-        except Exception as e:  # trimesh raises many types on unreadable files
-            raise ValueError(f"ConvexMesh.from_file: cannot read mesh file {str(path)!r}: {e}") from e
-        vertices = np.asarray(getattr(mesh, "vertices", np.zeros((0, 3))), dtype=float)
-        return cls(vertices * scale, source=str(path))
+            st = os.stat(path)
+        except OSError as e:
+            raise ValueError(f"ConvexMesh.from_file: cannot read mesh file {str(path)!r}: {e}") from None
+        hull = _file_hull(os.path.abspath(path), st.st_mtime_ns, st.st_size, tuple(scale))
+        return cls(hull, source=str(path))
 
     @property
     def bounding_radius(self):
@@ -237,10 +240,8 @@ def _hull_vertices(vertices, source):
         raise ValueError(f"{source}: vertices must be an (n, 3) array, got shape {v.shape}")
     if not np.all(np.isfinite(v)):
         raise ValueError(f"{source}: vertices hold non-finite values")
-    v = np.unique(v, axis=0)  # mesh files repeat a vertex per face
     if len(v) < 4:
-        raise ValueError(f"{source}: a convex mesh needs at least 4 vertices not on one plane, "
-                         f"got {len(v)} distinct ones")
+        raise ValueError(f"{source}: a convex mesh needs at least 4 vertices not on one plane, got {len(v)}")
     try:
         hull = ConvexHull(v)
     except QhullError:
@@ -250,4 +251,21 @@ def _hull_vertices(vertices, source):
     if hull.volume <= 1e-12 * extent ** 3:
         raise ValueError(f"{source}: degenerate mesh: its convex hull has no volume "
                          f"({hull.volume:.3g} m^3)")
-    return v[np.sort(hull.vertices)]
+    return np.unique(v[hull.vertices], axis=0)  # (copies of a vertex: one kept)
+
+
+@functools.lru_cache(maxsize=256)
+def _file_hull(path, mtime_ns, size, scale):
+    """The hull vertices of the mesh file ``path`` scaled by ``scale`` (3,) (read-only; cached
+    per path, modification time and size: robots load the same meshes again and again)."""
+    import trimesh  # the viewer's mesh library: imported only when a mesh file is read
+    try:
+        mesh = trimesh.load(path, force="mesh", process=False)
+    except Exception as e:  # trimesh raises many types on unreadable files
+        raise ValueError(f"ConvexMesh.from_file: cannot read mesh file {path!r}: {e}") from e
+    v = np.asarray(getattr(mesh, "vertices", np.zeros((0, 3))), dtype=float)
+    if len(v):  # mesh files repeat a vertex per face: hash the rows, faster than sorting them
+        v = v[trimesh.grouping.unique_rows(v)[0]]
+    hull = _hull_vertices(v * np.asarray(scale), path)
+    hull.flags.writeable = False
+    return hull

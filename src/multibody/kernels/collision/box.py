@@ -3,18 +3,23 @@
 The signed distance from a point to a box, in the box frame: outside, the distance to its
 nearest point (the point clamped to the box); inside, minus the distance to the nearest
 face. It is convex, so along a capsule's segment its minimum (the capsule's deepest point)
-is found by golden-section search.
+is found by golden-section search. A segment that pierces the box is pushed out by
+neither that point's depth nor its nearest face, but by the least translation of the
+whole capsule: GJK/EPA's (``convex.py``).
 """
 import math
 
 from numba import njit
 
 from ..spatial_inline import mul33_vec, mul33T_vec
+from .convex import convex_convex
+from .layout import BOX, CAPSULE
 from .manifold import put_point
-from .vec import add, axpy, column, norm, scale, sub
+from .vec import add, axpy, column, dot, norm, scale, sub
 
 _GOLDEN = 0.5 * (math.sqrt(5.0) - 1.0)
 _SEARCH_STEPS = 80  # 0.618^80 ~ 2e-17 of the segment
+_POLISH_STEPS = 8
 
 
 @njit(cache=True)
@@ -63,10 +68,29 @@ def _depth_along(cl, al, t, h):
 
 
 @njit(cache=True)
-def capsule_box(Rc, pc, r, half, Rb, pb, h, margin, man, mfeat):
+def _polish(cl, al, half, h, t):
+    """Alternating projections (the segment's point -> its nearest box point -> that point's
+    nearest segment point) from the search's t: golden section finds a smooth minimum only
+    to sqrt(round-off) in t, and the normal inherits that error; the projections converge
+    on the exact pair of closest points. Kept while the distance does not grow."""
+    f = _depth_along(cl, al, t, h)
+    if f <= 0.0:
+        return t
+    for _ in range(_POLISH_STEPS):
+        q = point_box(axpy(t, al, cl), h)[2]
+        s = min(max(dot(sub(q, cl), al), -half), half)
+        fs = _depth_along(cl, al, s, h)
+        if fs > f:
+            break
+        t, f = s, fs
+    return t
+
+
+@njit(cache=True)
+def capsule_box(Rc, pc, r, half, Rb, pb, h, margin, verts, man, mfeat):
     """Capsule against a box: each cap's sphere within the margin (features 0: -z, 1: +z),
     and the segment's deepest point when it lies between them and is deeper than both
-    (feature 2: a capsule across an edge)."""
+    (feature 2: a capsule across an edge); a segment into the box: EPA's one point."""
     a = column(Rc, 2)
     cl = mul33T_vec(Rb, pc[0] - pb[0], pc[1] - pb[1], pc[2] - pb[2])
     al = mul33T_vec(Rb, a[0], a[1], a[2])
@@ -78,7 +102,9 @@ def capsule_box(Rc, pc, r, half, Rb, pb, h, margin, man, mfeat):
             hi = t2
         else:
             lo = t1
-    t = 0.5 * (lo + hi)
+    t = _polish(cl, al, half, h, 0.5 * (lo + hi))
+    if _depth_along(cl, al, t, h) < 0.0:
+        return convex_convex(CAPSULE, Rc, pc, (r, half, 0.0), 0, 0, BOX, Rb, pb, h, 0, 0, verts, margin, man, mfeat)
     f_end = min(_depth_along(cl, al, -half, h), _depth_along(cl, al, half, h))
     k = 0
     for end in range(2):

@@ -64,7 +64,7 @@ def _clip(src, n_src, dst, axis, limit, sign):
         if fa <= 0.0:
             dst[m] = a
             m += 1
-        if (fa < 0.0) != (fb < 0.0) and fa != fb:
+        if (fa < 0.0 and fb > 0.0) or (fa > 0.0 and fb < 0.0):  # a strict crossing: no point twice
             dst[m] = a + (b - a) * (fa / (fa - fb))
             m += 1
     return m

@@ -109,19 +109,20 @@ def _boxes_overlap(aabb, i, j):
 
 
 @njit(cache=True)
-def _reaches_plane(aabb, poses, plane, s):
-    """Whether shape s's box reaches the half-space of the plane (its lowest corner)."""
+def _reaches_plane(aabb, poses, plane, s, margin):
+    """Whether shape s's box reaches within the plane's margin of its half-space (the box's
+    lowest corner)."""
     h = 0.0
     for k in range(3):
         c = 0.5 * (aabb[s, AABB_LO + k] + aabb[s, AABB_HI + k])
         e = 0.5 * (aabb[s, AABB_HI + k] - aabb[s, AABB_LO + k])
         nk = poses[plane, POSE_R + 3 * k + 2]  # the plane's normal: its frame's z
         h += nk * (c - poses[plane, POSE_P + k]) - abs(nk) * e
-    return h <= 0.0
+    return h <= margin
 
 
 @njit(cache=True)
-def next_pair(si, allow, aabb, poses, order, nsweep, cur):
+def next_pair(si, sf, allow, aabb, poses, order, nsweep, cur):
     """The next candidate pair (i, j), or (-1, -1) when there is none left; advances cur.
     order[nsweep:] are the planes."""
     lo = AABB_LO + cur[CUR_AXIS]
@@ -150,6 +151,6 @@ def next_pair(si, allow, aabb, poses, order, nsweep, cur):
             continue
         cur[CUR_J] = j + 1
         plane = order[ii]
-        if si[j, SI_TYPE] != PLANE and allow[plane, j] and _reaches_plane(aabb, poses, plane, j):
+        if si[j, SI_TYPE] != PLANE and allow[plane, j] and _reaches_plane(aabb, poses, plane, j, sf[plane, SF_MARGIN]):
             return plane, j
     return -1, -1

@@ -9,7 +9,7 @@ the whole shapes. One point, midway between the two surfaces.
 import numpy as np
 from numba import njit
 
-from .epa import epa
+from .epa import depth_along, epa
 from .gjk import gjk
 from .manifold import put_point
 from .support import core_radius
@@ -61,4 +61,5 @@ def convex_convex(ka, Ra, pa, sa, va, na, kb, Rb, pb, sb, vb, nb, verts, margin,
     ok, depth, n, xa, xb = epa(ka, Ra, o, sa, va, na, kb, Rb, pb_a, sb, vb, nb, verts, W, A, B, count)
     if not ok:
         return 0
+    depth = depth_along(ka, Ra, o, sa, va, na, kb, Rb, pb_a, sb, vb, nb, verts, n)
     return put_point(man, mfeat, 0, add(pa, scale(add(xa, xb), 0.5)), n, -depth, 0)

@@ -35,7 +35,7 @@ def detect(si, sf, verts, allow, ws, work, ci, cf):
     nc = 0
     pairs = 0
     while True:
-        i, j = next_pair(si, allow, aabb, poses, order, nsweep, cur)
+        i, j = next_pair(si, sf, allow, aabb, poses, order, nsweep, cur)
         if i < 0:
             break
         a, b = (i, j) if i < j else (j, i)

@@ -13,9 +13,10 @@ from numba import njit
 from .support import minkowski_support
 from .vec import cross, dot, norm, perpendicular, scale, sub
 
-_MAX_VERTS = 128
+_MAX_VERTS = 256
 _MAX_FACES = 2 * _MAX_VERTS
 _REL_TOL = 1e-10
+_VISIBLE = 1e-13  # a face sees w when w is this far (relative) above its plane
 
 
 @njit(cache=True)
@@ -44,6 +45,55 @@ def _push(V, A, B, count, w, xa, xb):
     for c in range(3):
         V[count, c], A[count, c], B[count, c] = w[c], xa[c], xb[c]
     return count + 1
+
+
+@njit(cache=True)
+def _toggle_edges(F, f, edges, ne):
+    """Add face f's edges to the horizon list, an edge whose twin is there cancelling it
+    (shared by two removed faces); returns the list's new length."""
+    for e in range(3):
+        i, j = F[f, e], F[f, (e + 1) % 3]
+        twin = -1
+        for q in range(ne):
+            if edges[q, 0] == j and edges[q, 1] == i:
+                twin = q
+        if twin >= 0:
+            ne -= 1
+            edges[twin, 0], edges[twin, 1] = edges[ne, 0], edges[ne, 1]
+        else:
+            edges[ne, 0], edges[ne, 1] = i, j
+            ne += 1
+    return ne
+
+
+@njit(cache=True)
+def _free_slots(alive, nf):
+    """Face slots a new face may take: the dead ones below nf and those never used."""
+    free = _MAX_FACES - nf
+    for f in range(nf):
+        free += not alive[f]
+    return free
+
+
+@njit(cache=True)
+def _one_loop(edges, ne):
+    """Whether the horizon edges form one closed loop (the removed faces are a disk)."""
+    if ne < 3:
+        return False
+    v = edges[0, 1]
+    for step in range(1, ne + 1):
+        nxt = -1
+        for q in range(ne):
+            if edges[q, 0] == v:
+                if nxt >= 0:
+                    return False  # a vertex the loop passes twice
+                nxt = q
+        if nxt < 0:
+            return False
+        v = edges[nxt, 1]
+        if v == edges[0, 1]:
+            return step == ne
+    return False
 
 
 @njit(cache=True)
@@ -101,6 +151,7 @@ def epa(ka, Ra, pa, sa, va, na, kb, Rb, pb, sb, vb, nb, verts, W, A0, B0, count)
     for fi, (i, j, k) in enumerate(((0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2))):
         alive[fi] = _set_face(V, F, N, fi, i, j, k)
     edges = np.empty((3 * _MAX_FACES, 2), dtype=np.int64)
+    removed = np.empty(_MAX_FACES, dtype=np.int64)
     best = 0
     for _ in range(_MAX_VERTS - 4):
         best = -1
@@ -111,28 +162,31 @@ def epa(ka, Ra, pa, sa, va, na, kb, Rb, pb, sb, vb, nb, verts, W, A0, B0, count)
             return False, 0.0, (0.0, 0.0, 1.0), pa, pb
         n = _row(N, best)
         w, xa, xb = minkowski_support(ka, Ra, pa, sa, kb, Rb, pb, sb, verts, va, na, vb, nb, n, False)
-        if dot(w, n) - N[best, 3] <= _REL_TOL * max(N[best, 3], 1e-300) or count >= _MAX_VERTS or nf + 2 * count > _MAX_FACES:
+        if dot(w, n) - N[best, 3] <= _REL_TOL * max(N[best, 3], 1e-300) or count >= _MAX_VERTS:
+            break
+        ne = 0
+        nr = 0
+        for f in range(nf):  # remove the faces w sees; their unshared edges are the horizon
+            # (a face w is all but on, as on a cylinder's flat cap, stays: seen or not by
+            # round-off, such faces made the horizon no loop)
+            if alive[f] and dot(_row(N, f), sub(w, _row(V, F[f, 0]))) > _VISIBLE * (norm(w) + 1e-300):
+                alive[f] = False
+                removed[nr] = f
+                nr += 1
+                ne = _toggle_edges(F, f, edges, ne)
+        if not _one_loop(edges, ne) or _free_slots(alive, nf) < ne:
+            # round-off made the visible faces no disk (w all but on the face: converged),
+            # or the polytope is full: keep the best face so far
+            for q in range(nr):
+                alive[removed[q]] = True
             break
         count = _push(V, A, B, count, w, xa, xb)
-        ne = 0
-        for f in range(nf):  # remove the faces w sees; their unshared edges are the horizon
-            if alive[f] and dot(_row(N, f), sub(w, _row(V, F[f, 0]))) > 0.0:
-                alive[f] = False
-                for e in range(3):
-                    i, j = F[f, e], F[f, (e + 1) % 3]
-                    twin = -1
-                    for q in range(ne):
-                        if edges[q, 0] == j and edges[q, 1] == i:
-                            twin = q
-                    if twin >= 0:
-                        ne -= 1
-                        edges[twin, 0], edges[twin, 1] = edges[ne, 0], edges[ne, 1]
-                    else:
-                        edges[ne, 0], edges[ne, 1] = i, j
-                        ne += 1
-        for q in range(ne):
-            alive[nf] = _set_face(V, F, N, nf, edges[q, 0], edges[q, 1], count - 1)
-            nf += 1
+        slot = 0
+        for q in range(ne):  # the new faces take the slots of removed ones first
+            while slot < nf and alive[slot]:
+                slot += 1
+            alive[slot] = _set_face(V, F, N, slot, edges[q, 0], edges[q, 1], count - 1)
+            nf = max(nf, slot + 1)
     return _face_result(V, A, B, F, N, best, pa, pb)
 
 
@@ -152,3 +206,11 @@ def _face_result(V, A, B, F, N, f, pa, pb):
     xb = (l0 * B[i, 0] + l1 * B[j, 0] + l2 * B[k, 0], l0 * B[i, 1] + l1 * B[j, 1] + l2 * B[k, 1],
           l0 * B[i, 2] + l1 * B[j, 2] + l2 * B[k, 2])
     return True, N[f, 3], scale(n, -1.0), xa, xb
+
+
+@njit(cache=True)
+def depth_along(ka, Ra, pa, sa, va, na, kb, Rb, pb, sb, vb, nb, verts, n):
+    """How far shape a reaches past shape b along the unit n (from a to b): the depth a
+    translation of b by that much along n undoes (EPA's face distance is a lower bound)."""
+    w, xa, xb = minkowski_support(ka, Ra, pa, sa, kb, Rb, pb, sb, verts, va, na, vb, nb, scale(n, -1.0), False)
+    return -dot(n, w)

@@ -69,7 +69,7 @@ def _ordered_pair(si, sf, verts, poses, s1, s2, margin, cand, cfeat, man, mfeat)
     if t1 == SPHERE and t2 == BOX:
         return sphere_box(p1, z1[0], R2, p2, z2, margin, man, mfeat)
     if t1 == CAPSULE and t2 == BOX:
-        return capsule_box(R1, p1, z1[0], z1[1], R2, p2, z2, margin, man, mfeat)
+        return capsule_box(R1, p1, z1[0], z1[1], R2, p2, z2, margin, verts, man, mfeat)
     if t1 == BOX and t2 == BOX:
         return box_box(R1, p1, z1, R2, p2, z2, margin, cand, cfeat, man, mfeat)
     return convex_convex(t1, R1, p1, z1, si[s1, SI_VADR], si[s1, SI_VNUM],

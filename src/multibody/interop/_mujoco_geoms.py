@@ -1,0 +1,60 @@
+"""Our collision shapes as the geoms of a ``mujoco.MjSpec`` (``mujoco_from_urdf(collisions=m)``),
+so MuJoCo collides exactly our geometry: each shape on the body of its name (``world`` for
+scenery) at its pose, with MuJoCo's size conventions (half sizes), a mesh as a MuJoCo mesh
+of our hull's vertices, and contype, conaffinity, friction (sliding; MuJoCo, as we, takes the
+larger of a pair's) and margin. Body-pair exclusions become ``<exclude>``, and so do a fixed
+base's pairs with its first links (``fixed_base_pairs``: MuJoCo would let them touch). MuJoCo has no
+restitution and no exclusion of single geoms: a restitution other than 0 or an exclusion
+naming a shape is a ValueError naming it.
+"""
+import numpy as np
+
+from ..model.collision_compile import fixed_base_pairs
+from ..spatial import matrix_to_quat
+
+
+def _size(shape):
+    """MuJoCo's geom size (3,) of one of our shapes (half lengths where MuJoCo takes them)."""
+    t = shape.type_name
+    if t in ("capsule", "cylinder"):
+        return [shape.radius, 0.5 * shape.length, 0.0]
+    if t == "plane":
+        return [0.0, 0.0, 1.0]  # 0: infinite (MuJoCo draws it so)
+    return shape.size.tolist()
+
+
+def add_collision_geoms(spec, m):
+    """Add Multibody ``m``'s collision shapes and body exclusions to ``spec`` (its bodies named as
+    ``m``'s); returns the geoms' names, in ``m.collision_shapes``'s order."""
+    import mujoco
+    types = {"sphere": mujoco.mjtGeom.mjGEOM_SPHERE, "capsule": mujoco.mjtGeom.mjGEOM_CAPSULE,
+             "cylinder": mujoco.mjtGeom.mjGEOM_CYLINDER, "box": mujoco.mjtGeom.mjGEOM_BOX,
+             "ellipsoid": mujoco.mjtGeom.mjGEOM_ELLIPSOID, "plane": mujoco.mjtGeom.mjGEOM_PLANE,
+             "mesh": mujoco.mjtGeom.mjGEOM_MESH}
+    shape_names = {s.name for s in m.collision_shapes}
+    names = []
+    for k, s in enumerate(m.collision_shapes):
+        if s.restitution != 0.0:
+            raise ValueError(f"collisions: shape {s.name!r} has restitution {s.restitution:g}, which MuJoCo has not")
+        body = spec.worldbody if s.body is m.world else spec.body(s.body.name)
+        if body is None:
+            raise ValueError(f"collisions: shape {s.name!r}: the MuJoCo model has no body {s.body.name!r}")
+        q = matrix_to_quat(s.pose[:3, :3])  # (x, y, z, w)
+        g = body.add_geom(name=f"collision{k}", type=types[s.shape.type_name], size=_size(s.shape),
+                          pos=s.pose[:3, 3].tolist(), quat=[q[3], q[0], q[1], q[2]], contype=s.contype,
+                          conaffinity=s.conaffinity, margin=s.margin)
+        g.friction = [s.friction, 0.0, 0.0]
+        if s.shape.type_name == "mesh":
+            spec.add_mesh(name=f"collision{k}_hull", uservert=np.ravel(s.shape.vertices).tolist())
+            g.meshname = f"collision{k}_hull"
+        names.append(g.name)
+    for pair in m.collision_excludes:
+        a, b = sorted(pair)
+        for x in (a, b):
+            if x in shape_names and x not in m.body_names + ["world"]:
+                raise ValueError(f"collisions: the exclusion of shape {x!r} has no MuJoCo counterpart "
+                                 f"(MuJoCo excludes pairs of bodies)")
+        spec.add_exclude(bodyname1=a, bodyname2=b)
+    for a, b in fixed_base_pairs(m, m.compiled):  # MuJoCo lets a world-welded base touch its first links
+        spec.add_exclude(bodyname1=a, bodyname2=b)
+    return names
