@@ -32,8 +32,8 @@ from ..kernels.status import (
     CONTACT_ROWS, CONTACT_UNSOLVED, CONTROL_NONFINITE, NEED_CONTROL, NONFINITE_STATE, RUNNING, SINGULAR,
 )
 from ..kernels.variants import variant
-from .contact_step import apply_impulses, contact_jacobian, contact_record, delassus, keep_contacts, \
-    velocity_targets, warm_start
+from .contact_step import apply_impulses, contact_jacobian, contact_record, delassus, drop_immobile, \
+    keep_contacts, velocity_targets, warm_start
 from .kernels import (
     C_BAD, C_CHARTS, C_OUT, C_STAGE, C_STEP, C_WRITTEN, K_STEP, K_T, K_TBAD, K_TOUT, K_TSTAGE,
     O_CONTROL, O_NSTEPS, O_STRIDE, O_WORLDF, _begin_step, _failed, _stop,
@@ -147,6 +147,7 @@ def _make_contact_loop(links, controlled):
                 contact_jacobian(mi, mf, ws, si, ci, cf, nc, J)
                 delassus(J, Minv, m, MJt, W)
                 velocity_targets(J, u, uf, cf, nc, h, vfree, b)
+                drop_immobile(W, nc, vfree, b)
                 warm_start(ci, nc, ci_prev, lam_prev, int(cst[S_NPREV]), lam)
                 for c in range(nc):
                     mu[c] = cf[c, CF_MU]

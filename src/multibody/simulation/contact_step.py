@@ -24,7 +24,7 @@ from numba import njit
 from ..kernels.collision.layout import CF_DIST, CF_N, CF_P, CF_REST, CF_T1, CF_T2, CI_A, CI_B, CI_FEATURE, SI_LINK
 from ..kernels.layout import NU, PARENT, S_COLS, UOFF, W_PW, W_RW
 
-__all__ = ["contact_jacobian", "delassus", "velocity_targets", "warm_start", "apply_impulses",
+__all__ = ["contact_jacobian", "delassus", "velocity_targets", "drop_immobile", "warm_start", "apply_impulses",
            "PENETRATION_RECOVERY", "RESTITUTION_SPEED", "CONTACT_SLOP", "RECOVERY_SPEED"]
 
 #: The fraction of a penetration removed per step (Baumgarte-like, at the velocity level):
@@ -129,6 +129,20 @@ def velocity_targets(J, u, uf, cf, nc, h, vfree, b):
             if -vn > RESTITUTION_SPEED and -vn * h >= dist:
                 bn = min(bn, e * vn)
         b[3 * c] = bn
+
+
+@njit(cache=True)
+def drop_immobile(W, nc, vfree, b):
+    """Contacts whose distance no speed changes (W_nn = 0, or below 1e-8 of the tangential
+    entries: both shapes on links without speeds up to the world, or speeds that only slide
+    them, as a fin on a hinge against its body) take no impulse: their free velocity and
+    target are zeroed, so that lambda = 0 solves them (no impulse could meet a target)."""
+    for c in range(nc):
+        k = 3 * c
+        if not W[k, k] > 1e-8 * (W[k + 1, k + 1] + W[k + 2, k + 2]):
+            for i in range(3):
+                vfree[k + i] = 0.0
+                b[k + i] = 0.0
 
 
 @njit(cache=True)
