@@ -194,7 +194,7 @@ def test_dm_control_suite_matches_mujocos_rk4_without_contacts(monkeypatch, tmp_
         for _ in range(n):
             mujoco.mj_step(mm, md)
         mp = m.mjcf_map
-        res = mb.simulate(m, mp.q_from(mm.qpos0), np.zeros(m.nu), n * dt, dt=dt, limits=False, ctrl=ctrl,
+        res = mb.simulate(m, mp.q_from(mm.qpos0), np.zeros(m.nu), n * dt, dt=dt, limits=False, ctrl=ctrl, contact=False,
                           implicit_damping=False)  # (MuJoCo's RK4 takes the damping explicitly)
         q_mj = mp.q_from(md.qpos)
         err = max(np.abs(res.q[-1] - q_mj).max() / max(1.0, np.abs(q_mj - mp.q_from(mm.qpos0)).max()),
@@ -264,11 +264,12 @@ def test_implicit_damping_keeps_the_xarm7_accurate_at_one_millisecond():
     implicit = JointDynamics(dt=1e-3).parameters(m)["implicit"]
     assert implicit.sum() == 1 and implicit[-1]  # the last wrist joint only
     q0 = m.neutral_q() + 0.3
-    res = mb.simulate(m, q0, np.zeros(7), 2.0, dt=1e-3)
-    ref = mb.simulate(m, q0, np.zeros(7), 2.0, dt=1e-2, integrator="dopri5", rtol=1e-10, atol=1e-12)
+    res = mb.simulate(m, q0, np.zeros(7), 2.0, dt=1e-3, contact=False)
+    ref = mb.simulate(m, q0, np.zeros(7), 2.0, dt=1e-2, integrator="dopri5", rtol=1e-10, atol=1e-12,
+                      contact=False)
     assert np.abs(res.q[-1] - ref.q[-1]).max() < 1e-4
     with pytest.warns(RuntimeWarning, match="damping"), pytest.raises(mb.SimulationError):
-        mb.simulate(m, q0, np.zeros(7), 2.0, dt=1e-3, implicit_damping=False)
+        mb.simulate(m, q0, np.zeros(7), 2.0, dt=1e-3, implicit_damping=False, contact=False)
 
 
 def test_friction_too_stiff_for_the_step_is_warned_by_hinge():
@@ -315,7 +316,7 @@ def test_manipulator_runs_at_mujocos_step_and_never_gains_energy(monkeypatch, tm
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         m = mb.load_mjcf(path)
-    res = mb.simulate(m, m.neutral_q(), np.zeros(m.nu), 5.0, dt=2e-3, limits=False)
+    res = mb.simulate(m, m.neutral_q(), np.zeros(m.nu), 5.0, dt=2e-3, limits=False, contact=False)
     assert res.status == "finished" and np.all(np.isfinite(res.u))
     p = JointDynamics(dt=2e-3).parameters(m)
     spring = 0.5 * np.sum(p["stiffness"] * (res.q[:, p["q"]] - p["reference"]) ** 2, axis=1)

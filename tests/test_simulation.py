@@ -102,7 +102,7 @@ def test_energy_drift_xarm7_swinging_about_its_hanging_pose():
     for integrator, kw in (("rk4", {}), ("dopri5", dict(rtol=1e-10, atol=1e-12))):
         # the hanging pose lies beyond joint 2's URDF limit: the unconstrained dynamics here
         # (and without the URDF's joint damping and friction: a conservative system)
-        res = simulate(m, q0, np.zeros(7), 10.0, dt=1e-3, integrator=integrator, limits=False,
+        res = simulate(m, q0, np.zeros(7), 10.0, dt=1e-3, integrator=integrator, limits=False, contact=False,
                        joint_dynamics=False, **kw)
         E = energy(m, res)
         assert np.abs(res.u).max() > 5.0  # it really moves
@@ -369,7 +369,8 @@ def test_blow_up_is_reported_as_such_not_as_a_singular_inertia():
         tau_out[:] = -100.0 * (q - q_ref) - 30.0 * u
 
     with pytest.raises(SimulationError) as ei:
-        simulate(m, q_ref + 0.1, np.zeros(m.nu), 1.0, dt=1e-3, control=pd, efforts=False)  # (unclamped)
+        simulate(m, q_ref + 0.1, np.zeros(m.nu), 1.0, dt=1e-3, control=pd, efforts=False,
+                 contact=False)  # (unclamped; not about contact)
     text = str(ei.value)
     assert "singular" not in text
     assert re.search(r"blew up at t = 0\.00\d+ s: u\[\d\] \(hinge 'panda_\w+'\) grew to [-\d.e+]+ [a-z/]+", text), text

@@ -28,7 +28,9 @@ CONTROL_NONFINITE = 14  # the control returned a non-finite joint force
 BAD_QUATERNION = 15  # the first state argument (q) holds a quaternion whose norm is not 1 (1e-6)
 MODAL = 16           # a rigid kernel was called for a model with modal (flexible) bodies (c.kernels has their own)
 OVERFLOW = 17        # finite arguments gave a non-finite result: they are too large (1e200)
-BLOW_UP = 18         # a run reached its end with a finite but huge state (simulation.failures' bounds)
+CONTACT_UNSOLVED = 18  # the contact solver stopped above its tolerance (the residual is kept)
+CONTACT_ROWS = 19    # more contacts than the rows given: the caller gives more and goes on
+BLOW_UP = 20         # a run reached its end with a finite but huge state (simulation.failures' bounds)
 
 
 class Status(IntEnum):
@@ -52,6 +54,8 @@ class Status(IntEnum):
     CONTROL_NONFINITE = CONTROL_NONFINITE
     MODAL = MODAL
     OVERFLOW = OVERFLOW
+    CONTACT_UNSOLVED = CONTACT_UNSOLVED
+    CONTACT_ROWS = CONTACT_ROWS
     BLOW_UP = BLOW_UP
 
     @property

@@ -66,6 +66,11 @@ def failure(integ, st):
         return SimulationError(f"the control returned a non-finite joint force at t = {t:.6g} s: "
                                f"tau[{b}] = {integ._ctl[0][b]} ({coordinate_owner(c, 'u', b)}); last "
                                f"finite state kept at t = {integ.t:.6g} s", t)
+    if st is Status.CONTACT_UNSOLVED:
+        return SimulationError(f"the contact solver did not converge at t = {t:.6g} s: natural-map residual "
+                               f"{integ.contact_residual:.3g} after {int(integ.cst[1])} sweeps (contact_tol "
+                               f"{integ.copt[0]:.3g}); last state kept at t = {integ.t:.6g} s; a smaller dt, "
+                               f"a looser contact_tol or more max_sweeps may help", t)
     if st is Status.SINGULAR:
         blown = blow_up(integ, t)
         if blown is not None:

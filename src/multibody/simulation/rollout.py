@@ -11,7 +11,9 @@ from . import kernels as K
 from . import rollout_kernels as R
 from .failures import first_blown_row
 from .forces import limit_model
+from .contact_rollout import contact_rollout, refuse_contact_options
 from .integrators import RungeKuttaIntegrator
+from .moreau import contact_integrator
 from .run_inputs import RunInputs
 from .stages import normalize_quaternions
 
@@ -55,9 +57,9 @@ def _stacked(x, shape, name):
     return x
 
 
-def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=None, forces=(),
+def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None, forces=(),
             save_every=1, lie_group=False, limits=True, progress=True, control_period=None, joint_dynamics=True,
-            efforts=True, ctrl=None, implicit_damping="auto"):
+            efforts=True, ctrl=None, implicit_damping="auto", contact=True):
     """Simulate B initial states from t = 0 to ``t_final`` in one compiled call across cores.
 
     Q0 (B, nq), U0 (B, nu): initial states (charts of the calling thread's default Data;
@@ -86,8 +88,12 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
     ``control_period`` [s]: sampled control as in ``simulate``: ``control`` is called only at
     t = 0, T, 2T, ... (< t_final) with the samples' states there and TAU_out is held until the
     next sample (a multiple of the output interval dt * save_every; not with a (B, N, nu) tau).
+    ``contact``, ``integrator=None``: as in ``simulate`` (a model with collision shapes steps
+    with "moreau": its samples then run one after the other, ``contact_rollout``; no control
+    callback or (B, N, nu) tau there yet); contact=False ignores the shapes.
     """
     c = m.compiled
+    integrator = contact_integrator(m, integrator, contact)
     Q0 = np.atleast_2d(real_array(Q0, "Q0"))
     B = Q0.shape[0]
     Q0 = _stacked(Q0, (B, c.nq), "Q0")
@@ -97,6 +103,7 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
         raise ValueError(f"t_final must be a positive time, got {t_final!r}")
     if not (np.isfinite(dt) and dt > 0):
         raise ValueError(f"dt must be a positive step, got {dt!r}")
+    moreau = integrator == "moreau"
     if integrator == "munthe_kaas":
         integrator, lie_group = "rk4", True
     # one integrator as the template of every sample's options and packed force models
@@ -105,7 +112,8 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
                        joint_dynamics=joint_dynamics, efforts=efforts, dt=dt, ctrl_function_ok=False,
                        implicit_damping=implicit_damping)
     control = inputs.control
-    tpl = RungeKuttaIntegrator(m, Q0[0], U0[0], tableau=integrator, adaptive=False, lie_group=lie_group,
+    tpl = RungeKuttaIntegrator(m, Q0[0], U0[0], tableau="euler" if moreau else integrator, adaptive=False,
+                               lie_group=lie_group,
                                forces=inputs.forces)
     inputs.attach(tpl)
     if tpl.control is not None:  # modal bodies with link forces or constraints (flex_stage_forces)
@@ -124,6 +132,11 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator="rk4", tau=None, control=Non
 
     if control is not None and not callable(control):
         raise TypeError(f"control must be callable as control(t, Q, U, TAU_out), got {type(control).__name__}")
+    if moreau:
+        refuse_contact_options(control, segmented, lie_group)
+        result = RolloutResult(*contact_rollout(m, Q0, U0, t_final, dt, tau, int(save_every), inputs))
+        result.clamped = inputs.report()
+        return result
     rows_per_sample = _rows_per_sample(control_period, control, dt * save_every, segmented)
     sampled = control if rows_per_sample else None
     if rows_per_sample:  # sampled: the loop takes the held forces as its tau, no pause per stage

@@ -10,15 +10,16 @@ from .failures import SimulationTerminated, blow_up
 from .forces import limit_model, warn_outside_limits
 from .run_inputs import RunInputs
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError
+from .moreau import MoreauIntegrator, contact_integrator
 from .run_signals import RunSignals
 from .segments import SegmentedRun
-from .sinks import ExpandingStorage, OdeResultsSink, RingBufferStorage
+from .sinks import ExpandingStorage, GuardedOutputs, RingBufferStorage
 from .tableaus import ButcherTableau, get_tableau
 
 __all__ = ["simulate", "SimulationResult", "INTEGRATORS", "ModelView"]
 
 #: integrator names ``simulate`` accepts.
-INTEGRATORS = ("euler", "midpoint", "heun", "rk4", "rk38", "bs32", "dopri5", "munthe_kaas")
+INTEGRATORS = ("euler", "midpoint", "heun", "rk4", "rk38", "bs32", "dopri5", "munthe_kaas", "moreau")
 
 
 class ModelView:
@@ -50,9 +51,9 @@ def _simulated_time(bar):
     return lambda t, t_final: bar.update(t / t_final, f"{100 * t / t_final:5.1f}%  t = {t:.4g} s")
 
 
-def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rtol=1e-8, atol=1e-10,
-             tableau=None, tau=None, forces=(), stabilization_gains="default", project_every=None, save_every=1,
-             h_min=None, h_max=math.inf, output=None, progress=False, output_every=None,
+def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, contact=True, contact_output=False,
+             rtol=1e-8, atol=1e-10, tableau=None, tau=None, forces=(), stabilization_gains="default",
+             project_every=None, save_every=1, h_min=None, h_max=math.inf, output=None, progress=False, output_every=None,
              keep_in_memory=True, limits=True, control_period=None, events=(), event_tol=1e-12,
              joint_dynamics=True, efforts=True, ctrl=None, implicit_damping="auto"):
     """Integrate the dynamics of ``m`` from (q0, u0) at t = 0 to ``t_final``.
@@ -69,14 +70,24 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
         End time [s] (> 0).
     dt : float
         Step size [s]; for the adaptive integrators ("dopri5", "bs32") the output interval.
-    integrator : str or ButcherTableau
-        "rk4" (default), "euler", "midpoint", "heun", "rk38" ("3/8"), "bs32", "dopri5",
-        "munthe_kaas" (Lie-group RK, RK4 tableau unless ``tableau=``), or a tableau.
+    integrator : None, str or ButcherTableau
+        None (default): "moreau" where contacts are on, else "rk4"; "moreau" (Moreau-Jean
+        time stepping with hard frictional contact, fixed steps: ``simulation.moreau``),
+        "euler", "midpoint", "heun", "rk4", "rk38" ("3/8"), "bs32", "dopri5", "munthe_kaas"
+        (Lie-group RK, RK4 tableau unless ``tableau=``), or a tableau. A Runge-Kutta method
+        with contacts on is refused (ValueError): contact impulses are velocity jumps.
     control : callable, optional
         ``control(t, q, u, tau_out)`` writing the joint forces tau_out (nu,) in place (it
         holds ``tau`` when called); called at every Runge-Kutta stage (the compiled loop
         pauses for it), unless ``control_period`` is given. With ``events``, also at the
         stages of the trial steps that locate an event: let it depend on (t, q, u) only.
+    contact : bool
+        True (default): a model with collision shapes (``m.compiled.contact``) touches:
+        its shapes' contacts with Coulomb friction act (integrator "moreau"); False: they
+        are ignored. The control is called once per step (at its start) with "moreau".
+    contact_output : bool
+        Keep the contacts of every stored sample in ``result.contacts`` (a
+        ``simulation.moreau.ContactRecords``: shape pairs, world points, normals, forces).
     rtol, atol : float
         Tolerances of the adaptive integrators.
     tableau : str or ButcherTableau, optional
@@ -211,9 +222,12 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
         check_output_path(output, "output")
     elif not keep_in_memory:
         raise ValueError("keep_in_memory=False needs output= (a file to stream the samples to)")
-    tab, lie = _resolve(integrator, tableau)
-    cls = MuntheKaasIntegrator if lie else RungeKuttaIntegrator
     c = m.compiled
+    integrator = contact_integrator(m, integrator, contact)
+    moreau = integrator == "moreau"
+    tab, lie = _resolve("euler" if moreau else integrator, tableau)
+    cls = MoreauIntegrator if moreau else MuntheKaasIntegrator if lie else RungeKuttaIntegrator
+    more = dict(contact_output=contact_output) if moreau else {}
     store = ExpandingStorage(c.nq, c.nu, capacity=1) if keep_in_memory else RingBufferStorage(c.nq, c.nu, 1)
     lim = limit_model(m, limits, None if tab.is_embedded else dt_f)
     inputs = RunInputs(m, control, tuple(forces or ()) + (() if lim is None else (lim,)), ctrl=ctrl,
@@ -224,7 +238,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     def make(q, u, t0):  # the run's integrator (made anew when an event's action changes the model)
         new = cls(m, q, u, tableau=tab, sink=store, control=None if sampled else inputs.control, tau=tau,
                   forces=inputs.forces, t0=t0, rtol=rtol, atol=atol, h_min=h_min, h_max=h_max,
-                  stabilization_gains=stabilization_gains)
+                  stabilization_gains=stabilization_gains, **more)
         inputs.attach(new)
         return new
     integ = make(q0, u0, 0.0)
@@ -251,7 +265,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
     labels = coordinate_labels(m)
     writer = None if output is None else ResultWriter(output, c.nq, c.nu, labels)
     signals = RunSignals()
-    integ.sink = _Outputs(store, writer, signals)
+    integ.sink = GuardedOutputs(store, writer, signals)
     bar = ProgressBar(after=1.0) if progress else None
     wall0 = time.perf_counter()
     with signals:  # installed until the file is finished
@@ -263,11 +277,12 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator="rk4", control=None, *, rto
         late = signals.late(err)  # a signal while the file was being finished
         if late is not err:
             message, err = f"{message or 'finished'}; then {type(late).__name__} (a signal)", late
-    name = ("munthe_kaas/" if lie else "") + tab.name
+    name = "moreau" if moreau else ("munthe_kaas/" if lie else "") + tab.name
     res = SimulationResult(store.t.copy(), store.q.copy(), store.u.copy(), status, message,
                            integ.n_steps, integ.n_rejected, time.perf_counter() - wall0, name,
                            integ.n_chart_resets, labels=labels, events=getattr(integ, "records", ()))
     res.clamped = inputs.report()
+    res.contacts = getattr(integ, "contact_records", None) if moreau else None
     if lim is None and limits is not True:
         warn_outside_limits(m, res.t, res.q)
     if err is not None:
@@ -370,27 +385,3 @@ def _output_stride(output_every, save_every, dt, t_final, adaptive):
     if abs(k * dt - every) > 1e-9 * every:
         raise ValueError(f"output_every ({every} s) must be a multiple of dt ({dt} s)")
     return k, dt
-
-
-class _Outputs(OdeResultsSink):
-    """The sink of a ``simulate`` run: each sample goes to memory, then to the results file
-    (``writer``, if any), in a section no signal splits (``RunSignals.deferred``)."""
-
-    def __init__(self, store, writer, signals):
-        self.sinks = (store,) if writer is None else (store, writer)
-        self.signals = signals
-
-    def initialize(self, t, q, u):
-        with self.signals.deferred():
-            for s in self.sinks:
-                s.initialize(t, q, u)
-
-    def process(self, t, q, u):
-        with self.signals.deferred():
-            for s in self.sinks:
-                s.process(t, q, u)
-
-    def process_block(self, T, Q, U):
-        with self.signals.deferred():
-            for s in self.sinks:
-                s.process_block(T, Q, U)

@@ -142,3 +142,27 @@ class RingBufferStorage(OdeResultsSink):
     @property
     def u(self):
         return self._ordered(self._U)
+
+
+class GuardedOutputs(OdeResultsSink):
+    """The sink of a ``simulate`` run: each sample goes to memory, then to the results file
+    (``writer``, if any), in a section no signal splits (``RunSignals.deferred``)."""
+
+    def __init__(self, store, writer, signals):
+        self.sinks = (store,) if writer is None else (store, writer)
+        self.signals = signals
+
+    def initialize(self, t, q, u):
+        with self.signals.deferred():
+            for s in self.sinks:
+                s.initialize(t, q, u)
+
+    def process(self, t, q, u):
+        with self.signals.deferred():
+            for s in self.sinks:
+                s.process(t, q, u)
+
+    def process_block(self, T, Q, U):
+        with self.signals.deferred():
+            for s in self.sinks:
+                s.process_block(T, Q, U)

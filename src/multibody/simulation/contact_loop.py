@@ -1,0 +1,213 @@
+"""The compiled Moreau-Jean stepping loop with hard frictional contact (issue 21).
+
+Fixed steps h; per step, from (q, u) at time t:
+
+1. the free motion u_f = u + h udot(q, u, tau, forces): the RK loop's stage rates
+   (``stages.stage_rates``) at the step's start;
+2. contacts at q (``kernels/collision/detect``), their rows J (``contact_step``), M^-1
+   (``kernels/inverse_mass_matrix``), the Delassus matrix W = J M^-1 J^T and the targets b;
+3. the impulses lambda of the Coulomb problem (``kernels/contact_solver``), warm-started
+   from the last step's contacts of the same shapes and feature;
+4. u+ = u_f + M^-1 J^T lambda and q+ = q (+) h (u + u+)/2 (the midpoint speed: a body
+   that slides at constant deceleration moves by the trapezoid rule, exact for it), then
+   quaternions re-normalised and charts re-centred as in the RK loop.
+
+It shares the RK loop's counters, clock and options (``kernels.py``: ``_begin_step``,
+C_*, K_*, O_*, F_*), its Python control hand-over (once per step, at its start: the
+control sees the step's (t, q, u)) and its sample storage. A solve that ends above its
+tolerance stops the run with CONTACT_UNSOLVED (the residual in cst[S_RESIDUAL]); more
+contacts than the rows given stop it with CONTACT_ROWS before the step changes anything
+(cst[S_NEEDED]: how many), for the caller to give more rows and go on.
+"""
+import numpy as np
+
+from ..kernels.collision.detect import detect
+from ..kernels.collision.layout import CF_COLS, CF_MU, CI_COLS
+from ..kernels.common import constraint_table, data_start, first_nonfinite, frame_table, link_rows, ragged
+from ..kernels.contact_solver import solve_contacts
+from ..kernels.coordinates import integrate_q
+from ..kernels.inverse_mass_matrix import minv_core, work_shape
+from ..kernels.joint_transform import forward_kinematics_pass
+from ..kernels.status import (
+    CONTACT_ROWS, CONTACT_UNSOLVED, CONTROL_NONFINITE, NEED_CONTROL, NONFINITE_STATE, RUNNING, SINGULAR,
+)
+from ..kernels.variants import variant
+from .contact_step import apply_impulses, contact_jacobian, contact_record, delassus, drop_immobile, \
+    keep_contacts, velocity_targets, warm_start
+from .kernels import (
+    C_BAD, C_CHARTS, C_OUT, C_STAGE, C_STEP, C_WRITTEN, K_STEP, K_T, K_TBAD, K_TOUT, K_TSTAGE,
+    O_CONTROL, O_NSTEPS, O_STRIDE, O_WORLDF, _begin_step, _failed, _stop,
+)
+from .lie import to_start_charts
+from .stages import after_step, control_inputs, first_bad, stage_rates
+
+__all__ = ["contact_entry_point", "allocate_contact_work", "RECORD_COLS"]
+
+# --- contact options (float64 array copt)
+P_TOL = 0        # the solver's tolerance on the natural-map residual
+P_SWEEPS = 1     # the solver's most sweeps per step
+N_COPT = 2
+
+# --- contact state (float64 array cst)
+S_RESIDUAL = 0   # the last solve's residual (CONTACT_UNSOLVED: the failed one's)
+S_SWEEPS = 1     # the last solve's sweeps
+S_NPREV = 2      # contacts of the last step (the warm start's rows)
+S_NEEDED = 3     # CONTACT_ROWS: the contacts found
+S_WORST = 4      # the largest residual of the run's solves
+S_MOST = 5       # the most contacts of a step in the run
+N_CST = 6
+
+#: Columns of a contact record (``contact_step.contact_record``): a, b, p (3), n (3), f (3).
+RECORD_COLS = 11
+
+
+def allocate_contact_work(nq, nu, n_links, maxc):
+    """The arrays of a contact run with room for ``maxc`` contacts: (cw, cst).
+
+    cw = (ci, cf, ci_prev, lam_prev, J, MJt, W, vfree, b, lam, v, mu, comp, Minv, Mwork,
+    uf, umid, kq, ku, tau, q1, u1, rec) (``contact_loop`` reads them in this order)."""
+    m = 3 * max(maxc, 1)
+    cw = (np.zeros((max(maxc, 1), CI_COLS), dtype=np.int64), np.zeros((max(maxc, 1), CF_COLS)),
+          np.zeros((max(maxc, 1), CI_COLS), dtype=np.int64), np.zeros(m), np.zeros((m, max(nu, 1))),
+          np.zeros((max(nu, 1), m)), np.zeros((m, m)), np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m),
+          np.zeros(m // 3), np.zeros(m // 3), np.zeros((nu, nu)), np.zeros(work_shape(n_links, nu)),
+          np.zeros(nu), np.zeros(nu), np.zeros(nq), np.zeros(nu), np.zeros(nu), np.zeros(nq), np.zeros(nu),
+          np.zeros((max(maxc, 1), RECORD_COLS)))
+    return cw, np.zeros(N_CST)
+
+
+def _make_contact_loop(links, controlled):
+    """The contact loop (module docstring) with two constants: ``links`` (link-level force
+    models) and ``controlled`` (a Python control, as iopt[O_CONTROL] says). Classic
+    coordinates (quaternions re-normalised), trees (no TA), rigid bodies."""
+
+    @variant(f"run_moreau_links{int(links)}_controlled{int(controlled)}")
+    def run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt, max_angles, chart0, q, u, clk, ctr, ctl, T, Q, U,
+            cm, dwork, cw, copt, cst, R, NR):
+        n = mi.shape[0]
+        d0 = data_start(dbuf, n)
+        ws = link_rows(dbuf, d0, n)
+        z = ragged(dbuf, d0, n)
+        fr = frame_table(dbuf, n)
+        cr = constraint_table(dbuf, n)
+        si, sf, verts, allow = cm
+        ci, cf, ci_prev, lam_prev, J, MJt, W, vfree, b, lam, v, mu, comp, Minv, Mwork, uf, umid, kq, ku, tau, \
+            q1, u1, rec = cw
+        tauc, qview, uview = ctl
+        nq = q.shape[0]
+        nu = u.shape[0]
+        control = 0
+        if controlled:
+            control = iopt[O_CONTROL]
+        worldf = iopt[O_WORLDF]
+        nrow = T.shape[0]
+        records = R.shape[0] > 0
+        while True:
+            if ctr[C_STAGE] < 0:
+                st = _begin_step(0, iopt, fopt, clk, ctr, nrow)
+                if st != RUNNING:
+                    return _stop(ctr, st)
+            t = clk[K_T]
+            h = clk[K_STEP]
+            src = tau0
+            if controlled and control:
+                if ctr[C_STAGE] != 0:
+                    control_inputs(mi, ws, 0, chart0, q, u, tau0, qview, uview, tauc)
+                    clk[K_TSTAGE] = t
+                    ctr[C_STAGE] = 0
+                    return _stop(ctr, NEED_CONTROL)
+                ctr[C_STAGE] = -1
+                bad = first_nonfinite(tauc)
+                if bad >= 0:
+                    ctr[C_BAD] = bad
+                    clk[K_TBAD] = t
+                    return _stop(ctr, CONTROL_NONFINITE)
+                src = tauc
+            # 1. the free motion
+            if not stage_rates(mi, mf, ws, z, 0, 0, links, 0, fr, cr, None, worldf, fmi, fmf, t, q, u, umid, src,
+                               tau, kq, ku):
+                clk[K_TBAD] = t
+                return _failed(ctr, q, u, SINGULAR)
+            for i in range(nu):
+                uf[i] = u[i] + h * ku[i]
+            # 2. contacts, their rows and the Delassus matrix
+            if not minv_core(mi, mf, ws, z, q, Mwork, Minv):
+                clk[K_TBAD] = t
+                return _failed(ctr, q, u, SINGULAR)
+            forward_kinematics_pass(mi, mf, ws, q)
+            nc = detect(si, sf, verts, allow, ws, dwork, ci, cf)
+            if nc < 0:
+                cst[S_NEEDED] = -nc
+                ctr[C_STAGE] = -1
+                return _stop(ctr, CONTACT_ROWS)
+            m = 3 * nc
+            for i in range(nu):
+                u1[i] = uf[i]
+            if nc > 0:
+                contact_jacobian(mi, mf, ws, si, ci, cf, nc, J)
+                delassus(J, Minv, m, MJt, W)
+                velocity_targets(J, u, uf, cf, nc, h, vfree, b)
+                drop_immobile(W, nc, vfree, b)
+                warm_start(ci, nc, ci_prev, lam_prev, int(cst[S_NPREV]), lam)
+                for c in range(nc):
+                    mu[c] = cf[c, CF_MU]
+                    comp[c] = 0.0
+                # 3. the impulses
+                res, sweeps = solve_contacts(W[:m, :m], vfree[:m], b[:m], mu[:nc], comp[:nc], lam[:m], v[:m],
+                                             int(copt[P_SWEEPS]), copt[P_TOL])
+                cst[S_RESIDUAL] = res
+                cst[S_SWEEPS] = sweeps
+                if not res <= copt[P_TOL]:
+                    clk[K_TBAD] = t
+                    ctr[C_STAGE] = -1
+                    return _stop(ctr, CONTACT_UNSOLVED)
+                cst[S_WORST] = max(cst[S_WORST], res)
+                cst[S_MOST] = max(cst[S_MOST], nc)
+                apply_impulses(MJt, lam, m, uf, u1)
+            cst[S_NPREV] = keep_contacts(ci, lam, nc, ci_prev, lam_prev)
+            # 4. the new state
+            for i in range(nu):
+                umid[i] = 0.5 * (u[i] + u1[i])
+            integrate_q(mi, ws, q, umid, h, q1)
+            t_end = clk[K_TOUT]
+            bad = first_bad(q1, u1)
+            if bad >= 0:
+                ctr[C_BAD] = bad
+                clk[K_TBAD] = t_end
+                return _stop(ctr, NONFINITE_STATE)
+            ctr[C_CHARTS] += after_step(mi, ws, 0, 0, max_angles, q1)
+            for i in range(nq):
+                q[i] = q1[i]
+            for i in range(nu):
+                u[i] = u1[i]
+            clk[K_T] = t_end
+            ctr[C_STEP] += 1
+            if ctr[C_STEP] % iopt[O_STRIDE] == 0 or ctr[C_STEP] == iopt[O_NSTEPS]:
+                ctr[C_OUT] += 1
+                w = ctr[C_WRITTEN]
+                T[w] = clk[K_T]
+                to_start_charts(mi, ws, chart0, q, Q[w])
+                for i in range(nu):
+                    U[w, i] = u[i]
+                if records:  # the contacts of the step that ends on the sample
+                    NR[w] = contact_record(ci, cf, lam, min(nc, R.shape[1]), h, R[w])
+                ctr[C_WRITTEN] = w + 1
+
+    return run
+
+
+_LOOPS = {}
+
+
+def contact_entry_point(links=True, control=True):
+    """The compiled contact loop ``run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt, max_angles,
+    chart0, q, u, clk, ctr, ctl, T, Q, U, cm, dwork, cw, copt, cst, R, NR)`` (module
+    docstring): cm = (si, sf, verts, allow) of ``m.compiled.contact``, dwork detection's
+    work, cw and cst from ``allocate_contact_work``, copt the solver's options (P_*), R
+    (rows, maxc, RECORD_COLS) and NR (rows,) the contact records per sample (R with no
+    rows: none kept). Made (and compiled or loaded from the cache) on first use."""
+    key = (int(bool(links)), int(bool(control)))
+    run = _LOOPS.get(key)
+    if run is None:
+        run = _LOOPS.setdefault(key, _make_contact_loop(*key))
+    return run

@@ -1,0 +1,198 @@
+"""The pieces of one Moreau-Jean contact step (issue 21), compiled, inlined into the contact
+stepping loop (``contact_loop.py``).
+
+With nc contacts from ``kernels/collision/detect`` (rows ci, cf), the relative velocity of
+contact c, in its frame (n, t1, t2), is the velocity of b's material point at the contact
+point minus a's: rows 3c..3c+2 of J (3 nc, nu), ``contact_jacobian``. The Delassus matrix
+is W = J M^-1 J^T (``delassus``), the free relative velocity J u_f, and the impulses lambda
+(``kernels/contact_solver``) change the speeds by M^-1 J^T lambda (``apply_impulses``).
+
+Normal targets b_n (``velocity_targets``): the contact is to satisfy v_n+ + b_n >= 0.
+* A contact found within the margin (dist > 0) may approach up to the surface in the step:
+  b_n = (dist - CONTACT_SLOP) / h (no tunnelling, no early stop).
+* A penetration (dist < 0) is pushed out gently: b_n = PENETRATION_RECOVERY (dist + CONTACT_SLOP) / h,
+  at most RECOVERY_SPEED (the push is a real speed: a deep start must not launch the body).
+* Distances within CONTACT_SLOP of zero are touching: b_n = 0. Positions far from the
+  origin carry the rounding of their size (1e5 m: 1.5e-11 m), so the corners of a face resting
+  on a plane get distances that differ by that much; their targets must be equal, or the
+  rigid face cannot meet them all (W is singular there) and the solve only creeps.
+* Restitution e: v_n+ >= -e v_n- where the approach speed -v_n- (at the step's start)
+  exceeds RESTITUTION_SPEED and the surfaces meet within the step.
+"""
+from numba import njit
+
+from ..kernels.collision.layout import CF_DIST, CF_N, CF_P, CF_REST, CF_T1, CF_T2, CI_A, CI_B, CI_FEATURE, SI_LINK
+from ..kernels.layout import NU, PARENT, S_COLS, UOFF, W_PW, W_RW
+
+__all__ = ["contact_jacobian", "delassus", "velocity_targets", "drop_immobile", "warm_start", "apply_impulses",
+           "PENETRATION_RECOVERY", "RESTITUTION_SPEED", "CONTACT_SLOP", "RECOVERY_SPEED"]
+
+#: The fraction of a penetration removed per step (Baumgarte-like, at the velocity level):
+#: 0.2 recovers 1 - 0.8^k of it in k steps without a visible pop.
+PENETRATION_RECOVERY = 0.2
+#: [m/s] The fastest push out of a penetration (a 1 cm one takes about 0.1 s; the body
+#: then rises RECOVERY_SPEED^2 / (2 g) = 0.5 mm above rest at most).
+RECOVERY_SPEED = 0.1
+#: [m/s] Approach speeds below this do not bounce (a resting contact's numerical jitter).
+RESTITUTION_SPEED = 1e-2
+#: [m] Distances within this of zero count as touching (module docstring).
+CONTACT_SLOP = 1e-9
+
+
+@njit(cache=True, inline="always")
+def _point_rows(mi, mf, ws, link, sign, cf, c, J):
+    """Add sign x (the velocity of the point cf[c, CF_P] fixed on ``link``, projected on the
+    contact's n, t1, t2) to rows 3c..3c+2 of J, over the link's ancestors' speeds."""
+    p0 = cf[c, CF_P]
+    p1 = cf[c, CF_P + 1]
+    p2 = cf[c, CF_P + 2]
+    i = link
+    while i >= 0:
+        e0 = p0 - ws[i, W_PW]  # lever arm from link i's origin to the point (world axes)
+        e1 = p1 - ws[i, W_PW + 1]
+        e2 = p2 - ws[i, W_PW + 2]
+        u0 = mi[i, UOFF]
+        for k in range(mi[i, NU]):
+            s = S_COLS + 6 * k
+            w0 = ws[i, W_RW] * mf[i, s] + ws[i, W_RW + 1] * mf[i, s + 1] + ws[i, W_RW + 2] * mf[i, s + 2]
+            w1 = ws[i, W_RW + 3] * mf[i, s] + ws[i, W_RW + 4] * mf[i, s + 1] + ws[i, W_RW + 5] * mf[i, s + 2]
+            w2 = ws[i, W_RW + 6] * mf[i, s] + ws[i, W_RW + 7] * mf[i, s + 1] + ws[i, W_RW + 8] * mf[i, s + 2]
+            v0 = ws[i, W_RW] * mf[i, s + 3] + ws[i, W_RW + 1] * mf[i, s + 4] + ws[i, W_RW + 2] * mf[i, s + 5]
+            v1 = ws[i, W_RW + 3] * mf[i, s + 3] + ws[i, W_RW + 4] * mf[i, s + 4] + ws[i, W_RW + 5] * mf[i, s + 5]
+            v2 = ws[i, W_RW + 6] * mf[i, s + 3] + ws[i, W_RW + 7] * mf[i, s + 4] + ws[i, W_RW + 8] * mf[i, s + 5]
+            # the point's velocity per unit speed: v + w x e
+            c0 = v0 + w1 * e2 - w2 * e1
+            c1 = v1 + w2 * e0 - w0 * e2
+            c2 = v2 + w0 * e1 - w1 * e0
+            for r in range(3):
+                col = CF_N if r == 0 else (CF_T1 if r == 1 else CF_T2)
+                J[3 * c + r, u0 + k] += sign * (cf[c, col] * c0 + cf[c, col + 1] * c1 + cf[c, col + 2] * c2)
+        i = mi[i, PARENT]
+
+
+@njit(cache=True)
+def contact_jacobian(mi, mf, ws, si, ci, cf, nc, J):
+    """J[:3 nc] (3 nc, nu): per contact c, the rows (n, t1, t2) of the velocity of shape b's
+    point minus shape a's at the contact point, from the link placements in ws (W_RW, W_PW).
+    A shape on the world (link -1) adds nothing."""
+    nu = J.shape[1]
+    for r in range(3 * nc):
+        for k in range(nu):
+            J[r, k] = 0.0
+    for c in range(nc):
+        _point_rows(mi, mf, ws, si[ci[c, CI_A], SI_LINK], -1.0, cf, c, J)
+        _point_rows(mi, mf, ws, si[ci[c, CI_B], SI_LINK], 1.0, cf, c, J)
+
+
+@njit(cache=True)
+def delassus(J, Minv, m, MJt, W):
+    """MJt[:, :m] = M^-1 J[:m]^T (nu, m) and W[:m, :m] = J M^-1 J^T (m = 3 nc rows of J)."""
+    nu = Minv.shape[0]
+    for a in range(nu):
+        for r in range(m):
+            s = 0.0
+            for k in range(nu):
+                s += Minv[a, k] * J[r, k]
+            MJt[a, r] = s
+    for r in range(m):
+        for c in range(r, m):
+            s = 0.0
+            for k in range(nu):
+                s += J[r, k] * MJt[k, c]
+            W[r, c] = s
+            W[c, r] = s
+
+
+@njit(cache=True)
+def velocity_targets(J, u, uf, cf, nc, h, vfree, b):
+    """vfree[:3 nc] = J u_f and the targets b[:3 nc] (module docstring), from J, the speeds u
+    at the step's start (the approach speed) and u_f."""
+    nu = u.shape[0]
+    for r in range(3 * nc):
+        s = 0.0
+        for k in range(nu):
+            s += J[r, k] * uf[k]
+        vfree[r] = s
+        b[r] = 0.0
+    for c in range(nc):
+        dist = cf[c, CF_DIST]
+        bn = 0.0
+        if dist > CONTACT_SLOP:
+            bn = (dist - CONTACT_SLOP) / h
+        elif dist < -CONTACT_SLOP:
+            bn = max(PENETRATION_RECOVERY * (dist + CONTACT_SLOP) / h, -RECOVERY_SPEED)
+        e = cf[c, CF_REST]
+        if e > 0.0:
+            vn = 0.0
+            for k in range(nu):
+                vn += J[3 * c, k] * u[k]
+            if -vn > RESTITUTION_SPEED and -vn * h >= dist:
+                bn = min(bn, e * vn)
+        b[3 * c] = bn
+
+
+@njit(cache=True)
+def drop_immobile(W, nc, vfree, b):
+    """Contacts whose distance no speed changes (W_nn = 0, or below 1e-8 of the tangential
+    entries: both shapes on links without speeds up to the world, or speeds that only slide
+    them, as a fin on a hinge against its body) take no impulse: their free velocity and
+    target are zeroed, so that lambda = 0 solves them (no impulse could meet a target)."""
+    for c in range(nc):
+        k = 3 * c
+        if not W[k, k] > 1e-8 * (W[k + 1, k + 1] + W[k + 2, k + 2]):
+            for i in range(3):
+                vfree[k + i] = 0.0
+                b[k + i] = 0.0
+
+
+@njit(cache=True)
+def warm_start(ci, nc, ci_prev, lam_prev, nprev, lam):
+    """lam[:3 nc]: each contact's impulse of the last step where a contact of the same shapes
+    and feature was (zero for a new one)."""
+    for c in range(nc):
+        lam[3 * c] = 0.0
+        lam[3 * c + 1] = 0.0
+        lam[3 * c + 2] = 0.0
+        for p in range(nprev):
+            if (ci_prev[p, CI_A] == ci[c, CI_A] and ci_prev[p, CI_B] == ci[c, CI_B]
+                    and ci_prev[p, CI_FEATURE] == ci[c, CI_FEATURE]):
+                lam[3 * c] = lam_prev[3 * p]
+                lam[3 * c + 1] = lam_prev[3 * p + 1]
+                lam[3 * c + 2] = lam_prev[3 * p + 2]
+                break
+
+
+@njit(cache=True)
+def apply_impulses(MJt, lam, m, uf, u1):
+    """u1 = u_f + M^-1 J^T lam (MJt from ``delassus``)."""
+    for a in range(uf.shape[0]):
+        s = uf[a]
+        for r in range(m):
+            s += MJt[a, r] * lam[r]
+        u1[a] = s
+
+
+@njit(cache=True)
+def keep_contacts(ci, lam, nc, ci_prev, lam_prev):
+    """Copy this step's contacts and impulses for the next step's warm start; returns nc."""
+    for c in range(nc):
+        for k in range(3):
+            ci_prev[c, k] = ci[c, k]
+            lam_prev[3 * c + k] = lam[3 * c + k]
+    return nc
+
+
+@njit(cache=True)
+def contact_record(ci, cf, lam, nc, h, out):
+    """out[c] = (a, b, p (3), n (3), f (3)) per contact: the shapes, the world point, the
+    normal (a to b) and the mean contact force on b over the step, f = lambda / h in world
+    axes [N] (a receives -f); returns nc."""
+    for c in range(nc):
+        out[c, 0] = ci[c, CI_A]
+        out[c, 1] = ci[c, CI_B]
+        for k in range(3):
+            out[c, 2 + k] = cf[c, CF_P + k]
+            out[c, 5 + k] = cf[c, CF_N + k]
+            out[c, 8 + k] = (lam[3 * c] * cf[c, CF_N + k] + lam[3 * c + 1] * cf[c, CF_T1 + k]
+                             + lam[3 * c + 2] * cf[c, CF_T2 + k]) / h
+    return nc

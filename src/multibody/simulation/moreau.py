@@ -1,0 +1,245 @@
+"""The "moreau" integrator: fixed-step Moreau-Jean time stepping with hard frictional contact.
+
+``MoreauIntegrator`` runs the compiled contact loop (``contact_loop``) with the
+``RungeKuttaIntegrator``'s state, sinks, control hand-over and run interface; only the
+loop and its contact arrays differ. ``contact_integrator`` is ``simulate``'s choice of
+integrator for a model with or without collision shapes.
+"""
+import math
+import warnings
+
+import numpy as np
+
+from ..kernels.collision.detect import detect
+from ..kernels.collision.layout import CF_DIST, CI_A, CI_B, SF_MARGIN
+from ..kernels.common import data_start, link_rows
+from ..kernels.joint_transform import forward_kinematics_pass
+from ..kernels.collision.work import contact_work
+from ..kernels.status import CONTACT_ROWS, NEED_CONTROL, Status
+from ..progress import compiling_notice
+from . import contact_loop as CL
+from . import kernels as K
+from .integrators import RungeKuttaIntegrator
+
+__all__ = ["MoreauIntegrator", "contact_integrator", "ContactRecords", "ContactWarning"]
+
+#: The solver's default tolerance on its natural-map residual and most sweeps per step.
+CONTACT_TOL = 1e-9
+MAX_SWEEPS = 2000
+#: [m] Detection reaches this far beyond the shapes' own margins in a "moreau" run: a contact
+#: found before the surfaces meet may approach up to them in the step (its target b_n =
+#: dist / h), and a resting contact (dist = 0) stays found, so that it neither chatters nor
+#: sinks. It costs nothing else: such contacts separate when nothing presses them.
+CONTACT_MARGIN = 1e-3
+#: [m] Initial interpenetrations deeper than this are warned (``ContactWarning``).
+PENETRATION_WARNING = 1e-4
+
+
+def contact_integrator(m, integrator, contact):
+    """``simulate``'s integrator for model ``m``: "moreau" where contacts are on (``contact``
+    True and the model has collision shapes) and no integrator is named, "rk4" where they
+    are off; an explicit Runge-Kutta method with contacts on is refused (ValueError)."""
+    has = m.compiled.contact is not None
+    on = bool(contact) and has
+    moreau = isinstance(integrator, str) and integrator.lower() == "moreau"
+    if integrator is None:
+        return "moreau" if on else "rk4"
+    if moreau and not on:
+        why = "the model has no collision shapes" if not has else "contact=False"
+        raise ValueError(f"integrator='moreau' steps contacts, but {why}: use a Runge-Kutta method ('rk4')")
+    if on and not moreau:
+        name = getattr(integrator, "name", integrator)
+        raise ValueError(f"integrator={name!r} cannot step the model's contacts: a Runge-Kutta method assumes "
+                         f"smooth motion, and contact impulses change the speeds inside a step; use "
+                         f"integrator='moreau' (the default with collision shapes), or contact=False")
+    return "moreau" if moreau else integrator
+
+
+class ContactRecords:
+    """The contacts at a run's stored samples (``simulate(contact_output=True)``).
+
+    ``t`` (N,) [s] the sample times (the initial sample has none); ``count`` (N,) the contacts
+    of the step that ends on each sample; per sample k, ``at(k)`` -> dict of ``shapes`` (nc, 2)
+    shape indices (a, b) into ``m.compiled.contact.shape_names``, ``points`` (nc, 3) world
+    points [m], ``normals`` (nc, 3) unit normals from a to b, ``forces`` (nc, 3) the mean
+    force on b over the step [N] in world axes (a receives the opposite).
+    """
+
+    def __init__(self, shape_names):
+        self.shape_names = tuple(shape_names)
+        self._t, self._n, self._rec = [], [], []
+
+    def add(self, T, NR, R):
+        """Append a block of samples: times T, counts NR, records R (see contact_loop)."""
+        for k in range(len(T)):
+            self._t.append(float(T[k]))
+            self._n.append(int(NR[k]))
+            self._rec.append(R[k, :NR[k]].copy())
+
+    @property
+    def t(self):
+        return np.array(self._t)
+
+    @property
+    def count(self):
+        return np.array(self._n, dtype=np.int64)
+
+    def at(self, k):
+        """The contacts of sample k (module docstring of the class)."""
+        r = self._rec[k]
+        return dict(shapes=r[:, 0:2].astype(np.int64), points=r[:, 2:5], normals=r[:, 5:8], forces=r[:, 8:11])
+
+    def total_force(self):
+        """(N, 3) the sum of the contact forces on the b shapes at each sample [N]."""
+        return np.array([r[:, 8:11].sum(axis=0) for r in self._rec]).reshape(-1, 3)
+
+    def __len__(self):
+        return len(self._t)
+
+
+class ContactWarning(UserWarning):
+    """A run with contact starts with shapes inside each other."""
+
+
+class MoreauIntegrator(RungeKuttaIntegrator):
+    """Moreau-Jean time stepping (fixed steps) of a model with collision shapes.
+
+    Parameters as ``RungeKuttaIntegrator`` (``tableau``, ``adaptive``, ``rtol``, ``atol``,
+    ``h_min``, ``h_max``, ``lie_group`` are ignored), and:
+
+    contact_tol : float
+        The contact solver's tolerance on its natural-map residual (dimensionless; see
+        ``kernels/contact_solver.natural_residual``). A step whose solve ends above it stops
+        the run with a ``SimulationError`` that gives the residual.
+    max_sweeps : int
+        The solver's most Gauss-Seidel sweeps per step.
+    contact_output : bool
+        Keep the contacts of every stored sample in ``contact_records`` (``ContactRecords``).
+    max_contacts : int, optional
+        Rows for contacts to start with (more are made when a step finds more).
+    contact_margin : float
+        [m] How far beyond the shapes' margins contacts are found (``CONTACT_MARGIN``).
+
+    Models with constraints (loops) or modal bodies are refused (NotImplementedError).
+    """
+
+    def __init__(self, m, q0, u0, tableau=None, sink=None, control=None, tau=None, forces=(), adaptive=None,
+                 rtol=1e-6, atol=1e-9, h_min=None, h_max=math.inf, t0=0.0, stabilization_gains=None,
+                 lie_group=None, *, contact_tol=CONTACT_TOL, max_sweeps=MAX_SWEEPS, contact_output=False,
+                 max_contacts=None, contact_margin=CONTACT_MARGIN):
+        c = m.compiled
+        if c.contact is None:
+            raise ValueError("integrator 'moreau' needs collision shapes (m.add_collision); the model has none")
+        if c.flex is not None:
+            raise NotImplementedError("contact with modal (flexible) bodies is not available yet: simulate "
+                                      "with contact=False")
+        if c.nc:
+            raise NotImplementedError("contact with constraints (closed loops, coordinate or convel rows) is not "
+                                      "available yet: simulate with contact=False")
+        super().__init__(m, q0, u0, "euler", sink, control, tau, forces, adaptive=False, t0=t0)
+        margin = float(contact_margin)
+        if not margin >= 0 or not math.isfinite(margin):
+            raise ValueError(f"contact_margin must be finite and >= 0, got {contact_margin!r}")
+        sf = c.contact.sf.copy()
+        sf[:, SF_MARGIN] += 0.5 * margin  # (a pair's margin is the sum of its two shapes')
+        self._cm = (c.contact.si, sf, c.contact.verts, c.contact.allow)
+        tol = float(contact_tol)
+        if not tol > 0 or not math.isfinite(tol):
+            raise ValueError(f"contact_tol must be positive and finite, got {contact_tol!r}")
+        if int(max_sweeps) != max_sweeps or max_sweeps < 1:
+            raise ValueError(f"max_sweeps must be a positive integer, got {max_sweeps!r}")
+        self.copt = np.array([tol, float(max_sweeps)])
+        self.contact_records = ContactRecords(c.contact.shape_names) if contact_output else None
+        self._make_rows(int(max_contacts) if max_contacts else max(8, 4 * c.contact.n_shapes))
+        self._R = np.zeros((0, 1, CL.RECORD_COLS))
+        self._NR = np.zeros(0, dtype=np.int64)
+        self._warn_interpenetration()
+
+    def _warn_interpenetration(self):
+        """A ContactWarning naming the shapes and bodies that interpenetrate by more than
+        PENETRATION_WARNING at the initial state (the run pushes them apart, 20 % per step)."""
+        c = self._c
+        n = c.mi.shape[0]
+        ws = link_rows(self.data.buf, data_start(self.data.buf, n), n)
+        forward_kinematics_pass(c.mi, self.mf, ws, self._q)
+        ci, cf = self._cw[0], self._cw[1]
+        nc = detect(*self._cm, ws, self._dwork, ci, cf)
+        deep = [k for k in range(max(nc, 0)) if cf[k, CF_DIST] < -PENETRATION_WARNING]
+        if deep:
+            names, bodies = c.contact.shape_names, c.contact.body_names
+            pairs = sorted({(ci[k, CI_A], ci[k, CI_B]) for k in deep})
+            text = "; ".join(f"{names[a]!r} (body {bodies[a]!r}) and {names[b]!r} (body {bodies[b]!r}) by "
+                             f"{-min(cf[k, CF_DIST] for k in deep if (ci[k, CI_A], ci[k, CI_B]) == (a, b)):.3g} m"
+                             for a, b in pairs[:5])
+            more = f" (and {len(pairs) - 5} more pairs)" if len(pairs) > 5 else ""
+            warnings.warn(f"the initial state interpenetrates: {text}{more}; the contacts push them apart "
+                          f"(a fifth of the depth per step)", ContactWarning, stacklevel=3)
+
+    def _make_rows(self, maxc, keep=None):
+        """Contact arrays with room for ``maxc`` contacts (``keep``: the warm start to carry)."""
+        c = self._c
+        self._maxc = maxc
+        self._dwork = contact_work(c.contact, maxc)[0]
+        self._cw, cst = CL.allocate_contact_work(c.nq, c.nu, c.mi.shape[0], maxc)
+        if keep is None:
+            self.cst = cst
+        else:  # the last step's contacts: rows 0..S_NPREV of ci_prev, lam_prev
+            n = int(keep[0][CL.S_NPREV])
+            self._cw[2][:n] = keep[1][2][:n]
+            self._cw[3][:3 * n] = keep[1][3][:3 * n]
+            cst[:] = keep[0]
+            self.cst = cst
+
+    @property
+    def contact_residual(self):
+        """The last contact solve's residual (natural map, dimensionless)."""
+        return float(self.cst[CL.S_RESIDUAL])
+
+    @property
+    def worst_residual(self):
+        """The largest residual of the run's contact solves."""
+        return float(self.cst[CL.S_WORST])
+
+    def loop_call(self, T, Q, U):
+        c = self._c
+        R, NR = self._R, self._NR
+        if self.contact_records is not None:
+            if R.shape[0] < len(T) or R.shape[1] != self._maxc:
+                R = self._R = np.zeros((len(T), self._maxc, CL.RECORD_COLS))
+                NR = self._NR = np.zeros(len(T), dtype=np.int64)
+        args = (c.mi, self.mf, self.data.buf, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
+                self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr, self._ctl, T, Q, U,
+                self._cm, self._dwork, self._cw, self.copt, self.cst, R, NR)
+        return CL.contact_entry_point(self._links, self.control is not None), args
+
+    def advance(self, T, Q, U):
+        """Run until the buffers (T, Q, U) are full or the end; return (Status, rows). Grows
+        the contact rows when a step finds more contacts than they hold."""
+        self.ctr[K.C_WRITTEN] = 0
+        while True:
+            run, args = self.loop_call(T, Q, U)
+            if not run.signatures:
+                with compiling_notice("the contact simulation loop"):
+                    st = run(*args)
+            else:
+                st = run(*args)
+            while st == NEED_CONTROL:
+                r = self.control(self.clk[K.K_TSTAGE], self._ctl[1], self._ctl[2], self._ctl[0])
+                if r is not None and r is not self._ctl[0]:
+                    raise TypeError("control must write the joint forces into its 4th argument in place and "
+                                    "return None")
+                st = run(*args)
+            if st != CONTACT_ROWS:
+                break
+            written = int(self.ctr[K.C_WRITTEN])
+            old_R, old_NR = self._R, self._NR
+            self._make_rows(2 * int(self.cst[CL.S_NEEDED]), keep=(self.cst.copy(), self._cw))
+            if self.contact_records is not None:  # the rows of this buffer recorded so far
+                self._R = np.zeros((len(T), self._maxc, CL.RECORD_COLS))
+                self._NR = np.zeros(len(T), dtype=np.int64)
+                self._R[:written, :old_R.shape[1]] = old_R[:written]
+                self._NR[:written] = old_NR[:written]
+        n = int(self.ctr[K.C_WRITTEN])
+        if self.contact_records is not None and n:
+            self.contact_records.add(T[:n], self._NR[:n], self._R[:n])
+        return Status(st), n
