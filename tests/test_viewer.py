@@ -237,6 +237,56 @@ def test_replay_is_drawn_in_chromium(tmp_path):
     _robot_pixels(m, res, tmp_path / "viewer_replay.png", 1500, dict(skeleton=False), com=True, frames=True)
 
 
+def _thrown_cube(tmp_path):
+    """A cube built in code (collision shapes, no visuals) thrown along a plane, with contacts kept."""
+    m = mb.Multibody()
+    m.add_body("cube", mass=1.0, inertia=np.eye(3) * (1.0 * 0.02 / 12))
+    m.add_hinge("world", "cube", kind="free")
+    m.add_collision("cube", mb.Box((0.1, 0.1, 0.1)), friction=0.5)
+    m.add_collision("world", mb.Plane(), name="floor")
+    q0 = m.neutral_q()
+    q0[-1] = 0.05  # resting on the floor
+    u0 = np.r_[0.0, 0.0, 0.0, 2.0, 0.0, 0.0]
+    return m, mb.simulate(m, q0, u0, 0.3, dt=1e-3, save_every=10, contact_output=True)
+
+
+def test_a_replay_shows_its_contacts_and_the_shapes_of_bodies_without_visuals(tmp_path):
+    m, res = _thrown_cube(tmp_path)
+    with view(m, res, port=_free_port(), play=False, verbose=False) as v:
+        names = [name for name, *_ in v._visuals["cube"]]
+        assert names == ["collision_0"]  # the box, drawn where the body has no visual
+        V = v._visuals["cube"][0][1]
+        np.testing.assert_allclose(np.ptp(V, axis=0), 0.1, rtol=1e-6)
+        i = v.set_time(0.2)
+        rec = res.contacts.at(int(np.flatnonzero(np.isclose(res.contacts.t, res.t[i]))[0]))
+        assert len(rec["points"]) == 4 and v._contact_points.visible  # the cube's four corners
+        np.testing.assert_allclose(v._contact_points.points, rec["points"], atol=1e-6)
+        arrows = v._contact_forces.points
+        np.testing.assert_allclose(arrows[:, 0], rec["points"], atol=1e-6)
+        up = arrows[:, 1] - arrows[:, 0]
+        assert (up[:, 2] > 0).all() and (up[:, 0] < 0).all()  # the floor holds it up and slows it down
+        np.testing.assert_allclose(up / v._contact_frames.scale, rec["forces"], rtol=1e-5, atol=1e-6)
+        v.set_time(0.0)  # the initial sample has no contacts
+        assert not v._contact_points.visible and not v._contact_forces.visible
+    with view(m, res, port=_free_port(), play=False, verbose=False, collisions=False, contacts=False) as v:
+        assert not v._visuals.get("cube") and v._contact_frames is None
+    with pytest.raises(ValueError, match="collisions must be None, True or False"):
+        view(m, port=_free_port(), verbose=False, collisions="yes")
+
+
+@needs_chromium
+def test_contact_forces_are_drawn_in_chromium(tmp_path):
+    """The arrows (yellow: red and green well above blue) show where the contacts are."""
+    m, res = _thrown_cube(tmp_path)
+
+    def yellow(img, drawn):
+        scene = img[150:, : int(0.65 * img.shape[1])].astype(int)
+        return ((np.minimum(scene[..., 0], scene[..., 1]) - scene[..., 2] > 80) & drawn).sum() > 100
+
+    _robot_pixels(m, res, tmp_path / "contacts.png", 300, dict(collisions=False, contacts=False, skeleton=False),
+                  accept=yellow)
+
+
 def _talos():
     try:
         urdf = next((f for f in files("example-robot-data") if f.name == "talos_full_v2.urdf"), None)

@@ -112,12 +112,13 @@ def _load_mesh(trimesh, vis, report, roots, max_bytes):
     return mesh
 
 
-def visual_meshes(body, roots=None, max_bytes=MAX_BYTES, problems=None):
+def visual_meshes(body, roots=None, max_bytes=MAX_BYTES, problems=None, visuals=None, prefix="visual"):
     """``[(name, vertices, faces, rgb, opacity, T_body_visual)]`` of a body's visuals; mesh
     files are read only inside the folders ``roots`` (None: anywhere; see the module
     docstring) and up to ``max_bytes`` each. A visual that cannot be drawn is left out with a
     ``UserWarning`` naming the body and why, or, given a list ``problems``, with that message
-    appended to it (the viewer warns once for the whole model)."""
+    appended to it (the viewer warns once for the whole model). ``visuals``: other dicts to draw
+    than ``body.visuals`` (collision shapes), named ``<prefix>_<i>``."""
     import trimesh
 
     def report(why):
@@ -128,7 +129,7 @@ def visual_meshes(body, roots=None, max_bytes=MAX_BYTES, problems=None):
             problems.append(f"{body.name!r}: {why}")
 
     out = []
-    for i, vis in enumerate(getattr(body, "visuals", None) or []):
+    for i, vis in enumerate((getattr(body, "visuals", None) if visuals is None else visuals) or []):
         if not isinstance(vis, dict) or vis.get("type") is None:
             continue
         if vis["type"] == "mesh":
@@ -145,6 +146,6 @@ def visual_meshes(body, roots=None, max_bytes=MAX_BYTES, problems=None):
             continue
         rgba = _rgba(vis) or colour or (DEFAULT_RGB, 1.0)
         T = np.asarray(vis.get("origin", np.eye(4)), dtype=float)
-        out.append((f"visual_{i}", np.asarray(mesh.vertices, dtype=np.float32),
+        out.append((f"{prefix}_{i}", np.asarray(mesh.vertices, dtype=np.float32),
                     np.asarray(mesh.faces, dtype=np.uint32), rgba[0], rgba[1], T))
     return out

@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from ._contacts import FORCE_RGB, POINT_RGB, ContactFrames, collision_visuals
 from ._geometry import visual_meshes
 from ._scene import (GRID_COLOURS, SKELETON_RGB, bounds_camera, poses_of, segment_points, skeleton_frames,
                      skeleton_segments, wxyz_xyz)
@@ -55,7 +56,7 @@ class Viewer:
 
     def __init__(self, m, q=None, result=None, *, host="127.0.0.1", port=8080, frames=False, nodes=False,
                  com=False, skeleton=None, visuals=True, grid=True, play=True, speed=1.0, loop=True,
-                 verbose=True):
+                 verbose=True, collisions=None, contacts=True):
         viser = _import_viser()
         self.model = m
         self.body_names = list(m.body_names)
@@ -79,7 +80,10 @@ class Viewer:
         self._poses = poses_of(m, Q, self._pose_names)
         self._pose_wxyz = {n: wxyz_xyz(P) for n, P in self._poses.items()}
         self._visuals = _drawable_visuals(m, self.body_names) if visuals else {}
+        self._add_collision_shapes(collisions)
         self._segments = skeleton_segments(m, skeleton, drawn={n for n, v in self._visuals.items() if v})
+        records = getattr(result, "contacts", None) if contacts else None
+        self._contact_frames = None if records is None else ContactFrames(records, self.t, bounds_camera(m, self._poses)[0])
         self._lock = threading.RLock()
         self._closed = threading.Event()
         self.index = 0
@@ -101,6 +105,34 @@ class Viewer:
                   flush=True)
 
     # ------------------------------------------------------------------ scene
+    def _add_collision_shapes(self, which):
+        """Draw collision shapes (``collisions``: None, those of the bodies without a drawable
+        visual; True, all; False, none) as translucent meshes on their bodies."""
+        if which is False:
+            return
+        if which not in (None, True):
+            raise ValueError(f"collisions must be None, True or False, got {which!r}")
+        drawn = (lambda name: True) if which else (lambda name: not self._visuals.get(name))
+        for name, dicts in collision_visuals(self.model, set(self.body_names), drawn).items():
+            self._visuals[name] = list(self._visuals.get(name, [])) + visual_meshes(
+                self.model.body(name), visuals=dicts, prefix="collision")
+
+    def _build_contacts(self, size):
+        """The replay's contact points and force arrows (hidden where a sample has none)."""
+        sc = self.server.scene
+        self._contact_points = sc.add_point_cloud("/contacts/points", np.zeros((1, 3), np.float32), POINT_RGB,
+                                                  point_size=0.02 * size, point_shape="circle", visible=False)
+        self._contact_forces = sc.add_line_segments("/contacts/forces", np.zeros((1, 2, 3), np.float32),
+                                                    FORCE_RGB, thickness=0.008 * size, visible=False)
+
+    def _show_contacts(self, i):
+        pts, arrows = self._contact_frames.points(i), self._contact_frames.arrows(i)
+        for h, x, rgb in ((self._contact_points, pts, POINT_RGB), (self._contact_forces, arrows, FORCE_RGB)):
+            h.visible = len(x) > 0
+            if len(x):
+                h.points = x
+                h.colors = np.broadcast_to(np.array(rgb, dtype=np.uint8), x.shape).copy()
+
     def _build_scene(self, frames, com, grid):
         sc = self.server.scene
         sc.set_up_direction("+z")
@@ -132,6 +164,8 @@ class Viewer:
         for name in self.node_names:
             self._frames[name] = sc.add_frame(f"/nodes/{name}", axes_length=axes / 2, axes_radius=axes / 40,
                                               origin_color=(40, 160, 220))
+        if self._contact_frames is not None:
+            self._build_contacts(size)
         self._skeleton = None
         if self._segments:
             pts = segment_points(self._segments, {n: P[0] for n, P in self._poses.items()})
@@ -148,6 +182,8 @@ class Viewer:
                 h.wxyz, h.position = wxyz[i], xyz[i]
             if self._skeleton is not None:
                 self._skeleton.points = segment_points(self._segments, {n: P[i] for n, P in self._poses.items()})
+            if self._contact_frames is not None:
+                self._show_contacts(i)
 
     def set_q(self, q):
         """Show the model at configuration q (stops a replay)."""
@@ -159,6 +195,9 @@ class Viewer:
             self._poses = poses_of(self.model, q[None], self._pose_names)
             self._pose_wxyz = {n: wxyz_xyz(P) for n, P in self._poses.items()}
             self.t = self.q = None
+            self._contact_frames = None  # (a configuration has no run's contacts)
+            if hasattr(self, "_contact_points"):
+                self._contact_points.visible = self._contact_forces.visible = False
             self._show(0)
 
     # ------------------------------------------------------------------ replay
@@ -278,7 +317,8 @@ class Viewer:
 
 
 def view(m, q=None, *, port=8080, host="127.0.0.1", block=False, frames=False, nodes=False, com=False,
-         skeleton=None, visuals=True, grid=True, play=True, speed=1.0, loop=True, verbose=True):
+         skeleton=None, visuals=True, grid=True, play=True, speed=1.0, loop=True, verbose=True, collisions=None,
+         contacts=True):
     """Show model ``m`` in a browser (viser): at configuration ``q`` or replaying a result.
 
     Parameters
@@ -297,6 +337,11 @@ def view(m, q=None, *, port=8080, host="127.0.0.1", block=False, frames=False, n
     skeleton : lines between body origins (and to twice the centre of mass of a leaf):
         None draws them for the bodies without visuals, True for all, False for none.
     visuals : draw the URDF visuals. grid : a ground grid. play, speed, loop : the replay's start state.
+    collisions : draw collision shapes (``m.add_collision``) as translucent meshes: None (default)
+        on the bodies without a visual, True on all, False never. Planes are not drawn.
+    contacts : replaying a run made with ``simulate(..., contact_output=True)``, draw its contact
+        points and force arrows (the force on the second shape of each pair; the run's largest
+        is a quarter of the scene's size).
 
     Returns
     -------
@@ -307,7 +352,7 @@ def view(m, q=None, *, port=8080, host="127.0.0.1", block=False, frames=False, n
     if q is not None and hasattr(q, "t") and hasattr(q, "q"):
         result, q = q, None
     v = Viewer(m, q, result, host=host, port=port, frames=frames, nodes=nodes, com=com, skeleton=skeleton, visuals=visuals,
-               grid=grid, play=play, speed=speed, loop=loop, verbose=verbose)
+               grid=grid, play=play, speed=speed, loop=loop, verbose=verbose, collisions=collisions, contacts=contacts)
     if block:
         v.wait()
     return v
