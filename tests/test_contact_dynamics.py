@@ -15,7 +15,7 @@ import pytest
 
 import multibody as mb
 from multibody.simulation.failures import SimulationError
-from multibody.simulation.moreau import MoreauIntegrator
+from multibody.simulation.moreau import ContactWarning, MoreauIntegrator
 
 from contact_scenes import G, HALF, RADIUS, ball_scene, cube_scene
 
@@ -108,10 +108,31 @@ def test_runge_kutta_with_contact_is_refused_and_contact_false_falls(tmp_path, m
 def test_unconverged_solve_stops_the_run_with_its_residual(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     m, q0, _ = cube_scene(tmp_path, 0.5)
-    integ = MoreauIntegrator(m, q0, np.r_[0, 0, 0, 1.0, 0, 0], contact_tol=1e-16, max_sweeps=1)
+    integ = MoreauIntegrator(m, q0, np.r_[0, 0, 0, 1.0, 0, 0], contact_tol=1e-16, max_sweeps=1, contact_accept=1e-16)
     with pytest.raises(SimulationError, match="residual"):
         integ.integrate(0.01, 1e-3)
     assert integ.contact_residual > 1e-16
+
+
+def test_solves_that_stop_short_within_contact_accept_go_on_counted_and_warned(tmp_path, monkeypatch):
+    """One sweep per step does not reach 1e-16: with contact_accept 1 every such step goes on,
+    and the run ends with one ContactWarning giving the count and the worst residual."""
+    monkeypatch.chdir(tmp_path)
+    m, q0, _ = cube_scene(tmp_path, 0.5)
+    options = dict(contact_tol=1e-16, max_sweeps=1, contact_accept=1.0)
+    with pytest.warns(ContactWarning, match=r"stopped above contact_tol = 1e-16 on (\d+) steps \(worst residual"):
+        res = mb.simulate(m, q0, np.r_[0, 0, 0, 1.0, 0, 0], 0.05, dt=1e-3, contact_options=options)
+    assert res.status == "finished" and res.t[-1] == pytest.approx(0.05)
+    integ = MoreauIntegrator(m, q0, np.r_[0, 0, 0, 1.0, 0, 0], **options)
+    with pytest.warns(ContactWarning):
+        integ.integrate(0.05, 1e-3)
+    assert 0 < integ.short_solves <= 50 and 1e-16 < integ.worst_residual <= 1.0
+    with pytest.raises(ValueError, match="contact_options: unknown 'tol'"):
+        mb.simulate(m, q0, np.zeros(6), 0.01, contact_options=dict(tol=1e-6))
+    with pytest.raises(ValueError, match="contact_options: the run has no contacts"):
+        mb.simulate(m, q0, np.zeros(6), 0.01, contact=False, contact_options=dict(max_sweeps=5))
+    with pytest.raises(ValueError, match="contact_accept must be finite and >= contact_tol"):
+        mb.simulate(m, q0, np.zeros(6), 0.01, contact_options=dict(contact_accept=1e-12))
 
 
 def test_restitution_bounces_to_e_squared_of_the_drop(tmp_path):

@@ -15,7 +15,8 @@ Fixed steps h; per step, from (q, u) at time t:
 It shares the RK loop's counters, clock and options (``kernels.py``: ``_begin_step``,
 C_*, K_*, O_*, F_*), its Python control hand-over (once per step, at its start: the
 control sees the step's (t, q, u)) and its sample storage. A solve that ends above its
-tolerance stops the run with CONTACT_UNSOLVED (the residual in cst[S_RESIDUAL]); more
+tolerance but within its acceptance (copt[P_ACCEPT]) goes on, counted (cst[S_SHORT]); above
+the acceptance it stops the run with CONTACT_UNSOLVED (the residual in cst[S_RESIDUAL]); more
 contacts than the rows given stop it with CONTACT_ROWS before the step changes anything
 (cst[S_NEEDED]: how many), for the caller to give more rows and go on.
 """
@@ -46,7 +47,8 @@ __all__ = ["contact_entry_point", "allocate_contact_work", "RECORD_COLS"]
 # --- contact options (float64 array copt)
 P_TOL = 0        # the solver's tolerance on the natural-map residual
 P_SWEEPS = 1     # the solver's most sweeps per step
-N_COPT = 2
+P_ACCEPT = 2     # a solve that stops above P_TOL but at most this goes on (counted in S_SHORT)
+N_COPT = 3
 
 # --- contact state (float64 array cst)
 S_RESIDUAL = 0   # the last solve's residual (CONTACT_UNSOLVED: the failed one's)
@@ -55,7 +57,9 @@ S_NPREV = 2      # contacts of the last step (the warm start's rows)
 S_NEEDED = 3     # CONTACT_ROWS: the contacts found
 S_WORST = 4      # the largest residual of the run's solves
 S_MOST = 5       # the most contacts of a step in the run
-N_CST = 6
+S_SHORT = 6      # solves that stopped above P_TOL (at most P_ACCEPT): the run goes on, counting them
+S_TSHORT = 7     # the time of the step whose solve stopped furthest above P_TOL
+N_CST = 8
 
 #: Columns of a contact record (``contact_step.contact_record``): a, b, p (3), n (3), f (3).
 RECORD_COLS = 11
@@ -157,10 +161,14 @@ def _make_contact_loop(links, controlled):
                                              int(copt[P_SWEEPS]), copt[P_TOL])
                 cst[S_RESIDUAL] = res
                 cst[S_SWEEPS] = sweeps
-                if not res <= copt[P_TOL]:
+                if not res <= copt[P_ACCEPT]:
                     clk[K_TBAD] = t
                     ctr[C_STAGE] = -1
                     return _stop(ctr, CONTACT_UNSOLVED)
+                if res > copt[P_TOL]:
+                    cst[S_SHORT] += 1
+                    if res > cst[S_WORST]:
+                        cst[S_TSHORT] = t
                 cst[S_WORST] = max(cst[S_WORST], res)
                 cst[S_MOST] = max(cst[S_MOST], nc)
                 apply_impulses(MJt, lam, m, uf, u1)

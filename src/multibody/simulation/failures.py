@@ -69,8 +69,9 @@ def failure(integ, st):
     if st is Status.CONTACT_UNSOLVED:
         return SimulationError(f"the contact solver did not converge at t = {t:.6g} s: natural-map residual "
                                f"{integ.contact_residual:.3g} after {int(integ.cst[1])} sweeps (contact_tol "
-                               f"{integ.copt[0]:.3g}); last state kept at t = {integ.t:.6g} s; a smaller dt, "
-                               f"a looser contact_tol or more max_sweeps may help", t)
+                               f"{integ.copt[0]:.3g}, contact_accept {integ.copt[2]:.3g}); last state kept at "
+                               f"t = {integ.t:.6g} s; a smaller dt, or simulate(contact_options=dict(max_sweeps=...,"
+                               f" contact_accept=...)) may help", t)
     if st is Status.SINGULAR:
         blown = blow_up(integ, t)
         if blown is not None:

@@ -21,11 +21,15 @@ from . import contact_loop as CL
 from . import kernels as K
 from .integrators import RungeKuttaIntegrator
 
-__all__ = ["MoreauIntegrator", "contact_integrator", "ContactRecords", "ContactWarning"]
+__all__ = ["MoreauIntegrator", "contact_integrator", "contact_settings", "ContactRecords", "ContactWarning"]
 
 #: The solver's default tolerance on its natural-map residual and most sweeps per step.
 CONTACT_TOL = 1e-9
 MAX_SWEEPS = 2000
+#: A solve that stops at max_sweeps above CONTACT_TOL but at most this goes on, counted and
+#: warned at the end of the run (``ContactWarning``): block Gauss-Seidel on Coulomb's law
+#: (no potential) stalls on some degenerate scenes a little above its tolerance.
+CONTACT_ACCEPT = 1e-5
 #: [m] Detection reaches this far beyond the shapes' own margins in a "moreau" run: a contact
 #: found before the surfaces meet may approach up to them in the step (its target b_n =
 #: dist / h), and a resting contact (dist = 0) stays found, so that it neither chatters nor
@@ -97,8 +101,29 @@ class ContactRecords:
         return len(self._t)
 
 
+#: the settings ``simulate(contact_options=)`` hands to ``MoreauIntegrator``
+CONTACT_OPTIONS = ("contact_tol", "contact_accept", "max_sweeps", "max_contacts", "contact_margin")
+
+
+def contact_settings(options, moreau):
+    """``contact_options`` (None or a dict of ``CONTACT_OPTIONS``) as keyword arguments of
+    ``MoreauIntegrator``; a ValueError names an unknown key, or options without contact."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise TypeError(f"contact_options must be a dict, got {type(options).__name__}")
+    unknown = sorted(set(options) - set(CONTACT_OPTIONS))
+    if unknown:
+        raise ValueError(f"contact_options: unknown {', '.join(map(repr, unknown))}; they are {', '.join(CONTACT_OPTIONS)}")
+    if not moreau and options:
+        raise ValueError("contact_options: the run has no contacts (no collision shapes, contact=False, or a "
+                         "Runge-Kutta integrator)")
+    return dict(options)
+
+
 class ContactWarning(UserWarning):
-    """A run with contact starts with shapes inside each other."""
+    """A run with contact starts with shapes inside each other, or some of its contact solves
+    stopped above their tolerance (within ``contact_accept``)."""
 
 
 class MoreauIntegrator(RungeKuttaIntegrator):
@@ -108,9 +133,14 @@ class MoreauIntegrator(RungeKuttaIntegrator):
     ``h_min``, ``h_max``, ``lie_group`` are ignored), and:
 
     contact_tol : float
-        The contact solver's tolerance on its natural-map residual (dimensionless; see
-        ``kernels/contact_solver.natural_residual``). A step whose solve ends above it stops
-        the run with a ``SimulationError`` that gives the residual.
+        The contact solver's tolerance on its natural-map residual (dimensionless, relative
+        to the impulses; see ``kernels/contact_solver.natural_residual``).
+    contact_accept : float
+        A step whose solve stops (at ``max_sweeps``) above ``contact_tol`` but at most this
+        goes on; such steps are counted (``short_solves``) and warned about at the end of the
+        run (``ContactWarning``, with the worst residual and its time). Above it the run stops
+        with a ``SimulationError`` that gives the residual. ``contact_accept=contact_tol``
+        makes every solve above the tolerance an error.
     max_sweeps : int
         The solver's most Gauss-Seidel sweeps per step.
     contact_output : bool
@@ -126,7 +156,7 @@ class MoreauIntegrator(RungeKuttaIntegrator):
     def __init__(self, m, q0, u0, tableau=None, sink=None, control=None, tau=None, forces=(), adaptive=None,
                  rtol=1e-6, atol=1e-9, h_min=None, h_max=math.inf, t0=0.0, stabilization_gains=None,
                  lie_group=None, *, contact_tol=CONTACT_TOL, max_sweeps=MAX_SWEEPS, contact_output=False,
-                 max_contacts=None, contact_margin=CONTACT_MARGIN):
+                 max_contacts=None, contact_margin=CONTACT_MARGIN, contact_accept=CONTACT_ACCEPT):
         c = m.compiled
         if c.contact is None:
             raise ValueError("integrator 'moreau' needs collision shapes (m.add_collision); the model has none")
@@ -148,7 +178,10 @@ class MoreauIntegrator(RungeKuttaIntegrator):
             raise ValueError(f"contact_tol must be positive and finite, got {contact_tol!r}")
         if int(max_sweeps) != max_sweeps or max_sweeps < 1:
             raise ValueError(f"max_sweeps must be a positive integer, got {max_sweeps!r}")
-        self.copt = np.array([tol, float(max_sweeps)])
+        accept = float(contact_accept)
+        if not accept >= tol or not math.isfinite(accept):
+            raise ValueError(f"contact_accept must be finite and >= contact_tol ({tol:g}), got {contact_accept!r}")
+        self.copt = np.array([tol, float(max_sweeps), accept])
         self.contact_records = ContactRecords(c.contact.shape_names) if contact_output else None
         self._make_rows(int(max_contacts) if max_contacts else max(8, 4 * c.contact.n_shapes))
         self._R = np.zeros((0, 1, CL.RECORD_COLS))
@@ -199,6 +232,31 @@ class MoreauIntegrator(RungeKuttaIntegrator):
     def worst_residual(self):
         """The largest residual of the run's contact solves."""
         return float(self.cst[CL.S_WORST])
+
+    @property
+    def short_solves(self):
+        """The run's steps whose contact solve stopped above ``contact_tol`` (at most
+        ``contact_accept``): they went on."""
+        return int(self.cst[CL.S_SHORT])
+
+    def integrate(self, t_final, dt, *args, **kwargs):
+        """``RungeKuttaIntegrator.integrate``, then a ContactWarning if some solves stopped
+        above ``contact_tol`` (how many, the worst residual and its time)."""
+        try:
+            return super().integrate(t_final, dt, *args, **kwargs)
+        finally:
+            self.warn_short_solves()
+
+    def warn_short_solves(self):
+        """Warn (once per count) about the steps whose solve stopped above contact_tol."""
+        n = self.short_solves
+        if n and n != getattr(self, "_warned_short", 0):
+            self._warned_short = n
+            warnings.warn(f"the contact solver stopped above contact_tol = {self.copt[CL.P_TOL]:g} on {n} step"
+                          f"{'s' * (n != 1)} (worst residual {self.worst_residual:.3g} at t = "
+                          f"{self.cst[CL.S_TSHORT]:.6g} s, accepted up to contact_accept = "
+                          f"{self.copt[CL.P_ACCEPT]:g}); more max_sweeps or a smaller dt tighten it",
+                          ContactWarning, stacklevel=4)
 
     def loop_call(self, T, Q, U):
         c = self._c

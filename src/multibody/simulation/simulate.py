@@ -10,7 +10,7 @@ from .failures import SimulationTerminated, blow_up
 from .forces import limit_model, warn_outside_limits
 from .run_inputs import RunInputs
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError
-from .moreau import MoreauIntegrator, contact_integrator
+from .moreau import MoreauIntegrator, contact_integrator, contact_settings
 from .run_signals import RunSignals
 from .segments import SegmentedRun
 from .sinks import ExpandingStorage, GuardedOutputs, RingBufferStorage
@@ -52,6 +52,7 @@ def _simulated_time(bar):
 
 
 def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, contact=True, contact_output=False,
+             contact_options=None,
              rtol=1e-8, atol=1e-10, tableau=None, tau=None, forces=(), stabilization_gains="default",
              project_every=None, save_every=1, h_min=None, h_max=math.inf, output=None, progress=False, output_every=None,
              keep_in_memory=True, limits=True, control_period=None, events=(), event_tol=1e-12,
@@ -88,6 +89,10 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
     contact_output : bool
         Keep the contacts of every stored sample in ``result.contacts`` (a
         ``simulation.moreau.ContactRecords``: shape pairs, world points, normals, forces).
+    contact_options : dict, optional
+        The contact step's settings (``simulation.moreau.MoreauIntegrator``): ``contact_tol``
+        (1e-9), ``contact_accept`` (1e-5), ``max_sweeps`` (2000), ``max_contacts``,
+        ``contact_margin`` [m] (1e-3).
     rtol, atol : float
         Tolerances of the adaptive integrators.
     tableau : str or ButcherTableau, optional
@@ -227,7 +232,8 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
     moreau = integrator == "moreau"
     tab, lie = _resolve("euler" if moreau else integrator, tableau)
     cls = MoreauIntegrator if moreau else MuntheKaasIntegrator if lie else RungeKuttaIntegrator
-    more = dict(contact_output=contact_output) if moreau else {}
+    settings = contact_settings(contact_options, moreau)
+    more = dict(contact_output=contact_output, **settings) if moreau else {}
     store = ExpandingStorage(c.nq, c.nu, capacity=1) if keep_in_memory else RingBufferStorage(c.nq, c.nu, 1)
     lim = limit_model(m, limits, None if tab.is_embedded else dt_f)
     inputs = RunInputs(m, control, tuple(forces or ()) + (() if lim is None else (lim,)), ctrl=ctrl,

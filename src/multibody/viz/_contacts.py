@@ -51,10 +51,12 @@ class ContactFrames:
     """Per sample of a replay (times ``t``), the contact points (k, 3) and force arrows
     (k, 2, 3) to draw, from a run's ``result.contacts`` (``ContactRecords``: per stored
     sample the contacts of the step that ended on it; the initial sample has none). Arrows
-    start at the point and are scaled so the largest force of the run is ``ARROW_FRACTION``
-    of ``size``; ``scale`` [m/N] is that factor."""
+    start at the point and show the force on the pair's second shape, or on its first where
+    the second is fixed in the world (``on_world`` (ns,) bool: a floor's contacts show the
+    force that holds the body up); they are scaled so the largest force of the run is
+    ``ARROW_FRACTION`` of ``size``; ``scale`` [m/N] is that factor."""
 
-    def __init__(self, records, t, size):
+    def __init__(self, records, t, size, on_world):
         rt = np.asarray(records.t, dtype=float)
         self._k = np.full(len(t), -1, dtype=np.int64)  # the record of each sample, -1: none
         if rt.size:
@@ -62,6 +64,9 @@ class ContactFrames:
             hit = np.abs(rt[j] - t) <= 1e-12 * np.maximum(1.0, np.abs(t))
             self._k[hit] = j[hit]
         self._at = [records.at(k) for k in range(len(rt))]
+        for a in self._at:  # the force on the body that moves
+            flip = np.asarray(on_world, dtype=bool)[a["shapes"][:, 1]]
+            a["forces"] = np.where(flip[:, None], -a["forces"], a["forces"])
         largest = max((float(np.linalg.norm(a["forces"], axis=1).max()) for a in self._at if len(a["forces"])),
                       default=0.0)
         self.scale = ARROW_FRACTION * size / largest if largest > 0 else 0.0

@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from ..kernels.collision.layout import SI_LINK
 from ._contacts import FORCE_RGB, POINT_RGB, ContactFrames, collision_visuals
 from ._geometry import visual_meshes
 from ._scene import (GRID_COLOURS, SKELETON_RGB, bounds_camera, poses_of, segment_points, skeleton_frames,
@@ -83,7 +84,8 @@ class Viewer:
         self._add_collision_shapes(collisions)
         self._segments = skeleton_segments(m, skeleton, drawn={n for n, v in self._visuals.items() if v})
         records = getattr(result, "contacts", None) if contacts else None
-        self._contact_frames = None if records is None else ContactFrames(records, self.t, bounds_camera(m, self._poses)[0])
+        self._contact_frames = None if records is None else ContactFrames(
+            records, self.t, bounds_camera(m, self._poses)[0], m.compiled.contact.si[:, SI_LINK] < 0)
         self._lock = threading.RLock()
         self._closed = threading.Event()
         self.index = 0
@@ -121,7 +123,8 @@ class Viewer:
         """The replay's contact points and force arrows (hidden where a sample has none)."""
         sc = self.server.scene
         self._contact_points = sc.add_point_cloud("/contacts/points", np.zeros((1, 3), np.float32), POINT_RGB,
-                                                  point_size=0.02 * size, point_shape="circle", visible=False)
+                                                  point_size=0.02 * size, point_shape="circle", precision="float32",
+                                                  visible=False)
         self._contact_forces = sc.add_line_segments("/contacts/forces", np.zeros((1, 2, 3), np.float32),
                                                     FORCE_RGB, thickness=0.008 * size, visible=False)
 
@@ -340,8 +343,9 @@ def view(m, q=None, *, port=8080, host="127.0.0.1", block=False, frames=False, n
     collisions : draw collision shapes (``m.add_collision``) as translucent meshes: None (default)
         on the bodies without a visual, True on all, False never. Planes are not drawn.
     contacts : replaying a run made with ``simulate(..., contact_output=True)``, draw its contact
-        points and force arrows (the force on the second shape of each pair; the run's largest
-        is a quarter of the scene's size).
+        points and force arrows (the force on the second shape of each pair, or on the first
+        where the second is scenery fixed in the world; the run's largest is a quarter of the
+        scene's size).
 
     Returns
     -------
