@@ -9,7 +9,8 @@ from numba import njit
 
 from .common import check_state, data_start, frame_table, link_rows, model_arrays, result_status
 from .joint_transform import forward_kinematics_pass
-from .layout import FR_LINK, FR_P, FR_R, NU, PARENT, S_COLS, UOFF, W_PR, W_PW, W_RW
+from .spatial_inline import world_subspace_column
+from .layout import FR_LINK, FR_P, FR_R, NU, PARENT, UOFF, W_PR, W_PW, W_RW
 
 
 @njit(cache=True, inline="always")
@@ -89,14 +90,8 @@ def frame_jacobian_core(mi, mf, fr, ws, q, f, T_wf, J):
         p2 = T_wf[0, 2] * e0 + T_wf[1, 2] * e1 + T_wf[2, 2] * e2
         u0 = mi[i, UOFF]
         for k in range(mi[i, NU]):
-            s = S_COLS + 6 * k
             # world-frame components of the column, then into frame axes
-            w_w0 = ws[i, W_RW] * mf[i, s] + ws[i, W_RW + 1] * mf[i, s + 1] + ws[i, W_RW + 2] * mf[i, s + 2]
-            w_w1 = ws[i, W_RW + 3] * mf[i, s] + ws[i, W_RW + 4] * mf[i, s + 1] + ws[i, W_RW + 5] * mf[i, s + 2]
-            w_w2 = ws[i, W_RW + 6] * mf[i, s] + ws[i, W_RW + 7] * mf[i, s + 1] + ws[i, W_RW + 8] * mf[i, s + 2]
-            v_w0 = ws[i, W_RW] * mf[i, s + 3] + ws[i, W_RW + 1] * mf[i, s + 4] + ws[i, W_RW + 2] * mf[i, s + 5]
-            v_w1 = ws[i, W_RW + 3] * mf[i, s + 3] + ws[i, W_RW + 4] * mf[i, s + 4] + ws[i, W_RW + 5] * mf[i, s + 5]
-            v_w2 = ws[i, W_RW + 6] * mf[i, s + 3] + ws[i, W_RW + 7] * mf[i, s + 4] + ws[i, W_RW + 8] * mf[i, s + 5]
+            w_w0, w_w1, w_w2, v_w0, v_w1, v_w2 = world_subspace_column(mf, ws, i, k)
             w0 = T_wf[0, 0] * w_w0 + T_wf[1, 0] * w_w1 + T_wf[2, 0] * w_w2
             w1 = T_wf[0, 1] * w_w0 + T_wf[1, 1] * w_w1 + T_wf[2, 1] * w_w2
             w2 = T_wf[0, 2] * w_w0 + T_wf[1, 2] * w_w1 + T_wf[2, 2] * w_w2

@@ -20,9 +20,9 @@ from .variants import variant
 from .common import check_state, data_start, link_rows, model_arrays, result_status
 from .joint_transform import place_links, place_pin_links, world_placement
 from .layout import (
-    ARMATURE, DENSE_M, KIND, NU, PARENT, PIN, RB_H, RB_I, RB_MASS, S_COLS, UOFF, W_PR, W_PW, W_RW, W_SW, W_Y,
+    ARMATURE, DENSE_M, KIND, NU, PARENT, PIN, RB_H, RB_I, RB_MASS, UOFF, W_PR, W_PW, W_RW, W_SW, W_Y,
 )
-from .spatial_inline import load9, store6
+from .spatial_inline import load9, store6, world_subspace_column
 
 
 @njit(cache=True, inline="always")
@@ -103,18 +103,11 @@ def world_motion_columns(mi, mf, ws, j, at=W_PW):
     """ws[j, W_SW + 6k:] = the motion subspace columns of link j in world axes, about the
     point from which link j's origin is at ws[j, at:at+3] (W_PW: the world origin; W_PR:
     its tree's root link origin)."""
-    R = load9(ws, j, W_RW)
     p0 = ws[j, at]
     p1 = ws[j, at + 1]
     p2 = ws[j, at + 2]
     for k in range(mi[j, NU]):
-        s = S_COLS + 6 * k
-        w0 = R[0] * mf[j, s] + R[1] * mf[j, s + 1] + R[2] * mf[j, s + 2]
-        w1 = R[3] * mf[j, s] + R[4] * mf[j, s + 1] + R[5] * mf[j, s + 2]
-        w2 = R[6] * mf[j, s] + R[7] * mf[j, s + 1] + R[8] * mf[j, s + 2]
-        v0 = R[0] * mf[j, s + 3] + R[1] * mf[j, s + 4] + R[2] * mf[j, s + 5]
-        v1 = R[3] * mf[j, s + 3] + R[4] * mf[j, s + 4] + R[5] * mf[j, s + 5]
-        v2 = R[6] * mf[j, s + 3] + R[7] * mf[j, s + 4] + R[8] * mf[j, s + 5]
+        w0, w1, w2, v0, v1, v2 = world_subspace_column(mf, ws, j, k)
         o = W_SW + 6 * k
         ws[j, o] = w0
         ws[j, o + 1] = w1

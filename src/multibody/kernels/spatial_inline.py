@@ -14,7 +14,7 @@ import math
 
 from numba import njit
 
-from .layout import W_P, W_PW, W_R, W_RW
+from .layout import S_COLS, W_P, W_PW, W_R, W_RW
 
 # Helpers on scalars and tuples alone (rotations, 3x3 products) are compiled once and left
 # to LLVM to inline; helpers that index arrays are inlined by Numba (``_INL``): a call that
@@ -56,6 +56,20 @@ def rot_quat(x, y, z, w):
     return (1.0 - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w),
             s * (x * y + z * w), 1.0 - s * (x * x + z * z), s * (y * z - x * w),
             s * (x * z - y * w), s * (y * z + x * w), 1.0 - s * (x * x + y * y))
+
+
+@njit(cache=True)
+def world_subspace_column(mf, ws, j, k):
+    """Column k of link j's motion subspace S in world axes, about the link's origin:
+    (w0, w1, w2, v0, v1, v2) = (R_world_link S_ang, R_world_link S_lin) (W_RW)."""
+    s = S_COLS + 6 * k
+    w0 = ws[j, W_RW] * mf[j, s] + ws[j, W_RW + 1] * mf[j, s + 1] + ws[j, W_RW + 2] * mf[j, s + 2]
+    w1 = ws[j, W_RW + 3] * mf[j, s] + ws[j, W_RW + 4] * mf[j, s + 1] + ws[j, W_RW + 5] * mf[j, s + 2]
+    w2 = ws[j, W_RW + 6] * mf[j, s] + ws[j, W_RW + 7] * mf[j, s + 1] + ws[j, W_RW + 8] * mf[j, s + 2]
+    v0 = ws[j, W_RW] * mf[j, s + 3] + ws[j, W_RW + 1] * mf[j, s + 4] + ws[j, W_RW + 2] * mf[j, s + 5]
+    v1 = ws[j, W_RW + 3] * mf[j, s + 3] + ws[j, W_RW + 4] * mf[j, s + 4] + ws[j, W_RW + 5] * mf[j, s + 5]
+    v2 = ws[j, W_RW + 6] * mf[j, s + 3] + ws[j, W_RW + 7] * mf[j, s + 4] + ws[j, W_RW + 8] * mf[j, s + 5]
+    return w0, w1, w2, v0, v1, v2
 
 
 @njit(cache=True)

@@ -22,7 +22,8 @@ Normal targets b_n (``velocity_targets``): the contact is to satisfy v_n+ + b_n 
 from numba import njit
 
 from ..kernels.collision.layout import CF_DIST, CF_N, CF_P, CF_REST, CF_T1, CF_T2, CI_A, CI_B, CI_FEATURE, SI_LINK
-from ..kernels.layout import NU, PARENT, S_COLS, UOFF, W_PW, W_RW
+from ..kernels.layout import NU, PARENT, UOFF, W_PW
+from ..kernels.spatial_inline import world_subspace_column
 
 __all__ = ["contact_jacobian", "delassus", "velocity_targets", "drop_immobile", "warm_start", "apply_impulses",
            "PENETRATION_RECOVERY", "RESTITUTION_SPEED", "CONTACT_SLOP", "RECOVERY_SPEED"]
@@ -53,13 +54,7 @@ def _point_rows(mi, mf, ws, link, sign, cf, c, J):
         e2 = p2 - ws[i, W_PW + 2]
         u0 = mi[i, UOFF]
         for k in range(mi[i, NU]):
-            s = S_COLS + 6 * k
-            w0 = ws[i, W_RW] * mf[i, s] + ws[i, W_RW + 1] * mf[i, s + 1] + ws[i, W_RW + 2] * mf[i, s + 2]
-            w1 = ws[i, W_RW + 3] * mf[i, s] + ws[i, W_RW + 4] * mf[i, s + 1] + ws[i, W_RW + 5] * mf[i, s + 2]
-            w2 = ws[i, W_RW + 6] * mf[i, s] + ws[i, W_RW + 7] * mf[i, s + 1] + ws[i, W_RW + 8] * mf[i, s + 2]
-            v0 = ws[i, W_RW] * mf[i, s + 3] + ws[i, W_RW + 1] * mf[i, s + 4] + ws[i, W_RW + 2] * mf[i, s + 5]
-            v1 = ws[i, W_RW + 3] * mf[i, s + 3] + ws[i, W_RW + 4] * mf[i, s + 4] + ws[i, W_RW + 5] * mf[i, s + 5]
-            v2 = ws[i, W_RW + 6] * mf[i, s + 3] + ws[i, W_RW + 7] * mf[i, s + 4] + ws[i, W_RW + 8] * mf[i, s + 5]
+            w0, w1, w2, v0, v1, v2 = world_subspace_column(mf, ws, i, k)
             # the point's velocity per unit speed: v + w x e
             c0 = v0 + w1 * e2 - w2 * e1
             c1 = v1 + w2 * e0 - w0 * e2
