@@ -272,6 +272,11 @@ def test_a_replay_shows_its_contacts_and_the_shapes_of_bodies_without_visuals(tm
         assert not v._contact_points.visible and not v._contact_forces.visible
     with view(m, res, port=_free_port(), play=False, verbose=False, collisions=False, contacts=False) as v:
         assert not v._visuals.get("cube") and v._contact_frames is None
+    other = mb.Multibody()
+    other.add_body("b", mass=1.0, inertia=np.eye(3))
+    other.add_hinge("world", "b", kind="free")
+    with pytest.raises(ValueError, match="result: its contacts are of 2 collision shapes that are not the model's"):
+        view(other, res, port=_free_port(), verbose=False)
     with pytest.raises(ValueError, match="collisions must be None, True or False"):
         view(m, port=_free_port(), verbose=False, collisions="yes")
 

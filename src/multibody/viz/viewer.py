@@ -84,6 +84,10 @@ class Viewer:
         self._add_collision_shapes(collisions)
         self._segments = skeleton_segments(m, skeleton, drawn={n for n, v in self._visuals.items() if v})
         records = getattr(result, "contacts", None) if contacts else None
+        shapes = () if m.compiled.contact is None else m.compiled.contact.shape_names
+        if records is not None and tuple(records.shape_names) != tuple(shapes):
+            raise ValueError(f"result: its contacts are of {len(records.shape_names)} collision shapes that are not "
+                             f"the model's ({len(shapes)}): a result of another model?")
         self._contact_frames = None if records is None else ContactFrames(
             records, self.t, bounds_camera(m, self._poses)[0], m.compiled.contact.si[:, SI_LINK] < 0)
         self._lock = threading.RLock()
