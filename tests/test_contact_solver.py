@@ -183,3 +183,24 @@ def test_natural_residual_zero_at_solution_only():
     assert natural_residual(W, np.array([-1.0, 3.0, 4.0]), np.zeros(3), mu, comp,
                             np.array([1.0, 0.0, 0.0]), v) > 0.01
     assert math.isfinite(natural_residual(W, np.zeros(3), np.zeros(3), mu, comp, np.zeros(3), v))
+
+
+def test_a_solve_that_ends_above_tol_is_made_again_from_rest_and_the_better_kept():
+    """The contact loop's ``_cold_retry``: a bad warm start with few sweeps ends far from the
+    solution; from zero impulses the same sweeps do better, and that one is kept; told the
+    first was already better (residual 0), it keeps the first impulses and their v."""
+    from multibody.simulation.contact_loop import _cold_retry
+    rng = np.random.default_rng(5)
+    W, vfree, b, mu = random_problem(rng, 4, 14)
+    m, comp = len(vfree), np.zeros(4)
+    bad = np.tile([50.0, 40.0, -30.0], 4)  # a warm start far outside every cone
+    lam, v = bad.copy(), np.empty(m)
+    res, it = solve_contacts(W, vfree, b, mu, comp, lam, v, 3, 1e-14)
+    first = lam.copy()
+    res2, it2 = _cold_retry(W, vfree, b, mu, comp, lam, v, np.empty(m), 3, 1e-14, res, it)
+    assert res2 < res and it2 > it and not np.array_equal(lam, first)
+    assert res2 == pytest.approx(natural_residual(W, vfree, b, mu, comp, lam, np.empty(m)), rel=1e-12)
+    lam[:] = first
+    res3, _ = _cold_retry(W, vfree, b, mu, comp, lam, v, np.empty(m), 3, 1e-14, 0.0, it)
+    assert res3 == 0.0 and np.array_equal(lam, first)
+    np.testing.assert_allclose(v, vfree + W @ first, rtol=1e-12, atol=1e-12)

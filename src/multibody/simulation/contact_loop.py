@@ -21,11 +21,12 @@ contacts than the rows given stop it with CONTACT_ROWS before the step changes a
 (cst[S_NEEDED]: how many), for the caller to give more rows and go on.
 """
 import numpy as np
+from numba import njit
 
 from ..kernels.collision.detect import detect
 from ..kernels.collision.layout import CF_COLS, CF_MU, CI_COLS
 from ..kernels.common import constraint_table, data_start, first_nonfinite, frame_table, link_rows, ragged
-from ..kernels.contact_solver import solve_contacts
+from ..kernels.contact_solver import natural_residual, solve_contacts
 from ..kernels.coordinates import integrate_q
 from ..kernels.inverse_mass_matrix import minv_core, work_shape
 from ..kernels.joint_transform import forward_kinematics_pass
@@ -78,6 +79,25 @@ def allocate_contact_work(nq, nu, n_links, maxc):
           np.zeros(nu), np.zeros(nu), np.zeros(nq), np.zeros(nu), np.zeros(nu), np.zeros(nq), np.zeros(nu),
           np.zeros((max(maxc, 1), RECORD_COLS)))
     return cw, np.zeros(N_CST)
+
+
+@njit(cache=True)
+def _cold_retry(W, vfree, b, mu, comp, lam, v, keep, max_sweeps, tol, res, sweeps):
+    """A warm start can hold the sweeps back (new contacts, features that changed): a solve
+    that ended above ``tol`` is made once more from zero impulses, and the better of the two
+    is kept (``keep``: scratch of lam's size; the caller's last-step impulses, already read
+    by the warm start). Returns (residual, sweeps of both)."""
+    m = lam.shape[0]
+    for r in range(m):
+        keep[r] = lam[r]
+        lam[r] = 0.0
+    res2, sweeps2 = solve_contacts(W, vfree, b, mu, comp, lam, v, max_sweeps, tol)
+    if res2 < res:
+        return res2, sweeps + sweeps2
+    for r in range(m):
+        lam[r] = keep[r]
+    natural_residual(W, vfree, b, mu, comp, lam, v)  # (v of the kept impulses)
+    return res, sweeps + sweeps2
 
 
 def _make_contact_loop(links, controlled):
@@ -159,6 +179,9 @@ def _make_contact_loop(links, controlled):
                 # 3. the impulses
                 res, sweeps = solve_contacts(W[:m, :m], vfree[:m], b[:m], mu[:nc], comp[:nc], lam[:m], v[:m],
                                              int(copt[P_SWEEPS]), copt[P_TOL])
+                if res > copt[P_TOL]:
+                    res, sweeps = _cold_retry(W[:m, :m], vfree[:m], b[:m], mu[:nc], comp[:nc], lam[:m], v[:m],
+                                              lam_prev[:m], int(copt[P_SWEEPS]), copt[P_TOL], res, sweeps)
                 cst[S_RESIDUAL] = res
                 cst[S_SWEEPS] = sweeps
                 if not res <= copt[P_ACCEPT]:
