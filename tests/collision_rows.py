@@ -82,3 +82,25 @@ def rot(axis, angle):
     a = np.asarray(axis, float) / np.linalg.norm(axis)
     K = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
     return np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K
+
+
+def contacts(scene, **kw):
+    """(ci, cf) of the contacts ``scene.run(**kw)`` found (none dropped)."""
+    nc, ci, cf, _ = scene.run(**kw)
+    assert nc >= 0
+    return ci[:nc], cf[:nc]
+
+
+def P(cf):
+    """The contacts' world points (n, 3)."""
+    return cf[:, CL.CF_P:CL.CF_P + 3]
+
+
+def N(cf):
+    """The contacts' unit normals from a to b (n, 3)."""
+    return cf[:, CL.CF_N:CL.CF_N + 3]
+
+
+def D(cf):
+    """The contacts' signed distances (n,)."""
+    return cf[:, CL.CF_DIST]

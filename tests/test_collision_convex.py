@@ -4,7 +4,7 @@ and meshes on boxes (issue 21)."""
 import numpy as np
 import pytest
 
-from collision_rows import Scene, rot
+from collision_rows import D, N, P, Scene, contacts, rot
 from multibody.kernels.collision import layout as CL
 from multibody.kernels.collision.box import capsule_box, sphere_box
 from multibody.kernels.collision.box_box import box_box
@@ -297,24 +297,6 @@ def test_broad_phase_misses_no_pair_of_any_type():
     nc, ci, cf, work = s.run(max_contacts=1000)
     assert nc == expected > 40
     assert work[-1][STAT_PAIRS] < 2 * len(s.rows)
-
-
-def contacts(scene):
-    nc, ci, cf, _ = scene.run()
-    assert nc >= 0
-    return ci[:nc], cf[:nc]
-
-
-def P(cf):
-    return cf[:, CL.CF_P:CL.CF_P + 3]
-
-
-def N(cf):
-    return cf[:, CL.CF_N:CL.CF_N + 3]
-
-
-def D(cf):
-    return cf[:, CL.CF_DIST]
 
 
 def test_cylinder_flat_on_a_box_gives_its_rim_or_its_side():

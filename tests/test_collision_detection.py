@@ -5,26 +5,8 @@ status. GJK/EPA, MuJoCo and the broad phase: test_collision_convex.py."""
 import numpy as np
 import pytest
 
-from collision_rows import Scene, link_rows, rot
+from collision_rows import D, N, P, Scene, contacts, link_rows, rot
 from multibody.kernels.collision import layout as CL
-
-
-def contacts(scene, **kw):
-    nc, ci, cf, _ = scene.run(**kw)
-    assert nc >= 0
-    return ci[:nc], cf[:nc]
-
-
-def P(cf):
-    return cf[:, CL.CF_P:CL.CF_P + 3]
-
-
-def N(cf):
-    return cf[:, CL.CF_N:CL.CF_N + 3]
-
-
-def D(cf):
-    return cf[:, CL.CF_DIST]
 
 
 @pytest.mark.parametrize("h", [0.0, 0.03, -0.04])
