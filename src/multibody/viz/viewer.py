@@ -88,8 +88,9 @@ class Viewer:
         if records is not None and tuple(records.shape_names) != tuple(shapes):
             raise ValueError(f"result: its contacts are of {len(records.shape_names)} collision shapes that are not "
                              f"the model's ({len(shapes)}): a result of another model?")
+        self._camera = bounds_camera(m, self._poses)  # (size, look_at, position, floor): the scene's and the arrows'
         self._contact_frames = None if records is None else ContactFrames(
-            records, self.t, bounds_camera(m, self._poses)[0], m.compiled.contact.si[:, SI_LINK] < 0)
+            records, self.t, self._camera[0], m.compiled.contact.si[:, SI_LINK] < 0)
         self._lock = threading.RLock()
         self._closed = threading.Event()
         self.index = 0
@@ -144,7 +145,7 @@ class Viewer:
         sc = self.server.scene
         sc.set_up_direction("+z")
         self.server.gui.configure_theme(control_width="medium", show_share_button=False, dark_mode=True)
-        size, look_at, position, floor = bounds_camera(self.model, self._poses)
+        size, look_at, position, floor = self._camera
         self.size = size
         cam = self.server.initial_camera
         cam.position, cam.look_at = position, look_at
