@@ -1,12 +1,16 @@
 """The Coulomb contact solver (``kernels/contact_solver.py``) against an alternative, same run.
 
-Ours: projected block Gauss-Seidel with the exact 3x3 local solve. The alternative: SciPy's
-``optimize.root`` (Powell's hybrid method, MINPACK) on the same natural-map equations
+Ours (``solve_contacts``): projected block Gauss-Seidel with the exact 3x3 local solve, then
+a semismooth Newton method where the sweeps have not converged. The alternatives: the sweeps
+alone (``gauss_seidel_contacts``, the same iterations allowed), and SciPy's ``optimize.root``
+(Powell's hybrid method, MINPACK) on the same natural-map equations
 F(lambda) = lambda - proj_K(lambda - rho (w + mu ||w_t|| e_n)) = 0, started from zero.
 Problems: a free cube on four corners (W rank deficient, 12 x 12) resting, sliding and on a
-30 degree incline (mu 0.7: sticks; 0.4: slides), and random SPD problems of 4 and 8
-contacts. Reported per problem: time per solve [us] of each, the ratio SciPy / ours, and
-the residual each reached (ours: its own measure; SciPy's by the same function).
+30 degree incline (mu 0.7: sticks; 0.4: slides), random SPD problems of 4 and 8 contacts, and
+two of Solo12 dropped on the floor (``tests/data/solo12_contact_problems.npz``: landing, 24
+contacts on 18 speeds; sitting on six, with the contact loop's compliance 1e-6 W_nn).
+Reported per problem: time per solve [us] of each, the ratios to ours, and the residual each
+reached (all by the same ``natural_residual``), with our iterations.
 
 Run:  python bench/bench_contact_solver.py
 """
@@ -20,7 +24,9 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 
-from multibody.kernels.contact_solver import natural_residual, project_cone, solve_contacts  # noqa: E402
+from multibody.kernels.contact_solver import (  # noqa: E402
+    gauss_seidel_contacts, natural_residual, project_cone, solve_contacts,
+)
 from test_contact_solver import random_problem  # noqa: E402
 
 
@@ -74,26 +80,35 @@ def main():
     for nc in (4, 8):
         W, vfree, b, mu = random_problem(rng, nc, 3 * nc + 2)
         problems.append((f"random, {nc} contacts", W, vfree, b, mu))
-    print(f"{'problem':24s} {'ours [us]':>10s} {'scipy [us]':>11s} {'scipy/ours':>10s} {'res ours':>9s} "
-          f"{'res scipy':>9s} {'sweeps':>6s}")
+    z = np.load(os.path.join(HERE, "..", "tests", "data", "solo12_contact_problems.npz"))
+    for name in ("landing", "sitting"):
+        problems.append((f"Solo12 {name}",) + tuple(z[f"{name}_{k}"] for k in ("W", "vfree", "b", "mu")))
+    print(f"{'problem':24s} {'ours [us]':>10s} {'GS/ours':>8s} {'scipy/ours':>10s} {'res ours':>9s} "
+          f"{'res GS':>9s} {'res scipy':>9s} {'iters':>6s}")
     for name, W, vfree, b, mu in problems:
         m = len(vfree)
-        comp = np.zeros(m // 3)
+        comp = 1e-6 * np.diag(W)[0::3] if name == "Solo12 sitting" else np.zeros(m // 3)
         v = np.empty(m)
 
         def ours():
             lam = np.zeros(m)
             return lam, solve_contacts(W, vfree, b, mu, comp, lam, v, 5000, 1e-10)
 
+        def sweeps_alone():
+            lam = np.zeros(m)
+            return lam, gauss_seidel_contacts(W, vfree, b, mu, comp, lam, v, 5000, 1e-10)
+
         def theirs():
             return root(natural_map, np.zeros(m), args=(W, vfree, b, mu), method="hybr").x
 
         ours()  # compiled
-        t_ours, (lam, (res, sweeps)) = timed(ours, 20)
+        sweeps_alone()
+        t_ours, (lam, (res, its)) = timed(ours, 20)
+        t_gs, (_, (res_gs, _)) = timed(sweeps_alone, 3)
         t_scipy, x = timed(theirs, 3)
         res_scipy = natural_residual(W, vfree, b, mu, comp, x, v)
-        print(f"{name:24s} {t_ours:10.1f} {t_scipy:11.1f} {t_scipy / t_ours:10.1f} {res:9.1e} {res_scipy:9.1e} "
-              f"{sweeps:6d}")
+        print(f"{name:24s} {t_ours:10.1f} {t_gs / t_ours:8.1f} {t_scipy / t_ours:10.1f} {res:9.1e} {res_gs:9.1e} "
+              f"{res_scipy:9.1e} {its:6d}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""The Coulomb contact problem on the Delassus matrix, by projected block Gauss-Seidel.
+"""The Coulomb contact problem on the Delassus matrix: projected block Gauss-Seidel, then
+Newton's method where the sweeps creep (``solve_contacts``).
 
 Given W (m, m), m = 3 nc, the Delassus matrix J M^-1 J^T of nc contacts (rows per contact in
 its frame (n, t1, t2)), the free relative velocity v_free (m,), the velocity targets b (m,)
@@ -14,7 +15,7 @@ This is the exact cone, not Anitescu's convex relaxation (which has w_n = mu ||w
 sliding and so lifts sliding bodies). Block Gauss-Seidel sweeps the contacts; each contact's
 3x3 problem, the others held, is solved exactly by enumerating its three cases (the slide's
 direction by a root find on its angle, ``_slide``). The sweeps stop when the natural-map
-residual (``natural_residual``) is below ``tol`` or after ``max_iter`` sweeps.
+residual (``natural_residual``, in ``coulomb``) is below ``tol`` or after ``max_iter`` sweeps.
 Compliance (per contact, [m/(N s)]: velocity per impulse) is added to W's diagonal blocks:
 a soft contact that lets the impulse in at the rate w = -compliance lambda.
 """
@@ -23,7 +24,10 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["solve_contacts", "natural_residual", "project_cone"]
+from .contact_newton import newton_contacts
+from .coulomb import natural_residual, project_cone
+
+__all__ = ["solve_contacts", "gauss_seidel_contacts", "natural_residual", "project_cone"]
 
 #: Angles sampled on the circle to bracket the slip direction before bisection.
 SLIDE_SAMPLES = 24
@@ -36,21 +40,11 @@ STALL_SWEEPS = 10
 STALL_GAIN = 0.5
 OMEGA_CUT = 0.7
 OMEGA_MIN = 0.05
+#: Sweeps before the Newton method (``solve_contacts``) and its most iterations.
+GS_FIRST = 50
+NEWTON_ITERATIONS = 30
 #: Most regula falsi (Illinois) steps on a bracketed angle.
 SLIDE_BISECTIONS = 100
-
-
-@njit(cache=True, inline="always")
-def project_cone(mu, x0, x1, x2):
-    """The Euclidean projection of (x0; x1, x2) onto the cone ||(t1, t2)|| <= mu n: (p0, p1, p2)."""
-    s = math.sqrt(x1 * x1 + x2 * x2)
-    if s <= mu * x0:
-        return x0, x1, x2
-    if mu * s <= -x0:  # in the polar cone: projects onto the apex
-        return 0.0, 0.0, 0.0
-    pn = (x0 + mu * s) / (1.0 + mu * mu)
-    k = mu * pn / s
-    return pn, k * x1, k * x2
 
 
 @njit(cache=True, inline="always")
@@ -179,50 +173,9 @@ def _local_solve(A, Ainv, r, mu, cur, lam):
 
 
 @njit(cache=True)
-def natural_residual(W, vfree, b, mu, compliance, lam, v):
-    """The natural-map residual of impulses lam: max over contacts of
-    ||lam_i - proj_cone(lam_i - rho_i (w_i + mu ||w_t|| e_n))||, w = v_free + (W + C) lam + b,
-    rho_i = 1 / W_i,nn, scaled by max_i (||lam_i|| + rho_i ||v_free_i + b_i||) (dimensionless;
-    zero exactly at a solution). Also writes v = v_free + W lam (without compliance)."""
-    m = vfree.shape[0]
-    for i in range(m):
-        a = vfree[i]
-        for j in range(m):
-            a += W[i, j] * lam[j]
-        v[i] = a
-    worst = 0.0
-    scale = 0.0
-    for c in range(m // 3):
-        k = 3 * c
-        rho = 1.0 / max(W[k, k] + compliance[c], 1e-300)
-        w0 = v[k] + b[k] + compliance[c] * lam[k]
-        w1 = v[k + 1] + b[k + 1] + compliance[c] * lam[k + 1]
-        w2 = v[k + 2] + b[k + 2] + compliance[c] * lam[k + 2]
-        wt = math.sqrt(w1 * w1 + w2 * w2)
-        p0, p1, p2 = project_cone(mu[c], lam[k] - rho * (w0 + mu[c] * wt), lam[k + 1] - rho * w1,
-                                  lam[k + 2] - rho * w2)
-        e = math.sqrt((lam[k] - p0) ** 2 + (lam[k + 1] - p1) ** 2 + (lam[k + 2] - p2) ** 2)
-        worst = max(worst, e)
-        f0 = vfree[k] + b[k]
-        f1 = vfree[k + 1] + b[k + 1]
-        f2 = vfree[k + 2] + b[k + 2]
-        size = math.sqrt(lam[k] ** 2 + lam[k + 1] ** 2 + lam[k + 2] ** 2) + rho * math.sqrt(f0 * f0 + f1 * f1 + f2 * f2)
-        scale = max(scale, size)
-    if worst == 0.0:
-        return 0.0
-    return worst / max(scale, 1e-300)
-
-
-@njit(cache=True)
-def solve_contacts(W, vfree, b, mu, compliance, lam, v, max_iter, tol):
-    """Solve the Coulomb contact problem (module docstring) in place.
-
-    W (m, m) Delassus matrix [m/(N s)] (only its diagonal 3x3 blocks must be definite);
-    vfree, b (m,) free relative velocity and targets [m/s]; mu, compliance (nc,); lam (m,)
-    impulses [N s]: the warm start on entry, the solution on return; v (m,) receives
-    v_free + W lam. Returns (residual, sweeps): the natural-map residual
-    (``natural_residual``) and the number of sweeps taken; residual <= tol means converged.
-    """
+def gauss_seidel_contacts(W, vfree, b, mu, compliance, lam, v, max_iter, tol):
+    """Projected block Gauss-Seidel (module docstring) in place, at most max_iter sweeps;
+    arguments and result as ``solve_contacts``."""
     m = vfree.shape[0]
     nc = m // 3
     A = np.empty((3, 3))
@@ -264,3 +217,49 @@ def solve_contacts(W, vfree, b, mu, compliance, lam, v, max_iter, tol):
                 omega = max(OMEGA_MIN, OMEGA_CUT * omega)
             checked = res
     return res, sweeps
+
+
+@njit(cache=True)
+def solve_contacts(W, vfree, b, mu, compliance, lam, v, max_iter, tol):
+    """Solve the Coulomb contact problem (module docstring) in place.
+
+    W (m, m) Delassus matrix [m/(N s)] (only its diagonal 3x3 blocks must be definite);
+    vfree, b (m,) free relative velocity and targets [m/s]; mu, compliance (nc,); lam (m,)
+    impulses [N s]: the warm start on entry, the solution on return; v (m,) receives
+    v_free + W lam. Returns (residual, iterations): the natural-map residual
+    (``natural_residual``) and the sweeps plus Newton iterations taken (at most max_iter);
+    residual <= tol means converged.
+
+    Up to GS_FIRST sweeps of block Gauss-Seidel (cheap, robust, warm-started); if they have
+    not converged, up to NEWTON_ITERATIONS of ``contact_newton`` from their iterate (sweeps
+    creep where W is ill-conditioned, Newton does not) and, if that stalls (its line search
+    fails where F is not smooth), as many from zero impulses; then the sweeps again with what
+    is left of max_iter, from the best iterate so far, which is returned.
+    """
+    m = vfree.shape[0]
+    res, its = gauss_seidel_contacts(W, vfree, b, mu, compliance, lam, v, min(max_iter, GS_FIRST), tol)
+    if res <= tol or its >= max_iter:
+        return res, its
+    keep = lam.copy()
+    for start in range(2):  # Newton from the sweeps' iterate, then from zero impulses
+        if start == 1:
+            lam[:] = 0.0
+        res_n, its_n = newton_contacts(W, vfree, b, mu, compliance, lam, v, min(max_iter - its, NEWTON_ITERATIONS),
+                                       tol)
+        its += its_n
+        if res_n < res:
+            res = res_n
+            keep[:] = lam
+        else:
+            lam[:] = keep
+        if res <= tol or its >= max_iter:
+            break
+    if res <= tol or its >= max_iter:
+        natural_residual(W, vfree, b, mu, compliance, lam, v)
+        return res, its
+    res_g, its_g = gauss_seidel_contacts(W, vfree, b, mu, compliance, lam, v, max_iter - its, tol)
+    if not res_g < res:
+        lam[:] = keep
+        natural_residual(W, vfree, b, mu, compliance, lam, v)
+        return res, its + its_g
+    return res_g, its + its_g

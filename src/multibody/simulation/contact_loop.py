@@ -49,7 +49,8 @@ __all__ = ["contact_entry_point", "allocate_contact_work", "RECORD_COLS"]
 P_TOL = 0        # the solver's tolerance on the natural-map residual
 P_SWEEPS = 1     # the solver's most sweeps per step
 P_ACCEPT = 2     # a solve that stops above P_TOL but at most this goes on (counted in S_SHORT)
-N_COPT = 3
+P_REG = 3        # each contact's compliance, relative to its W_nn (``MoreauIntegrator``'s contact_regularization)
+N_COPT = 4
 
 # --- contact state (float64 array cst)
 S_RESIDUAL = 0   # the last solve's residual (CONTACT_UNSOLVED: the failed one's)
@@ -175,7 +176,7 @@ def _make_contact_loop(links, controlled):
                 warm_start(ci, nc, ci_prev, lam_prev, int(cst[S_NPREV]), lam)
                 for c in range(nc):
                     mu[c] = cf[c, CF_MU]
-                    comp[c] = 0.0
+                    comp[c] = copt[P_REG] * W[3 * c, 3 * c]
                 # 3. the impulses
                 res, sweeps = solve_contacts(W[:m, :m], vfree[:m], b[:m], mu[:nc], comp[:nc], lam[:m], v[:m],
                                              int(copt[P_SWEEPS]), copt[P_TOL])

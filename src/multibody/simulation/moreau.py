@@ -27,9 +27,17 @@ __all__ = ["MoreauIntegrator", "contact_integrator", "contact_settings", "Contac
 CONTACT_TOL = 1e-9
 MAX_SWEEPS = 2000
 #: A solve that stops at max_sweeps above CONTACT_TOL but at most this goes on, counted and
-#: warned at the end of the run (``ContactWarning``): block Gauss-Seidel on Coulomb's law
-#: (no potential) stalls on some degenerate scenes a little above its tolerance.
+#: warned at the end of the run (``ContactWarning``): Coulomb's law has no potential, and
+#: nearly singular scenes stall a little above the tolerance.
 CONTACT_ACCEPT = 1e-5
+#: Each contact's compliance, relative to its W_nn (so in no unit): the impulse lambda lets
+#: the contact in at the rate 1e-6 W_nn lambda, a millionth of the speed the impulse alone
+#: would make there. Without it, a robot sitting on six contacts (Solo12: 18 rows on 18
+#: speeds, W's eigenvalues from 9e-9 to 51) has internal forces that hardly move anything,
+#: so the impulses are nearly undetermined and no solver meets 1e-9; with it, they are
+#: determined (W + C is definite) and both solvers converge. Its effects are of its size:
+#: a resting contact sits 1e-9 m deeper, a sticking one creeps by nanometres per second.
+CONTACT_REGULARIZATION = 1e-6
 #: [m] Detection reaches this far beyond the shapes' own margins in a "moreau" run: a contact
 #: found before the surfaces meet may approach up to them in the step (its target b_n =
 #: dist / h), and a resting contact (dist = 0) stays found, so that it neither chatters nor
@@ -102,7 +110,8 @@ class ContactRecords:
 
 
 #: the settings ``simulate(contact_options=)`` hands to ``MoreauIntegrator``
-CONTACT_OPTIONS = ("contact_tol", "contact_accept", "max_sweeps", "max_contacts", "contact_margin")
+CONTACT_OPTIONS = ("contact_tol", "contact_accept", "max_sweeps", "max_contacts", "contact_margin",
+                   "contact_regularization")
 
 
 def contact_settings(options, moreau):
@@ -142,13 +151,17 @@ class MoreauIntegrator(RungeKuttaIntegrator):
         with a ``SimulationError`` that gives the residual. ``contact_accept=contact_tol``
         makes every solve above the tolerance an error.
     max_sweeps : int
-        The solver's most Gauss-Seidel sweeps per step.
+        The solver's most iterations per step (Gauss-Seidel sweeps and Newton iterations:
+        ``kernels/contact_solver.solve_contacts``).
     contact_output : bool
         Keep the contacts of every stored sample in ``contact_records`` (``ContactRecords``).
     max_contacts : int, optional
         Rows for contacts to start with (more are made when a step finds more).
     contact_margin : float
         [m] How far beyond the shapes' margins contacts are found (``CONTACT_MARGIN``).
+    contact_regularization : float
+        Each contact's compliance relative to its W_nn (``CONTACT_REGULARIZATION``, 1e-6);
+        0 solves the rigid problem, which nearly singular scenes may not meet to contact_tol.
 
     Models with constraints (loops) or modal bodies are refused (NotImplementedError).
     """
@@ -156,7 +169,8 @@ class MoreauIntegrator(RungeKuttaIntegrator):
     def __init__(self, m, q0, u0, tableau=None, sink=None, control=None, tau=None, forces=(), adaptive=None,
                  rtol=1e-6, atol=1e-9, h_min=None, h_max=math.inf, t0=0.0, stabilization_gains=None,
                  lie_group=None, *, contact_tol=CONTACT_TOL, max_sweeps=MAX_SWEEPS, contact_output=False,
-                 max_contacts=None, contact_margin=CONTACT_MARGIN, contact_accept=CONTACT_ACCEPT):
+                 max_contacts=None, contact_margin=CONTACT_MARGIN, contact_accept=CONTACT_ACCEPT,
+                 contact_regularization=CONTACT_REGULARIZATION):
         c = m.compiled
         if c.contact is None:
             raise ValueError("integrator 'moreau' needs collision shapes (m.add_collision); the model has none")
@@ -181,7 +195,10 @@ class MoreauIntegrator(RungeKuttaIntegrator):
         accept = float(contact_accept)
         if not accept >= tol or not math.isfinite(accept):
             raise ValueError(f"contact_accept must be finite and >= contact_tol ({tol:g}), got {contact_accept!r}")
-        self.copt = np.array([tol, float(max_sweeps), accept])
+        reg = float(contact_regularization)
+        if not 0 <= reg < 1:
+            raise ValueError(f"contact_regularization must be in [0, 1), got {contact_regularization!r}")
+        self.copt = np.array([tol, float(max_sweeps), accept, reg])
         self.contact_records = ContactRecords(c.contact.shape_names) if contact_output else None
         self._make_rows(int(max_contacts) if max_contacts else max(8, 4 * c.contact.n_shapes))
         self._R = np.zeros((0, 1, CL.RECORD_COLS))
