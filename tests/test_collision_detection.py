@@ -154,6 +154,30 @@ def test_plane_mesh_vertices_below():
     assert ci[ci[:, 1] == 2, 2][0] == 4 and D(cf)[ci[:, 1] == 2][0] == pytest.approx(-0.005, abs=1e-15)
 
 
+def test_a_tessellated_ball_on_the_plane_touches_at_one_point_a_flat_face_at_its_corners():
+    """A mesh hull of a 2 cm ball (a UV sphere: 12 rings of 24 vertices and the poles, as a
+    robot's foot) with 2 mm of margin: the vertices within it around the lowest are at 0.5 to
+    2 mm, not a face resting on the plane, so the manifold is the lowest one alone
+    (``plane.MESH_FLATNESS``); a mesh cube tilted by 1e-6 rad still rests on four corners."""
+    r, rings, seg = 0.02, 12, 24
+    th = np.pi * np.arange(1, rings) / rings
+    ph = 2 * np.pi * np.arange(seg) / seg
+    ball = np.vstack([[[0, 0, r], [0, 0, -r]],
+                      np.stack([np.outer(np.sin(th), np.cos(ph)), np.outer(np.sin(th), np.sin(ph)),
+                                np.outer(np.cos(th), np.ones(seg))], axis=-1).reshape(-1, 3) * r])
+    R = rot((1, 2, 0.5), 1e-3)  # (the pole lowest, the first ring 0.68 mm above it)
+    cube = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float) * 0.1
+    s = Scene()
+    s.add(CL.PLANE)
+    s.add(CL.MESH, verts=ball, R=R, p=(0, 0, r - 1e-4), margin=2e-3)
+    s.add(CL.MESH, verts=cube, R=rot((1, 0, 0), 1e-6), p=(1, 0, 0.1), margin=2e-3)
+    heights = (ball @ R.T)[:, 2] + r - 1e-4
+    assert np.sum(heights <= 2e-3) > 4  # the ball's vertices within the margin
+    ci, cf = contacts(s)
+    assert (ci[:, 1] == 1).sum() == 1 and D(cf)[ci[:, 1] == 1][0] == pytest.approx(heights.min(), abs=1e-15)
+    assert (ci[:, 1] == 2).sum() == 4
+
+
 @pytest.mark.parametrize("gap", [0.0, 0.015, -0.03])
 def test_sphere_sphere(gap):
     c1 = np.array([0.1, 0.2, 0.3])

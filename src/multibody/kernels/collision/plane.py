@@ -15,6 +15,10 @@ from .support import support
 from .layout import ELLIPSOID
 from .vec import axpy, column, cross, dot, perpendicular, scale, sub
 
+#: [m] A mesh's vertices count as one flat face on the plane when their heights are within this
+#: of the lowest (``plane_mesh``): a face resting flat gives its corners, a curved hull one point.
+MESH_FLATNESS = 1e-5
+
 
 @njit(cache=True)
 def _height(n, pp, x):
@@ -108,14 +112,27 @@ def plane_ellipsoid(Rp, pp, Re, pe, radii, margin, verts, man, mfeat):
 
 @njit(cache=True)
 def plane_mesh(Rp, pp, Rm, pm, verts, vadr, vnum, margin, cand, cfeat, man, mfeat):
-    """Plane against a convex mesh: its hull vertices within the margin, at most four (the
-    deepest, then the most spread); feature: the vertex's index in the hull."""
+    """Plane against a convex mesh: its hull vertices within the margin and within
+    MESH_FLATNESS of the deepest, at most four (the deepest, then the most spread); feature:
+    the vertex's index in the hull. (A tessellated curved hull, a robot's rounded foot, has
+    several vertices within the margin around the lowest one: their rows are nearly the same,
+    which makes W nearly singular and the solve slow, for no support a flat face would give.)"""
     n = column(Rp, 2)
+    low = math.inf
+    for v in range(vnum):
+        low = min(low, _height(n, pp, _mesh_vertex(Rm, pm, verts, vadr + v)))
+    reach = min(margin, low + MESH_FLATNESS)
     count = 0
     for v in range(vnum):
-        x = mul33_vec(Rm, verts[vadr + v, 0], verts[vadr + v, 1], verts[vadr + v, 2])
-        x = (x[0] + pm[0], x[1] + pm[1], x[2] + pm[2])
+        x = _mesh_vertex(Rm, pm, verts, vadr + v)
         h = _height(n, pp, x)
-        if h <= margin:
+        if h <= reach:
             count = put_candidate(cand, cfeat, count, _midway(n, x, h), h, v)
     return reduce_candidates(cand, cfeat, count, n, man, mfeat)
+
+
+@njit(cache=True, inline="always")
+def _mesh_vertex(Rm, pm, verts, row):
+    """Hull vertex ``row`` of verts in world coordinates."""
+    x = mul33_vec(Rm, verts[row, 0], verts[row, 1], verts[row, 2])
+    return (x[0] + pm[0], x[1] + pm[1], x[2] + pm[2])
