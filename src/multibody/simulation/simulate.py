@@ -10,6 +10,7 @@ from .failures import SimulationTerminated, blow_up
 from .forces import limit_model, warn_outside_limits
 from .run_inputs import RunInputs
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError
+from .galpha import GeneralizedAlphaIntegrator, galpha_settings
 from .moreau import MoreauIntegrator, contact_integrator, contact_settings
 from .run_signals import RunSignals
 from .segments import SegmentedRun
@@ -19,7 +20,8 @@ from .tableaus import ButcherTableau, get_tableau
 __all__ = ["simulate", "SimulationResult", "INTEGRATORS", "ModelView"]
 
 #: integrator names ``simulate`` accepts.
-INTEGRATORS = ("euler", "midpoint", "heun", "rk4", "rk38", "bs32", "dopri5", "munthe_kaas", "moreau")
+INTEGRATORS = ("euler", "midpoint", "heun", "rk4", "rk38", "bs32", "dopri5", "munthe_kaas", "moreau",
+               "generalized_alpha")
 
 
 class ModelView:
@@ -56,7 +58,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
              rtol=1e-8, atol=1e-10, tableau=None, tau=None, forces=(), stabilization_gains="default",
              project_every=None, save_every=1, h_min=None, h_max=math.inf, output=None, progress=False, output_every=None,
              keep_in_memory=True, limits=True, control_period=None, events=(), event_tol=1e-12,
-             joint_dynamics=True, efforts=True, ctrl=None, implicit_damping="auto"):
+             joint_dynamics=True, efforts=True, ctrl=None, implicit_damping="auto", integrator_options=None):
     """Integrate the dynamics of ``m`` from (q0, u0) at t = 0 to ``t_final``.
 
     Parameters
@@ -75,8 +77,17 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
         None (default): "moreau" where contacts are on, else "rk4"; "moreau" (Moreau-Jean
         time stepping with hard frictional contact, fixed steps: ``simulation.moreau``),
         "euler", "midpoint", "heun", "rk4", "rk38" ("3/8"), "bs32", "dopri5", "munthe_kaas"
-        (Lie-group RK, RK4 tableau unless ``tableau=``), or a tableau. A Runge-Kutta method
-        with contacts on is refused (ValueError): contact impulses are velocity jumps.
+        (Lie-group RK, RK4 tableau unless ``tableau=``), "generalized_alpha" (implicit,
+        second order, fixed steps, for stiff dampers, springs and gains:
+        ``simulation.galpha.GeneralizedAlphaIntegrator``; its control is called once per
+        step, at its start; rigid trees), or a tableau. A Runge-Kutta method (or
+        generalized_alpha) with contacts on is refused (ValueError): contact impulses are
+        velocity jumps.
+    integrator_options : dict, optional
+        generalized_alpha's settings: ``rho_inf`` (0.8; in [0, 1], the spectral radius at
+        infinite frequency: 1 damps nothing, 0 the most), ``newton_rtol`` and ``newton_atol``
+        (1e-10, 1e-10: the Newton iteration's tolerances, as accelerations), ``max_iterations``
+        (20). Other keys, and options for other integrators, are refused (ValueError).
     control : callable, optional
         ``control(t, q, u, tau_out)`` writing the joint forces tau_out (nu,) in place (it
         holds ``tau`` when called); called at every Runge-Kutta stage (the compiled loop
@@ -230,14 +241,23 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
     c = m.compiled
     integrator = contact_integrator(m, integrator, contact)
     moreau = integrator == "moreau"
-    tab, lie = _resolve("euler" if moreau else integrator, tableau)
-    cls = MoreauIntegrator if moreau else MuntheKaasIntegrator if lie else RungeKuttaIntegrator
+    galpha = isinstance(integrator, str) and integrator.lower() == "generalized_alpha"
+    tab, lie = _resolve("euler" if moreau or galpha else integrator, tableau)
+    cls = MoreauIntegrator if moreau else GeneralizedAlphaIntegrator if galpha else \
+        MuntheKaasIntegrator if lie else RungeKuttaIntegrator
     settings = contact_settings(contact_options, moreau)
     more = dict(contact_output=contact_output, **settings) if moreau else {}
+    more.update(galpha_settings(integrator_options, galpha))
+    if galpha:  # (the method takes the damping implicitly itself)
+        if implicit_damping is True:
+            raise ValueError("implicit_damping=True: integrator='generalized_alpha' takes the damping implicitly "
+                             "already (leave implicit_damping at 'auto')")
+        implicit_damping = False
     store = ExpandingStorage(c.nq, c.nu, capacity=1) if keep_in_memory else RingBufferStorage(c.nq, c.nu, 1)
     lim = limit_model(m, limits, None if tab.is_embedded else dt_f)
     inputs = RunInputs(m, control, tuple(forces or ()) + (() if lim is None else (lim,)), ctrl=ctrl,
-                       joint_dynamics=joint_dynamics, efforts=efforts, dt=None if tab.is_embedded else dt_f,
+                       joint_dynamics=joint_dynamics, efforts=efforts,
+                       dt=None if tab.is_embedded or galpha else dt_f,  # (galpha: stable at any damping)
                        implicit_damping=implicit_damping)
     sampled = control_period is not None
 
@@ -283,7 +303,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
         late = signals.late(err)  # a signal while the file was being finished
         if late is not err:
             message, err = f"{message or 'finished'}; then {type(late).__name__} (a signal)", late
-    name = "moreau" if moreau else ("munthe_kaas/" if lie else "") + tab.name
+    name = "moreau" if moreau else "generalized_alpha" if galpha else ("munthe_kaas/" if lie else "") + tab.name
     res = SimulationResult(store.t.copy(), store.q.copy(), store.u.copy(), status, message,
                            integ.n_steps, integ.n_rejected, time.perf_counter() - wall0, name,
                            integ.n_chart_resets, labels=labels, events=getattr(integ, "records", ()))
