@@ -143,6 +143,12 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
         return int(self.gst[GL.S_MOST])
 
     @property
+    def iteration_matrices(self):
+        """Newton matrices formed so far: one per step, more where a step's iteration
+        contracted slowly (a correction above ``galpha_loop.THETA`` times the last)."""
+        return int(self.gst[GL.S_MATRICES])
+
+    @property
     def unconverged_steps(self):
         """Steps whose Newton iteration stopped at max_iterations above its tolerance."""
         return int(self.gst[GL.S_UNCONVERGED])

@@ -8,7 +8,11 @@ does the step after ``set_state``: gst[S_READY] = 0):
    step's start with its state (as the "moreau" loop; ``control_period`` holds them longer);
 2. the predictor x = u_dot_n, the state it gives (``galpha_step.advance_state``) and there
    Newton's matrix S = M + gamma' C_t + beta' K_t (``galpha_step.iteration_matrix``),
-   factored once (``kernels/dense_lu``): a simplified Newton, one matrix per step;
+   factored once (``kernels/dense_lu``): a simplified Newton, one matrix per step, formed
+   anew at the current iterate only where a correction shrinks by a factor above THETA =
+   0.1 (a stiff mode's predictor, off by about omega h times its speed, gives C_t the wrong
+   speed-dependent terms: 0.23 per iteration on a pendulum with a sliding bob at omega h =
+   100, converged in 2-3 corrections with the matrix formed anew);
 3. iterations x += dx, S dx = -r(x), until the residual, read as the acceleration it
    stands for (|r_i| / |S_ii|), or the correction |dx_i| is within atol + rtol |x_i| for
    every i (``galpha_step.G_RTOL``, ``G_ATOL``), at most G_MAXIT corrections. A step that
@@ -48,8 +52,11 @@ S_MOST = 2         # the most corrections of a step
 S_UNCONVERGED = 3  # steps that ended at G_MAXIT corrections above the tolerance
 S_WORST = 4        # the largest final ratio (error / tolerance) of those steps
 S_TWORST = 5       # its step's start time
-S_MATRICES = 6     # iteration matrices formed (one per step)
+S_MATRICES = 6     # iteration matrices formed (one per step, more where the contraction is slow)
 N_GST = 7
+
+#: a correction larger than THETA times the last one forms the Newton matrix anew
+THETA = 0.1
 
 
 def allocate_galpha_work(nq, nu):
@@ -71,12 +78,15 @@ def _ratio(v, x, scale, rtol, atol):
     return e if math.isfinite(e) else math.inf
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # (not inlined: Numba refuses to inline a call with this many arguments)
 def _newton(mi, mf, ws, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1, sdiag,
-            LU, piv, src, rtol, atol, maxit, gst, t):
+            LU, piv, Kt, Ct, gq, gu, src, rtol, atol, maxit, gst, t):
     """The simplified Newton iteration of one step (module docstring, 3.) on the factored
-    matrix LU; leaves x and the state (q1, u1, a1) it gives. Returns the corrections made."""
+    matrix LU, formed anew at the current iterate where a correction shrank by less than
+    THETA (Kt, Ct its scratch); leaves x and the state (q1, u1, a1) it gives. Returns the
+    corrections made, or -1 if a matrix formed anew is singular."""
     k = 0
+    last = math.inf
     while True:
         residual(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, r)
         e = _ratio(r, x, sdiag, rtol, atol)
@@ -94,6 +104,15 @@ def _newton(mi, mf, ws, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x, dx, r
         e = _ratio(dx, x, None, rtol, atol)
         if e <= 1.0:
             return k
+        if e > THETA * last and k < maxit:  # slow contraction: the matrix at the current iterate
+            iteration_matrix(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU)
+            gst[S_MATRICES] += 1
+            for i in range(r.shape[0]):
+                sdiag[i] = abs(LU[i, i])
+            if not lu_factor(LU, piv):
+                return -1
+            e = math.inf
+        last = e
     gst[S_UNCONVERGED] += 1
     if not e <= gst[S_WORST]:
         gst[S_WORST] = e
@@ -166,7 +185,11 @@ def _make_galpha_loop(links, controlled):
                 clk[K_TBAD] = t
                 return _failed(ctr, q1, u1, SINGULAR)
             corrections = _newton(mi, mf, ws, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta,
-                                  q1, u1, a1, sdiag, S, piv, src, rtol, atol, maxit, gst, t)
+                                  q1, u1, a1, sdiag, S, piv, Kt, Ct, gq * h * h, gu * h, src, rtol, atol, maxit, gst,
+                                  t)
+            if corrections < 0:
+                clk[K_TBAD] = t
+                return _failed(ctr, q1, u1, SINGULAR)
             gst[S_ITERS] += corrections
             gst[S_MOST] = max(gst[S_MOST], corrections)
             bad = first_bad(q1, u1)
