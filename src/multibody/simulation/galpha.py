@@ -18,7 +18,8 @@ from .force_kernels import FM_LINEAR, FM_WORLD, FMI_TYPE
 from .integrators import RungeKuttaIntegrator
 from .stages import normalize_quaternions
 
-__all__ = ["GeneralizedAlphaIntegrator", "GeneralizedAlphaWarning", "GALPHA_OPTIONS", "galpha_settings"]
+__all__ = ["GeneralizedAlphaIntegrator", "GeneralizedAlphaWarning", "GALPHA_OPTIONS", "galpha_settings", "run_options",
+           "refuse_unserved"]
 
 #: the settings ``simulate(integrator_options=)`` hands to ``GeneralizedAlphaIntegrator``
 GALPHA_OPTIONS = ("rho_inf", "newton_rtol", "newton_atol", "max_iterations")
@@ -46,6 +47,21 @@ def galpha_settings(options, galpha):
         raise ValueError(f"integrator_options: unknown {', '.join(map(repr, unknown))}; they are "
                          f"{', '.join(GALPHA_OPTIONS)}")
     return dict(options)
+
+
+def run_options(integrator, options, implicit_damping):
+    """(whether ``integrator`` is generalized_alpha, keyword arguments of the run's
+    integrator, implicit_damping) for ``simulate`` and ``rollout``: ``galpha_settings`` of
+    ``options``, and under generalized_alpha no implicit damping (the method takes the
+    damping implicitly itself; implicit_damping=True is refused)."""
+    galpha = isinstance(integrator, str) and integrator.lower() == "generalized_alpha"
+    settings = galpha_settings(options, galpha)
+    if not galpha:
+        return False, settings, implicit_damping
+    if implicit_damping is True:
+        raise ValueError("implicit_damping=True: integrator='generalized_alpha' takes the damping implicitly already "
+                         "(leave implicit_damping at 'auto')")
+    return True, settings, False
 
 
 def refuse_unserved(m, fmi):

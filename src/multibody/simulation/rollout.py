@@ -13,7 +13,7 @@ from .failures import first_blown_row
 from .forces import limit_model
 from .contact_rollout import contact_rollout, refuse_contact_options
 from .integrators import RungeKuttaIntegrator
-from .galpha import GeneralizedAlphaIntegrator, galpha_settings, refuse_unserved
+from .galpha import GeneralizedAlphaIntegrator, refuse_unserved, run_options
 from .moreau import MoreauIntegrator, contact_integrator
 from .run_inputs import RunInputs
 from .stages import normalize_quaternions
@@ -108,10 +108,7 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     if not (np.isfinite(dt) and dt > 0):
         raise ValueError(f"dt must be a positive step, got {dt!r}")
     moreau = integrator == "moreau"
-    galpha = isinstance(integrator, str) and integrator.lower() == "generalized_alpha"
-    galpha_settings(integrator_options, galpha)  # (bad options refused before any run)
-    if galpha:
-        implicit_damping = _galpha_damping(implicit_damping)
+    galpha, settings, implicit_damping = run_options(integrator, integrator_options, implicit_damping)
     if integrator == "munthe_kaas":
         integrator, lie_group = "rk4", True
     # one integrator as the template of every sample's options and packed force models
@@ -145,8 +142,7 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
         if galpha:
             refuse_unserved(m, tpl.fmi)
         cls = MoreauIntegrator if moreau else GeneralizedAlphaIntegrator
-        result = RolloutResult(*contact_rollout(m, Q0, U0, t_final, dt, tau, int(save_every), inputs, cls,
-                                                galpha_settings(integrator_options, galpha)))
+        result = RolloutResult(*contact_rollout(m, Q0, U0, t_final, dt, tau, int(save_every), inputs, cls, settings))
         result.clamped = inputs.report()
         return result
     rows_per_sample = _rows_per_sample(control_period, control, dt * save_every, segmented)
@@ -211,14 +207,6 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     result = RolloutResult(t, QO, UO, status, t_failure)
     result.clamped = inputs.report()
     return result
-
-
-def _galpha_damping(implicit_damping):
-    """generalized_alpha takes the damping implicitly itself: "auto" is off, True refused."""
-    if implicit_damping is True:
-        raise ValueError("implicit_damping=True: integrator='generalized_alpha' takes the damping implicitly already "
-                         "(leave implicit_damping at 'auto')")
-    return False
 
 
 def _rows_per_sample(control_period, control, interval, segmented):

@@ -10,7 +10,7 @@ from .failures import SimulationTerminated, blow_up
 from .forces import limit_model, warn_outside_limits
 from .run_inputs import RunInputs
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError
-from .galpha import GeneralizedAlphaIntegrator, galpha_settings
+from .galpha import GeneralizedAlphaIntegrator, run_options
 from .moreau import MoreauIntegrator, contact_integrator, contact_settings
 from .run_signals import RunSignals
 from .segments import SegmentedRun
@@ -78,16 +78,10 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
         time stepping with hard frictional contact, fixed steps: ``simulation.moreau``),
         "euler", "midpoint", "heun", "rk4", "rk38" ("3/8"), "bs32", "dopri5", "munthe_kaas"
         (Lie-group RK, RK4 tableau unless ``tableau=``), "generalized_alpha" (implicit,
-        second order, fixed steps, for stiff dampers, springs and gains:
-        ``simulation.galpha.GeneralizedAlphaIntegrator``; its control is called once per
-        step, at its start; rigid trees), or a tableau. A Runge-Kutta method (or
-        generalized_alpha) with contacts on is refused (ValueError): contact impulses are
-        velocity jumps.
+        order 2, fixed steps, its control called once per step; rigid trees:
+        ``simulation.galpha``), or a tableau. Any but "moreau" with contacts on is refused.
     integrator_options : dict, optional
-        generalized_alpha's settings: ``rho_inf`` (0.8; in [0, 1], the spectral radius at
-        infinite frequency: 1 damps nothing, 0 the most), ``newton_rtol`` and ``newton_atol``
-        (1e-10, 1e-10: the Newton iteration's tolerances, as accelerations), ``max_iterations``
-        (20). Other keys, and options for other integrators, are refused (ValueError).
+        generalized_alpha's rho_inf, newton_rtol, newton_atol, max_iterations (its class).
     control : callable, optional
         ``control(t, q, u, tau_out)`` writing the joint forces tau_out (nu,) in place (it
         holds ``tau`` when called); called at every Runge-Kutta stage (the compiled loop
@@ -241,23 +235,15 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
     c = m.compiled
     integrator = contact_integrator(m, integrator, contact)
     moreau = integrator == "moreau"
-    galpha = isinstance(integrator, str) and integrator.lower() == "generalized_alpha"
+    galpha, settings, implicit_damping = run_options(integrator, integrator_options, implicit_damping)
     tab, lie = _resolve("euler" if moreau or galpha else integrator, tableau)
     cls = MoreauIntegrator if moreau else GeneralizedAlphaIntegrator if galpha else \
         MuntheKaasIntegrator if lie else RungeKuttaIntegrator
-    settings = contact_settings(contact_options, moreau)
-    more = dict(contact_output=contact_output, **settings) if moreau else {}
-    more.update(galpha_settings(integrator_options, galpha))
-    if galpha:  # (the method takes the damping implicitly itself)
-        if implicit_damping is True:
-            raise ValueError("implicit_damping=True: integrator='generalized_alpha' takes the damping implicitly "
-                             "already (leave implicit_damping at 'auto')")
-        implicit_damping = False
+    more = dict(contact_settings(contact_options, moreau), **(dict(contact_output=contact_output) if moreau else settings))
     store = ExpandingStorage(c.nq, c.nu, capacity=1) if keep_in_memory else RingBufferStorage(c.nq, c.nu, 1)
     lim = limit_model(m, limits, None if tab.is_embedded else dt_f)
     inputs = RunInputs(m, control, tuple(forces or ()) + (() if lim is None else (lim,)), ctrl=ctrl,
-                       joint_dynamics=joint_dynamics, efforts=efforts,
-                       dt=None if tab.is_embedded or galpha else dt_f,  # (galpha: stable at any damping)
+                       joint_dynamics=joint_dynamics, efforts=efforts, dt=None if tab.is_embedded or galpha else dt_f,
                        implicit_damping=implicit_damping)
     sampled = control_period is not None
 
