@@ -191,7 +191,9 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
             warnings.warn(f"generalized_alpha: the Newton iteration of {n} step{'s' * (n != 1)} stopped at "
                           f"max_iterations = {int(self.gopt[GS.G_MAXIT])} above its tolerance (worst "
                           f"{self.gst[GL.S_WORST]:.3g} times it, in the step from t = {self.gst[GL.S_TWORST]:.6g} s); "
-                          f"a smaller dt or more max_iterations tighten it", GeneralizedAlphaWarning, stacklevel=4)
+                          f"a force law that jumps (a joint limit's damper engaging at its edge) leaves a step "
+                          f"crossing the jump without an exact solution; elsewhere a smaller dt or more "
+                          f"max_iterations tighten it", GeneralizedAlphaWarning, stacklevel=4)
 
     def loop_call(self, T, Q, U):
         c = self._c

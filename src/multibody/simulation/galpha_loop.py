@@ -13,7 +13,9 @@ does the step after ``set_state``: gst[S_READY] = 0):
    0.1 (a stiff mode's predictor, off by about omega h times its speed, gives C_t the wrong
    speed-dependent terms: 0.23 per iteration on a pendulum with a sliding bob at omega h =
    100, converged in 2-3 corrections with the matrix formed anew);
-3. iterations x += dx, S dx = -r(x), until the residual, read as the acceleration it
+3. iterations x += dx, S dx = -r(x) (half of dx taken back, up to MAX_HALVINGS times in a
+   row, where the residual grew: a correction across a piecewise force law's edge, as a
+   joint limit's, overshoots), until the residual, read as the acceleration it
    stands for (|r_i| / |S_ii|), or the correction |dx_i| is within atol + rtol |x_i| for
    every i (``galpha_step.G_RTOL``, ``G_ATOL``), at most G_MAXIT corrections. A step that
    does not converge goes on with its last iterate, counted (gst[S_UNCONVERGED], the worst
@@ -57,6 +59,8 @@ N_GST = 7
 
 #: a correction larger than THETA times the last one forms the Newton matrix anew
 THETA = 0.1
+#: a residual that grew after a correction takes half of it back, at most this many times in a row
+MAX_HALVINGS = 4
 
 
 def allocate_galpha_work(nq, nu):
@@ -86,14 +90,30 @@ def _newton(mi, mf, ws, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x, dx, r
     THETA (Kt, Ct its scratch); leaves x and the state (q1, u1, a1) it gives. Returns the
     corrections made, or -1 if a matrix formed anew is singular."""
     k = 0
-    last = math.inf
+    last = math.inf   # the last correction's ratio to its tolerance
+    prev = math.inf   # the residual's, before the last correction
+    halved = 0
     while True:
         residual(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, r)
         e = _ratio(r, x, sdiag, rtol, atol)
         if e <= 1.0:
             return k
-        if k == maxit or e == math.inf:
+        if k == maxit:
             break
+        if not e < prev and halved < MAX_HALVINGS:
+            # the correction overshot (a piecewise force law's edge, as a limit's): half of
+            # it is taken back, and the residual there tried again
+            for i in range(r.shape[0]):
+                dx[i] *= 0.5
+                x[i] -= dx[i]
+            halved += 1
+            k += 1
+            advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
+            continue
+        if e == math.inf:
+            break
+        halved = 0
+        prev = e
         for i in range(r.shape[0]):
             dx[i] = -r[i]
         lu_solve(LU, piv, dx)
@@ -112,6 +132,7 @@ def _newton(mi, mf, ws, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x, dx, r
             if not lu_factor(LU, piv):
                 return -1
             e = math.inf
+            prev = math.inf  # (the residual's scale changed with the matrix)
         last = e
     gst[S_UNCONVERGED] += 1
     if not e <= gst[S_WORST]:
