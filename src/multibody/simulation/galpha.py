@@ -124,7 +124,7 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
 
     def __init__(self, m, q0, u0, tableau=None, sink=None, control=None, tau=None, forces=(), adaptive=None,
                  rtol=1e-6, atol=1e-9, h_min=None, h_max=math.inf, t0=0.0, stabilization_gains=None,
-                 lie_group=None, *, rho_inf=0.8, newton_rtol=1e-10, newton_atol=1e-10, max_iterations=20):
+                 lie_group=None, *, rho_inf=0.8, newton_rtol=1e-10, newton_atol=1e-10, max_iterations=30):
         if adaptive:
             raise ValueError("adaptive=True: generalized_alpha takes fixed steps dt (an adaptive implicit method "
                              "is not built)")

@@ -13,9 +13,10 @@ does the step after ``set_state``: gst[S_READY] = 0):
    0.1 (a stiff mode's predictor, off by about omega h times its speed, gives C_t the wrong
    speed-dependent terms: 0.23 per iteration on a pendulum with a sliding bob at omega h =
    100, converged in 2-3 corrections with the matrix formed anew);
-3. iterations x += dx, S dx = -r(x) (half of dx taken back, up to MAX_HALVINGS times in a
-   row, where the residual grew: a correction across a piecewise force law's edge, as a
-   joint limit's, overshoots), until the residual, read as the acceleration it
+3. iterations x += dx, S dx = -r(x) (where the residual grew, half of dx taken back, up
+   to MAX_HALVINGS times in a row, and the matrix formed anew where that ends: a
+   correction across a steep or piecewise force law, regularized friction near rest or a
+   limit's edge, overshoots), until the residual, read as the acceleration it
    stands for (|r_i| / |S_ii|), or the correction |dx_i| is within atol + rtol |x_i| for
    every i (``galpha_step.G_RTOL``, ``G_ATOL``), at most G_MAXIT corrections. A step that
    does not converge goes on with its last iterate, counted (gst[S_UNCONVERGED], the worst
@@ -60,7 +61,7 @@ N_GST = 7
 #: a correction larger than THETA times the last one forms the Newton matrix anew
 THETA = 0.1
 #: a residual that grew after a correction takes half of it back, at most this many times in a row
-MAX_HALVINGS = 4
+MAX_HALVINGS = 8
 
 
 def allocate_galpha_work(nq, nu):
@@ -82,16 +83,26 @@ def _ratio(v, x, scale, rtol, atol):
     return e if math.isfinite(e) else math.inf
 
 
+@njit(cache=True, inline="always")
+def _refresh(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv, sdiag, gst):
+    """Newton's matrix formed anew at the current iterate and factored; False if singular."""
+    iteration_matrix(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU)
+    gst[S_MATRICES] += 1
+    for i in range(x.shape[0]):
+        sdiag[i] = abs(LU[i, i])
+    return lu_factor(LU, piv)
+
+
 @njit(cache=True)  # (not inlined: Numba refuses to inline a call with this many arguments)
 def _newton(mi, mf, ws, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1, sdiag,
             LU, piv, Kt, Ct, gq, gu, src, rtol, atol, maxit, gst, t):
     """The simplified Newton iteration of one step (module docstring, 3.) on the factored
     matrix LU, formed anew at the current iterate where a correction shrank by less than
-    THETA (Kt, Ct its scratch); leaves x and the state (q1, u1, a1) it gives. Returns the
-    corrections made, or -1 if a matrix formed anew is singular."""
+    THETA or overshot (Kt, Ct its scratch); leaves x and the state (q1, u1, a1) it gives.
+    Returns the corrections made (halvings counted), or -1 if a matrix is singular."""
     k = 0
     last = math.inf   # the last correction's ratio to its tolerance
-    prev = math.inf   # the residual's, before the last correction
+    prev = math.inf   # |r|^2 before the last correction (the backtracking's merit: fixed over the step)
     halved = 0
     while True:
         residual(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, r)
@@ -100,9 +111,12 @@ def _newton(mi, mf, ws, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x, dx, r
             return k
         if k == maxit:
             break
-        if not e < prev and halved < MAX_HALVINGS:
-            # the correction overshot (a piecewise force law's edge, as a limit's): half of
-            # it is taken back, and the residual there tried again
+        merit = 0.0
+        for i in range(r.shape[0]):
+            merit += r[i] * r[i]
+        if not merit < prev and halved < MAX_HALVINGS:
+            # the correction overshot (a steep or piecewise force law: regularized friction,
+            # a limit's edge): half of it is taken back and the residual there tried again
             for i in range(r.shape[0]):
                 dx[i] *= 0.5
                 x[i] -= dx[i]
@@ -112,8 +126,13 @@ def _newton(mi, mf, ws, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x, dx, r
             continue
         if e == math.inf:
             break
-        halved = 0
-        prev = e
+        if halved:  # after an overshoot, the matrix where the halvings ended
+            if not _refresh(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv,
+                            sdiag, gst):
+                return -1
+            last = math.inf
+            halved = 0
+        prev = merit
         for i in range(r.shape[0]):
             dx[i] = -r[i]
         lu_solve(LU, piv, dx)
@@ -125,17 +144,13 @@ def _newton(mi, mf, ws, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x, dx, r
         if e <= 1.0:
             return k
         if e > THETA * last and k < maxit:  # slow contraction: the matrix at the current iterate
-            iteration_matrix(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU)
-            gst[S_MATRICES] += 1
-            for i in range(r.shape[0]):
-                sdiag[i] = abs(LU[i, i])
-            if not lu_factor(LU, piv):
+            if not _refresh(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv,
+                            sdiag, gst):
                 return -1
             e = math.inf
-            prev = math.inf  # (the residual's scale changed with the matrix)
         last = e
     gst[S_UNCONVERGED] += 1
-    if not e <= gst[S_WORST]:
+    if not e <= gst[S_WORST]:  # (e: the last residual's ratio, inf if it was not finite)
         gst[S_WORST] = e
         gst[S_TWORST] = t
     return k
