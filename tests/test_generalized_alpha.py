@@ -326,6 +326,13 @@ def test_refusals_name_generalized_alpha_and_what_is_not_served():
     with pytest.raises(NotImplementedError, match="generalized_alpha.*constraints"):
         lad = ladder(1)
         mb.simulate(lad, lad.neutral_q(), np.zeros(lad.nu), 0.1, dt=0.01, integrator=GA)
+    ball = mb.Multibody("ball")
+    body = ball.add_body("ball", mass=1.0, inertia=np.eye(3) * 0.4)
+    ball.add_hinge(None, body, "free_quat")
+    ball.add_collision(body, mb.Sphere(0.1))
+    ball.add_collision(ball.world, mb.Plane())
+    with pytest.raises(ValueError, match="generalized_alpha.*cannot step the model's contacts"):
+        mb.simulate(ball, ball.neutral_q(), np.zeros(6), 0.1, dt=0.01, integrator=GA)
     from flex_models import flexible_tree
     with pytest.raises(NotImplementedError, match="generalized_alpha.*modal"):
         flex = flexible_tree(np.random.default_rng(1))
