@@ -115,7 +115,7 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
         (``GeneralizedAlphaWarning``).
 
     The control (if any) is called once per step, at its start; its forces are held over
-    the step. Models with modal bodies or enabled constraints, and the force models
+    the step (so its gains act explicitly: stiff ones belong in force models or actuators). Models with modal bodies or enabled constraints, and the force models
     ``ExternalForce`` in world axes and ``LinearSpringDamper``, are refused
     (NotImplementedError).
     """
