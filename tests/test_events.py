@@ -8,7 +8,7 @@ import multibody as mb
 from multibody.results import load_result
 
 G = 9.81
-INTEGRATORS = ["rk4", "dopri5", "munthe_kaas"]
+INTEGRATORS = ["rk4", "dopri5", "munthe_kaas", "generalized_alpha"]
 
 
 def ball():
@@ -69,7 +69,7 @@ def test_a_terminal_event_ends_the_run_at_its_crossing(integrator):
     assert again.t[-1] == res.t[-1]
 
 
-@pytest.mark.parametrize("integrator", ["rk4", "dopri5", "munthe_kaas"])
+@pytest.mark.parametrize("integrator", ["rk4", "dopri5", "munthe_kaas", "generalized_alpha"])
 def test_timed_events_fire_at_their_times_exactly(integrator):
     at = [0.0123456789, 0.5, 0.5 + 1e-3, 0.77]  # off the step grid, and two close together
     kick = mb.Event(at=at, action=lambda t, q, u: (q, u + 1.0), name="kick")

@@ -3,7 +3,7 @@
     multibody demo [--t-final 5] [--output demo.npz] [--plot demo.png]
     multibody info MODEL [--floating-base]
     multibody convert IN OUT [--floating-base [free|quaternion]]
-    multibody simulate MODEL.urdf [--t-final T] [--dt DT] [--integrator rk4|dopri5|munthe_kaas|...]
+    multibody simulate MODEL.urdf [--t-final T] [--dt DT] [--integrator rk4|dopri5|munthe_kaas|generalized_alpha|...]
                        [--floating-base [free|quaternion]] [--q0 "0.1,0.2,..."] [--u0 ...]
                        [--output results.npz|.csv] [--output-every SECONDS] [--plot plot.png] [--no-limits]
                        [--no-joint-dynamics] [--view]
@@ -216,7 +216,7 @@ def _add_run_options(p, t_final=5.0):
     p.add_argument("--t-final", type=float, default=t_final, help="end time [s]")
     p.add_argument("--dt", type=float, default=1e-3, help="step [s] (output interval for dopri5/bs32)")
     p.add_argument("--integrator", default="rk4",
-                   help="rk4 (default), euler, midpoint, heun, rk38, bs32, dopri5, munthe_kaas")
+                   help="rk4 (default), euler, midpoint, heun, rk38, bs32, dopri5, munthe_kaas, generalized_alpha (implicit)")
     p.add_argument("--rtol", type=float, default=1e-8)
     p.add_argument("--atol", type=float, default=1e-10)
     p.add_argument("--output", help="results file (.npz or .csv), columns named after the joints with units")

@@ -168,7 +168,8 @@ TARGETS.update({
     "loop:constrained:control": _loop("constrained", control=lambda t, q, u, tau: None),
 })
 #: compiled by ``warm_up(everything=True)`` (``multibody warmup --all``) only
-EXTRA = {"batch_and_rollout": _batched, "flex": _flex(), "flex:constrained": _flex(constrained=True)}
+EXTRA = {"batch_and_rollout": _batched, "flex": _flex(), "flex:constrained": _flex(constrained=True),
+         "loop:generalized_alpha": _loop(integrator="generalized_alpha")}
 
 
 def compile_targets(names, quiet=True):

@@ -50,6 +50,11 @@ _FLEX_SINGULAR = ("with modal bodies also a deflection too large for a second-or
                   "positive there")
 
 
+#: where the implicit method helps: force models it takes implicitly (a control's forces
+#: are held over each of its steps, so a stiff gain in a control stays explicit there)
+IMPLICIT_ADVICE = ("for stiff force models (springs, dampers, actuators' gains, joint dynamics; not a control's "
+                   "gains), the implicit integrator='generalized_alpha'")
+
 def failure(integ, st):
     """A SimulationError for the Status a run of integrator ``integ`` stopped with (the result
     is attached by the caller)."""
@@ -60,8 +65,8 @@ def failure(integ, st):
         name, idx = ("q", b) if b < c.nq else ("u", b - c.nq)
         return SimulationError(f"the state became non-finite at t = {t:.6g} s: {name}[{idx}] "
                                f"({coordinate_owner(c, name, idx)}); last finite state kept at "
-                               f"t = {integ.t:.6g} s; if the step blew up, a smaller dt or the adaptive "
-                               f"integrator='dopri5' may help", t)
+                               f"t = {integ.t:.6g} s; if the step blew up, a smaller dt, the adaptive "
+                               f"integrator='dopri5' or, {IMPLICIT_ADVICE}, may help", t)
     if st is Status.CONTROL_NONFINITE:
         return SimulationError(f"the control returned a non-finite joint force at t = {t:.6g} s: "
                                f"tau[{b}] = {integ._ctl[0][b]} ({coordinate_owner(c, 'u', b)}); last "
@@ -100,7 +105,7 @@ def blow_up(integ, t, state=None):
         f"{x[i]:.3g}{' ' + unit if unit else ''} "
         f"during a step of {integ.clk[K.K_STEP]:.3g} s (last accepted state at t = {integ.t:.6g} s); "
         f"the dynamics are too stiff for this step (high gains, stiff springs): a smaller dt, an "
-        f"adaptive integrator (integrator='dopri5') may help", t)
+        f"adaptive integrator (integrator='dopri5') or, {IMPLICIT_ADVICE}, may help", t)
 
 
 def first_blown_row(Q, U):

@@ -61,9 +61,9 @@ def contact_integrator(m, integrator, contact):
         raise ValueError(f"integrator='moreau' steps contacts, but {why}: use a Runge-Kutta method ('rk4')")
     if on and not moreau:
         name = getattr(integrator, "name", integrator)
-        raise ValueError(f"integrator={name!r} cannot step the model's contacts: a Runge-Kutta method assumes "
-                         f"smooth motion, and contact impulses change the speeds inside a step; use "
-                         f"integrator='moreau' (the default with collision shapes), or contact=False")
+        raise ValueError(f"integrator={name!r} cannot step the model's contacts: a Runge-Kutta method (or "
+                         f"generalized_alpha) assumes smooth motion, and contact impulses change the speeds inside a "
+                         f"step; use integrator='moreau' (the default with collision shapes), or contact=False")
     return "moreau" if moreau else integrator
 
 

@@ -13,7 +13,8 @@ from .failures import first_blown_row
 from .forces import limit_model
 from .contact_rollout import contact_rollout, refuse_contact_options
 from .integrators import RungeKuttaIntegrator
-from .moreau import contact_integrator
+from .galpha import GeneralizedAlphaIntegrator, refuse_unserved, run_options
+from .moreau import MoreauIntegrator, contact_integrator
 from .run_inputs import RunInputs
 from .stages import normalize_quaternions
 
@@ -59,7 +60,7 @@ def _stacked(x, shape, name):
 
 def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None, forces=(),
             save_every=1, lie_group=False, limits=True, progress=True, control_period=None, joint_dynamics=True,
-            efforts=True, ctrl=None, implicit_damping="auto", contact=True):
+            efforts=True, ctrl=None, implicit_damping="auto", contact=True, integrator_options=None):
     """Simulate B initial states from t = 0 to ``t_final`` in one compiled call across cores.
 
     Q0 (B, nq), U0 (B, nu): initial states (charts of the calling thread's default Data;
@@ -91,6 +92,9 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     ``contact``, ``integrator=None``: as in ``simulate`` (a model with collision shapes steps
     with "moreau": its samples then run one after the other, ``contact_rollout``; no control
     callback or (B, N, nu) tau there yet); contact=False ignores the shapes.
+    ``integrator="generalized_alpha"`` (with ``integrator_options`` as in ``simulate``): each
+    sample through its own implicit run, one after the other (no control callback, no
+    (B, N, nu) tau, not across cores yet).
     """
     c = m.compiled
     integrator = contact_integrator(m, integrator, contact)
@@ -104,15 +108,16 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     if not (np.isfinite(dt) and dt > 0):
         raise ValueError(f"dt must be a positive step, got {dt!r}")
     moreau = integrator == "moreau"
+    galpha, settings, implicit_damping = run_options(integrator, integrator_options, implicit_damping)
     if integrator == "munthe_kaas":
         integrator, lie_group = "rk4", True
     # one integrator as the template of every sample's options and packed force models
     lim = limit_model(m, limits, dt)
     inputs = RunInputs(m, control, tuple(forces or ()) + (() if lim is None else (lim,)), ctrl=ctrl,
-                       joint_dynamics=joint_dynamics, efforts=efforts, dt=dt, ctrl_function_ok=False,
+                       joint_dynamics=joint_dynamics, efforts=efforts, dt=None if galpha else dt, ctrl_function_ok=False,
                        implicit_damping=implicit_damping)
     control = inputs.control
-    tpl = RungeKuttaIntegrator(m, Q0[0], U0[0], tableau="euler" if moreau else integrator, adaptive=False,
+    tpl = RungeKuttaIntegrator(m, Q0[0], U0[0], tableau="euler" if moreau or galpha else integrator, adaptive=False,
                                lie_group=lie_group,
                                forces=inputs.forces)
     inputs.attach(tpl)
@@ -132,9 +137,12 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
 
     if control is not None and not callable(control):
         raise TypeError(f"control must be callable as control(t, Q, U, TAU_out), got {type(control).__name__}")
-    if moreau:
-        refuse_contact_options(control, segmented, lie_group)
-        result = RolloutResult(*contact_rollout(m, Q0, U0, t_final, dt, tau, int(save_every), inputs))
+    if moreau or galpha:
+        refuse_contact_options(control, segmented, lie_group, "with contact" if moreau else "under generalized_alpha")
+        if galpha:
+            refuse_unserved(m, tpl.fmi)
+        cls = MoreauIntegrator if moreau else GeneralizedAlphaIntegrator
+        result = RolloutResult(*contact_rollout(m, Q0, U0, t_final, dt, tau, int(save_every), inputs, cls, settings))
         result.clamped = inputs.report()
         return result
     rows_per_sample = _rows_per_sample(control_period, control, dt * save_every, segmented)

@@ -10,6 +10,7 @@ from .failures import SimulationTerminated, blow_up
 from .forces import limit_model, warn_outside_limits
 from .run_inputs import RunInputs
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError
+from .galpha import GeneralizedAlphaIntegrator, run_options
 from .moreau import MoreauIntegrator, contact_integrator, contact_settings
 from .run_signals import RunSignals
 from .segments import SegmentedRun
@@ -19,7 +20,8 @@ from .tableaus import ButcherTableau, get_tableau
 __all__ = ["simulate", "SimulationResult", "INTEGRATORS", "ModelView"]
 
 #: integrator names ``simulate`` accepts.
-INTEGRATORS = ("euler", "midpoint", "heun", "rk4", "rk38", "bs32", "dopri5", "munthe_kaas", "moreau")
+INTEGRATORS = ("euler", "midpoint", "heun", "rk4", "rk38", "bs32", "dopri5", "munthe_kaas", "moreau",
+               "generalized_alpha")
 
 
 class ModelView:
@@ -56,7 +58,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
              rtol=1e-8, atol=1e-10, tableau=None, tau=None, forces=(), stabilization_gains="default",
              project_every=None, save_every=1, h_min=None, h_max=math.inf, output=None, progress=False, output_every=None,
              keep_in_memory=True, limits=True, control_period=None, events=(), event_tol=1e-12,
-             joint_dynamics=True, efforts=True, ctrl=None, implicit_damping="auto"):
+             joint_dynamics=True, efforts=True, ctrl=None, implicit_damping="auto", integrator_options=None):
     """Integrate the dynamics of ``m`` from (q0, u0) at t = 0 to ``t_final``.
 
     Parameters
@@ -75,8 +77,11 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
         None (default): "moreau" where contacts are on, else "rk4"; "moreau" (Moreau-Jean
         time stepping with hard frictional contact, fixed steps: ``simulation.moreau``),
         "euler", "midpoint", "heun", "rk4", "rk38" ("3/8"), "bs32", "dopri5", "munthe_kaas"
-        (Lie-group RK, RK4 tableau unless ``tableau=``), or a tableau. A Runge-Kutta method
-        with contacts on is refused (ValueError): contact impulses are velocity jumps.
+        (Lie-group RK, RK4 tableau unless ``tableau=``), "generalized_alpha" (implicit,
+        order 2, fixed steps, its control called once per step; rigid trees:
+        ``simulation.galpha``), or a tableau. Any but "moreau" with contacts on is refused.
+    integrator_options : dict, optional
+        generalized_alpha's rho_inf, newton_rtol, newton_atol, max_iterations (its class).
     control : callable, optional
         ``control(t, q, u, tau_out)`` writing the joint forces tau_out (nu,) in place (it
         holds ``tau`` when called); called at every Runge-Kutta stage (the compiled loop
@@ -230,14 +235,15 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
     c = m.compiled
     integrator = contact_integrator(m, integrator, contact)
     moreau = integrator == "moreau"
-    tab, lie = _resolve("euler" if moreau else integrator, tableau)
-    cls = MoreauIntegrator if moreau else MuntheKaasIntegrator if lie else RungeKuttaIntegrator
-    settings = contact_settings(contact_options, moreau)
-    more = dict(contact_output=contact_output, **settings) if moreau else {}
+    galpha, settings, implicit_damping = run_options(integrator, integrator_options, implicit_damping)
+    tab, lie = _resolve("euler" if moreau or galpha else integrator, tableau)
+    cls = MoreauIntegrator if moreau else GeneralizedAlphaIntegrator if galpha else \
+        MuntheKaasIntegrator if lie else RungeKuttaIntegrator
+    more = dict(contact_settings(contact_options, moreau), **(dict(contact_output=contact_output) if moreau else settings))
     store = ExpandingStorage(c.nq, c.nu, capacity=1) if keep_in_memory else RingBufferStorage(c.nq, c.nu, 1)
     lim = limit_model(m, limits, None if tab.is_embedded else dt_f)
     inputs = RunInputs(m, control, tuple(forces or ()) + (() if lim is None else (lim,)), ctrl=ctrl,
-                       joint_dynamics=joint_dynamics, efforts=efforts, dt=None if tab.is_embedded else dt_f,
+                       joint_dynamics=joint_dynamics, efforts=efforts, dt=None if tab.is_embedded or galpha else dt_f,
                        implicit_damping=implicit_damping)
     sampled = control_period is not None
 
@@ -283,7 +289,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
         late = signals.late(err)  # a signal while the file was being finished
         if late is not err:
             message, err = f"{message or 'finished'}; then {type(late).__name__} (a signal)", late
-    name = "moreau" if moreau else ("munthe_kaas/" if lie else "") + tab.name
+    name = "moreau" if moreau else "generalized_alpha" if galpha else ("munthe_kaas/" if lie else "") + tab.name
     res = SimulationResult(store.t.copy(), store.q.copy(), store.u.copy(), status, message,
                            integ.n_steps, integ.n_rejected, time.perf_counter() - wall0, name,
                            integ.n_chart_resets, labels=labels, events=getattr(integ, "records", ()))

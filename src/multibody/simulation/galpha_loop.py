@@ -1,0 +1,273 @@
+"""The compiled generalized-alpha stepping loop (issue 23, item 1): fixed steps, implicit.
+
+Per step from (q, u) at time t, with the method's a and u_dot carried from the last step
+(the first step starts from u_dot = a = the forward dynamics at the initial state, and so
+does the step after ``set_state``: gst[S_READY] = 0):
+
+1. the joint forces held over the step: tau0, or the Python control's, called once at the
+   step's start with its state (as the "moreau" loop; ``control_period`` holds them longer);
+2. the predictor x = u_dot_n, the state it gives (``galpha_step.advance_state``) and there
+   Newton's matrix S = M + gamma' C_t + beta' K_t (``galpha_step.iteration_matrix``),
+   factored once (``kernels/dense_lu``): a simplified Newton, one matrix per step, formed
+   anew at the current iterate only where a correction shrinks by a factor above THETA =
+   0.1 (a stiff mode's predictor, off by about omega h times its speed, gives C_t the wrong
+   speed-dependent terms: 0.23 per iteration on a pendulum with a sliding bob at omega h =
+   100, converged in 2-3 corrections with the matrix formed anew);
+3. iterations x += dx, S dx = -r(x) (where the residual grew, half of dx taken back, up
+   to MAX_HALVINGS times in a row, and the matrix formed anew where that ends: a
+   correction across a steep or piecewise force law, regularized friction near rest or a
+   limit's edge, overshoots), until the residual, read as the acceleration it
+   stands for (|r_i| / |S_ii|), or the correction |dx_i| is within atol + rtol |x_i| for
+   every i (``galpha_step.G_RTOL``, ``G_ATOL``), at most G_MAXIT corrections. A step that
+   does not converge goes on with its last iterate, counted (gst[S_UNCONVERGED], the worst
+   ratio and its time), for the integrator to warn about;
+4. q, u, a, u_dot of the step's end; rotation-vector charts re-centred as in the RK loop
+   (q moves through the model's ``integrate``: quaternions stay unit).
+
+It shares the RK loop's counters, clock, options and sample storage (``kernels.py``).
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from ..kernels.common import data_start, first_nonfinite, link_rows, ragged
+from ..kernels.dense_lu import lu_factor, lu_solve
+from ..kernels.forward_dynamics import aba_core
+from ..kernels.status import CONTROL_NONFINITE, NEED_CONTROL, NONFINITE_STATE, RUNNING, SINGULAR
+from ..kernels.variants import variant
+from .force_kernels import apply_forces
+from .galpha_step import G_ATOL, G_BETA, G_GAMMA, G_ALPHA_F, G_ALPHA_M, G_MAXIT, G_RTOL, advance_state, \
+    iteration_matrix, residual
+from .kernels import (
+    C_BAD, C_CHARTS, C_OUT, C_STAGE, C_STEP, C_WRITTEN, K_STEP, K_T, K_TBAD, K_TOUT, K_TSTAGE,
+    O_CONTROL, O_NSTEPS, O_STRIDE, _begin_step, _failed, _stop,
+)
+from .lie import to_start_charts
+from .stages import after_step, control_inputs, first_bad
+
+__all__ = ["galpha_entry_point", "allocate_galpha_work"]
+
+# --- method state (float64 array gst)
+S_READY = 0        # 1: a and u_dot hold the last step's (0: start from the forward dynamics)
+S_ITERS = 1        # Newton corrections of the run
+S_MOST = 2         # the most corrections of a step
+S_UNCONVERGED = 3  # steps that ended at G_MAXIT corrections above the tolerance
+S_WORST = 4        # the largest final ratio (error / tolerance) of those steps
+S_TWORST = 5       # its step's start time
+S_MATRICES = 6     # iteration matrices formed (one per step, more where the contraction is slow)
+N_GST = 7
+
+#: a correction larger than THETA times the last one forms the Newton matrix anew
+THETA = 0.1
+#: a residual that grew after a correction takes half of it back, at most this many times in a row
+MAX_HALVINGS = 8
+
+
+def allocate_galpha_work(nq, nu):
+    """The arrays of a generalized-alpha run: (gw, gst). gw = (a, udot, x, dx, r, tau,
+    delta, q1, u1, a1, sdiag, K, C, S, piv) (``galpha_loop`` reads them in this order)."""
+    v = [np.zeros(nu) for _ in range(6)]
+    gw = tuple(v) + (np.zeros(nu), np.zeros(nq), np.zeros(nu), np.zeros(nu), np.zeros(nu),
+                     np.zeros((nu, nu)), np.zeros((nu, nu)), np.zeros((nu, nu)), np.zeros(nu, dtype=np.int64))
+    return gw, np.zeros(N_GST)
+
+
+@njit(cache=True, inline="always")
+def _ratio(v, x, scale, rtol, atol):
+    """max_i |v_i| / scale_i / (atol + rtol |x_i|) (scale None: 1); inf if not finite."""
+    e = 0.0
+    for i in range(v.shape[0]):
+        s = abs(v[i]) if scale is None else abs(v[i]) / scale[i]
+        e = max(e, s / (atol + rtol * abs(x[i])))
+    return e if math.isfinite(e) else math.inf
+
+
+@njit(cache=True, inline="always")
+def _refresh(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv, sdiag, gst):
+    """Newton's matrix formed anew at the current iterate and factored; False if singular."""
+    iteration_matrix(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU)
+    gst[S_MATRICES] += 1
+    for i in range(x.shape[0]):
+        sdiag[i] = abs(LU[i, i])
+    return lu_factor(LU, piv)
+
+
+@njit(cache=True)  # (not inlined: Numba refuses to inline a call with this many arguments)
+def _newton(mi, mf, ws, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1, sdiag,
+            LU, piv, Kt, Ct, gq, gu, src, rtol, atol, maxit, gst, t):
+    """The simplified Newton iteration of one step (module docstring, 3.) on the factored
+    matrix LU, formed anew at the current iterate where a correction shrank by less than
+    THETA or overshot (Kt, Ct its scratch); leaves x and the state (q1, u1, a1) it gives.
+    Returns the corrections made (halvings counted), or -1 if a matrix is singular."""
+    k = 0
+    last = math.inf   # the last correction's ratio to its tolerance
+    prev = math.inf   # |r|^2 before the last correction (the backtracking's merit: fixed over the step)
+    halved = 0
+    while True:
+        residual(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, r)
+        e = _ratio(r, x, sdiag, rtol, atol)
+        if e <= 1.0:
+            return k
+        if k == maxit:
+            break
+        merit = 0.0
+        for i in range(r.shape[0]):
+            merit += r[i] * r[i]
+        if not merit < prev and halved < MAX_HALVINGS:
+            # the correction overshot (a steep or piecewise force law: regularized friction,
+            # a limit's edge): half of it is taken back and the residual there tried again
+            for i in range(r.shape[0]):
+                dx[i] *= 0.5
+                x[i] -= dx[i]
+            halved += 1
+            k += 1
+            advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
+            continue
+        if e == math.inf:
+            break
+        if halved:  # after an overshoot, the matrix where the halvings ended
+            if not _refresh(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv,
+                            sdiag, gst):
+                return -1
+            last = math.inf
+            halved = 0
+        prev = merit
+        for i in range(r.shape[0]):
+            dx[i] = -r[i]
+        lu_solve(LU, piv, dx)
+        for i in range(r.shape[0]):
+            x[i] += dx[i]
+        k += 1
+        advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
+        e = _ratio(dx, x, None, rtol, atol)
+        if e <= 1.0:
+            return k
+        if e > THETA * last and k < maxit:  # slow contraction: the matrix at the current iterate
+            if not _refresh(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv,
+                            sdiag, gst):
+                return -1
+            e = math.inf
+        last = e
+    gst[S_UNCONVERGED] += 1
+    if not e <= gst[S_WORST]:  # (e: the last residual's ratio, inf if it was not finite)
+        gst[S_WORST] = e
+        gst[S_TWORST] = t
+    return k
+
+
+def _make_galpha_loop(links, controlled):
+    """The generalized-alpha loop (module docstring) with two constants: ``links`` (link
+    wrenches FM_WRENCH among the force models) and ``controlled`` (a Python control, as
+    iopt[O_CONTROL] says). Rigid trees."""
+
+    @variant(f"run_galpha_links{int(links)}_controlled{int(controlled)}")
+    def run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt, gopt, max_angles, chart0, q, u, clk, ctr, ctl, T, Q, U,
+            gw, gst):
+        n = mi.shape[0]
+        d0 = data_start(dbuf, n)
+        ws = link_rows(dbuf, d0, n)
+        z = ragged(dbuf, d0, n)
+        a, udot, x, dx, r, tau, delta, q1, u1, a1, sdiag, Kt, Ct, S, piv = gw
+        tauc, qview, uview = ctl
+        nq = q.shape[0]
+        nu = u.shape[0]
+        control = 0
+        if controlled:
+            control = iopt[O_CONTROL]
+        nrow = T.shape[0]
+        am, af = gopt[G_ALPHA_M], gopt[G_ALPHA_F]
+        gu = gopt[G_GAMMA] * (1.0 - af) / (1.0 - am)  # gamma' / h and beta' / h^2
+        gq = gopt[G_BETA] * (1.0 - af) / (1.0 - am)
+        rtol, atol, maxit = gopt[G_RTOL], gopt[G_ATOL], int(gopt[G_MAXIT])
+        while True:
+            if ctr[C_STAGE] < 0:
+                st = _begin_step(0, iopt, fopt, clk, ctr, nrow)
+                if st != RUNNING:
+                    return _stop(ctr, st)
+            t = clk[K_T]
+            h = clk[K_STEP]
+            src = tau0
+            if controlled and control:
+                if ctr[C_STAGE] != 0:
+                    control_inputs(mi, ws, 0, chart0, q, u, tau0, qview, uview, tauc)
+                    clk[K_TSTAGE] = t
+                    ctr[C_STAGE] = 0
+                    return _stop(ctr, NEED_CONTROL)
+                ctr[C_STAGE] = -1
+                bad = first_nonfinite(tauc)
+                if bad >= 0:
+                    ctr[C_BAD] = bad
+                    clk[K_TBAD] = t
+                    return _stop(ctr, CONTROL_NONFINITE)
+                src = tauc
+            if gst[S_READY] == 0.0:  # u_dot and a at the start: the forward dynamics
+                use = apply_forces(mi, mf, ws, fmi, fmf, q, u, t, src, tau, links)
+                if not aba_core(mi, mf, ws, z, q, u, tau, use, udot):
+                    clk[K_TBAD] = t
+                    return _failed(ctr, q, u, SINGULAR)
+                for i in range(nu):
+                    a[i] = udot[i]
+                gst[S_READY] = 1.0
+            t_end = clk[K_TOUT]
+            for i in range(nu):
+                x[i] = udot[i]
+            advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
+            iteration_matrix(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq * h * h, gu * h, Kt, Ct, S)
+            gst[S_MATRICES] += 1
+            for i in range(nu):
+                sdiag[i] = abs(S[i, i])
+            if not lu_factor(S, piv):
+                clk[K_TBAD] = t
+                return _failed(ctr, q1, u1, SINGULAR)
+            corrections = _newton(mi, mf, ws, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta,
+                                  q1, u1, a1, sdiag, S, piv, Kt, Ct, gq * h * h, gu * h, src, rtol, atol, maxit, gst,
+                                  t)
+            if corrections < 0:
+                clk[K_TBAD] = t
+                return _failed(ctr, q1, u1, SINGULAR)
+            gst[S_ITERS] += corrections
+            gst[S_MOST] = max(gst[S_MOST], corrections)
+            bad = first_bad(q1, u1)
+            if bad < 0:
+                bad = first_nonfinite(x)
+                if bad >= 0:
+                    bad += nq
+            if bad >= 0:
+                ctr[C_BAD] = bad
+                clk[K_TBAD] = t_end
+                return _stop(ctr, NONFINITE_STATE)
+            ctr[C_CHARTS] += after_step(mi, ws, 1, 0, max_angles, q1)
+            for i in range(nq):
+                q[i] = q1[i]
+            for i in range(nu):
+                u[i] = u1[i]
+                a[i] = a1[i]
+                udot[i] = x[i]
+            clk[K_T] = t_end
+            ctr[C_STEP] += 1
+            if ctr[C_STEP] % iopt[O_STRIDE] == 0 or ctr[C_STEP] == iopt[O_NSTEPS]:
+                ctr[C_OUT] += 1
+                w = ctr[C_WRITTEN]
+                T[w] = clk[K_T]
+                to_start_charts(mi, ws, chart0, q, Q[w])
+                for i in range(nu):
+                    U[w, i] = u[i]
+                ctr[C_WRITTEN] = w + 1
+
+    return run
+
+
+_LOOPS = {}
+
+
+def galpha_entry_point(links=True, control=True):
+    """The compiled generalized-alpha loop ``run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt,
+    gopt, max_angles, chart0, q, u, clk, ctr, ctl, T, Q, U, gw, gst)`` (module docstring):
+    gopt the method's options (``galpha_step.G_*``), gw and gst from
+    ``allocate_galpha_work``. Made (and compiled or loaded from the cache) on first use."""
+    key = (int(bool(links)), int(bool(control)))
+    run = _LOOPS.get(key)
+    if run is None:
+        run = _LOOPS.setdefault(key, _make_galpha_loop(*key))
+    return run
