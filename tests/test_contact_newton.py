@@ -115,20 +115,19 @@ def test_solo12_landing_needs_newton():
 
 
 def test_solo12_sitting_is_determined_by_the_regularization():
-    """Solo12 fallen onto its knees: six contacts touch (18 rows on 18 speeds) with W's
-    eigenvalues there from 9e-9 to 51, so internal forces between them are nearly free and
-    neither method meets 1e-9 on the rigid problem in 2000 iterations. With the contact
-    loop's default compliance (1e-6 W_nn) the impulses are determined and the solve converges,
-    its total normal impulse within 1e-5 of the rigid problem's best."""
+    """Solo12 fallen onto its knees (kp = 3): 12 contacts, feet and upper legs, 36 rows on 18
+    speeds with W's nonzero eigenvalues from 1.2e-5 to 153, so internal forces between them are
+    nearly free: the rigid problem stays at 1.2e-3 after 2000 iterations. With the contact
+    loop's default compliance (1e-6 W_nn) the impulses are determined and the solve converges
+    (1e-13 in 71 iterations)."""
     W, vfree, b, mu = solo12("sitting")
     m, nc = len(vfree), len(mu)
     lam0, v = np.zeros(m), np.empty(m)
     res0, _ = solve_contacts(W, vfree, b, mu, np.zeros(nc), lam0, v, 2000, 1e-9)
-    assert res0 > 1e-9
+    assert res0 > 1e-6
     comp = 1e-6 * np.diag(W)[0::3]
     lam, v = np.zeros(m), np.empty(m)
     res, it = solve_contacts(W, vfree, b, mu, comp, lam, v, 2000, 1e-9)
     assert res <= 1e-9 and it < 200, (res, it)
     assert coulomb_misses(v, b, mu, lam, comp) < 1e-6
-    assert lam[0::3].sum() == pytest.approx(lam0[0::3].sum(), rel=1e-5)
     assert natural_residual(W, vfree, b, mu, comp, lam, v) == res
