@@ -34,8 +34,10 @@ class Scene:
             sf[CL.SF_RBOUND] = np.linalg.norm(verts, axis=1).max()
         elif kind == CL.PLANE:
             sf[CL.SF_RBOUND] = np.inf
-        else:
-            sf[CL.SF_RBOUND] = np.linalg.norm(size)  # any bound serves these tests
+        else:  # the bounding sphere about the origin, as model/shapes.py's bounding_radius
+            r, h = size[0], size[1]
+            sf[CL.SF_RBOUND] = {CL.SPHERE: r, CL.CAPSULE: r + h, CL.CYLINDER: np.hypot(r, h),
+                                CL.BOX: np.linalg.norm(size), CL.ELLIPSOID: max(size)}[kind]
         self.rows.append((si, sf))
         return len(self.rows) - 1
 

@@ -130,14 +130,21 @@ def velocity_targets(J, u, uf, cf, nc, h, vfree, b):
 def drop_immobile(W, nc, vfree, b):
     """Contacts whose distance no speed changes (W_nn = 0, or below 1e-8 of the tangential
     entries: both shapes on links without speeds up to the world, or speeds that only slide
-    them, as a fin on a hinge against its body) take no impulse: their free velocity and
-    target are zeroed, so that lambda = 0 solves them (no impulse could meet a target)."""
+    them, as a fin on a hinge against its body) take no impulse: they are taken out of the
+    problem, their rows and columns of W those of a unit contact coupled to none, their free
+    velocity and target zero, so that lambda = 0 solves them exactly (no impulse could meet a
+    target, and their nearly null normal rows would only blur the others' solve)."""
+    m = 3 * nc
     for c in range(nc):
         k = 3 * c
         if not W[k, k] > 1e-8 * (W[k + 1, k + 1] + W[k + 2, k + 2]):
             for i in range(3):
                 vfree[k + i] = 0.0
                 b[k + i] = 0.0
+                for j in range(m):
+                    W[k + i, j] = 0.0
+                    W[j, k + i] = 0.0
+                W[k + i, k + i] = 1.0
 
 
 @njit(cache=True)

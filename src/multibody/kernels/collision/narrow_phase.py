@@ -9,7 +9,8 @@ from numba import njit
 
 from ..spatial_inline import load9
 from .layout import (
-    BOX, CAPSULE, CYLINDER, ELLIPSOID, MESH, PLANE, SF_MARGIN, SF_SIZE, SI_TYPE, SI_VADR, SI_VNUM, SPHERE,
+    BOX, CAPSULE, CYLINDER, ELLIPSOID, MESH, PLANE, SF_MARGIN, SF_RBOUND, SF_SIZE, SI_TYPE, SI_VADR, SI_VNUM,
+    SPHERE,
 )
 from .plane import plane_box, plane_capsule, plane_cylinder, plane_ellipsoid, plane_mesh, plane_sphere
 from .manifold import MAN_N
@@ -93,10 +94,29 @@ def _ordered_pair(si, sf, verts, poses, s1, s2, margin, cand, cfeat, man, mfeat)
                          t2, R2, p2, z2, si[s2, SI_VADR], si[s2, SI_VNUM], verts, margin, man, mfeat)
 
 
+@njit(cache=True, inline="always")
+def _height_over(poses, p, s):
+    """The height of shape s's origin over plane p (along the plane's z)."""
+    h = 0.0
+    for i in range(3):
+        h += poses[p, POSE_R + 3 * i + 2] * (poses[s, POSE_P + i] - poses[p, POSE_P + i])
+    return h
+
+
+@njit(cache=True, inline="always")
+def _centre_distance(poses, a, b):
+    """The distance between shapes a's and b's origins (their bounding spheres' centres)."""
+    d = 0.0
+    for i in range(3):
+        d += (poses[a, POSE_P + i] - poses[b, POSE_P + i]) ** 2
+    return d ** 0.5
+
+
 @njit(cache=True)
 def narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat):
     """Test shapes a < b; returns (points written, flip): flip when the normals written point
-    from b to a. Pairs farther apart than the sum of their margins give no point."""
+    from b to a. Pairs farther apart than the sum of their margins give no point; pairs whose
+    bounding spheres (SF_RBOUND about each origin) are that far apart are not tested."""
     margin = sf[a, SF_MARGIN] + sf[b, SF_MARGIN]
     ta = si[a, SI_TYPE]
     tb = si[b, SI_TYPE]
@@ -105,7 +125,11 @@ def narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat):
     if ta == PLANE or tb == PLANE:
         flip = tb == PLANE
         p, s = (b, a) if flip else (a, b)
+        if _height_over(poses, p, s) - sf[s, SF_RBOUND] > margin:
+            return 0, flip  # (its bounding sphere is clear of the plane)
         return _plane_pair(si, sf, verts, poses, p, s, margin, cand, cfeat, man, mfeat), flip
+    if _centre_distance(poses, a, b) - sf[a, SF_RBOUND] - sf[b, SF_RBOUND] > margin:
+        return 0, False  # (their bounding spheres are apart: the broad phase's boxes are looser)
     flip = ta > tb
     s1, s2 = (b, a) if flip else (a, b)
     return _ordered_pair(si, sf, verts, poses, s1, s2, margin, cand, cfeat, man, mfeat), flip
