@@ -261,7 +261,7 @@ def test_compiled_tables_by_hand():
     R = _rot_x(np.pi / 2)[:3, :3]
     np.testing.assert_allclose(c.sf[0, CL.SF_R:CL.SF_R + 9], R.ravel(), atol=1e-15)
     np.testing.assert_allclose(c.sf[0, CL.SF_P:CL.SF_P + 3], [0.5, 0.0, 0.1], atol=1e-15)
-    np.testing.assert_allclose(c.sf[0, CL.SF_SIZE:], [0.05, 0.1, 0.0, 0.15, 0.7, 0.2, 1e-3], rtol=1e-15)
+    np.testing.assert_allclose(c.sf[0, CL.SF_SIZE:], [0.05, 0.1, 0.0, 0.15, 0.7, 0.2, 1e-3, 0, 0, 0], rtol=1e-15)
     np.testing.assert_allclose(c.sf[1, CL.SF_P:CL.SF_P + 3], [0, 0, -0.5])
     assert c.sf[1, CL.SF_RBOUND] == np.inf and c.sf[1, CL.SF_MU] == 1.0
     assert c.verts.shape == (0, 3)
@@ -306,3 +306,21 @@ def test_a_shifted_model_gives_the_same_tables_but_the_world_shapes():
     np.testing.assert_array_equal(a.sf[:2, CL.SF_R:CL.SF_P], b.sf[:2, CL.SF_R:CL.SF_P])
     np.testing.assert_allclose(b.sf[:2, CL.SF_P:CL.SF_P + 3] - a.sf[:2, CL.SF_P:CL.SF_P + 3],
                                [(1e5, -1e5, 1e5)] * 2, rtol=1e-15)
+
+
+def test_a_mesh_bounding_sphere_is_about_its_middle():
+    """A hull far from its shape origin (a robot part's mesh in its link frame): the compiled
+    bounding sphere is about the middle of its box (SF_CENTRE), its radius the farthest vertex
+    from there, not the far larger sphere about the origin (it let leg pairs through to GJK)."""
+    rng = np.random.default_rng(2)
+    v = rng.uniform(-0.02, 0.02, (40, 3)) + [0.0, 0.0, -0.15]
+    m = mb.Multibody()
+    m.add_body("leg", mass=1.0, inertia=np.eye(3))
+    m.add_hinge("world", "leg", kind="pin", axis=(0, 1, 0))
+    m.add_collision("leg", mb.ConvexMesh(v))
+    sf = m.compiled.contact.sf[0]
+    hull = m.collision_shapes[0].shape.vertices
+    centre = 0.5 * (hull.min(axis=0) + hull.max(axis=0))
+    np.testing.assert_allclose(sf[CL.SF_CENTRE:CL.SF_CENTRE + 3], centre, rtol=1e-15)
+    assert sf[CL.SF_RBOUND] == pytest.approx(np.linalg.norm(hull - centre, axis=1).max(), rel=1e-15)
+    assert sf[CL.SF_RBOUND] < 0.04 < m.collision_shapes[0].shape.bounding_radius

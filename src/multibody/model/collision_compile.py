@@ -71,6 +71,10 @@ def compile_contact(mb, c):
         sf[k, CL.SF_P:CL.SF_P + 3] = T[:3, 3]
         sf[k, CL.SF_SIZE:CL.SF_SIZE + 3] = s.shape.size
         sf[k, CL.SF_RBOUND] = s.shape.bounding_radius
+        if s.shape.type_code == CL.MESH:  # a hull's sphere about its box's middle: robot meshes sit off their origin
+            centre = 0.5 * (s.shape.vertices.min(axis=0) + s.shape.vertices.max(axis=0))
+            sf[k, CL.SF_CENTRE:CL.SF_CENTRE + 3] = centre
+            sf[k, CL.SF_RBOUND] = np.linalg.norm(s.shape.vertices - centre, axis=1).max()
         sf[k, CL.SF_MU] = s.friction
         sf[k, CL.SF_REST] = s.restitution
         sf[k, CL.SF_MARGIN] = s.margin

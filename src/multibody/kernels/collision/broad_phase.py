@@ -12,7 +12,7 @@ import math
 from numba import njit
 
 from .layout import BOX, CAPSULE, CYLINDER, ELLIPSOID, PLANE, SF_MARGIN, SF_RBOUND, SF_SIZE, SI_TYPE, SPHERE
-from .poses import POSE_P, POSE_R
+from .poses import POSE_C, POSE_P, POSE_R
 
 AABB_LO = 0  # 3: lower corner [m]
 AABB_HI = 3  # 3: upper corner [m]
@@ -44,7 +44,7 @@ def _half_extent(kind, poses, s, size, rbound, k):
         return abs(r0) * size[0] + abs(r1) * size[1] + abs(r2) * size[2]
     if kind == ELLIPSOID:
         return math.sqrt((r0 * size[0]) ** 2 + (r1 * size[1]) ** 2 + (r2 * size[2]) ** 2)
-    return rbound  # mesh: its bounding sphere
+    return rbound  # mesh: its bounding sphere (about its centre)
 
 
 @njit(cache=True)
@@ -59,8 +59,8 @@ def update_aabbs(si, sf, poses, aabb):
                 continue
             size = (sf[s, SF_SIZE], sf[s, SF_SIZE + 1], sf[s, SF_SIZE + 2])
             e = _half_extent(kind, poses, s, size, sf[s, SF_RBOUND], k) + sf[s, SF_MARGIN]
-            aabb[s, AABB_LO + k] = poses[s, POSE_P + k] - e
-            aabb[s, AABB_HI + k] = poses[s, POSE_P + k] + e
+            aabb[s, AABB_LO + k] = poses[s, POSE_C + k] - e  # (a primitive's centre is its origin)
+            aabb[s, AABB_HI + k] = poses[s, POSE_C + k] + e
 
 
 @njit(cache=True)

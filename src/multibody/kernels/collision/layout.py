@@ -44,11 +44,12 @@ SF_R = 0         # 9: shape axes in the link frame, row-major (link <- shape)
 SF_P = 9         # 3: shape origin in the link frame [m]
 SF_SIZE = 12     # 3: sphere (r, -, -); capsule, cylinder (r, half length, -); box half extents;
 #                  ellipsoid radii; plane (-, -, -); mesh (-, -, -)
-SF_RBOUND = 15   # bounding-sphere radius about the shape origin [m] (inf: plane)
+SF_RBOUND = 15   # bounding-sphere radius about SF_CENTRE [m] (inf: plane)
 SF_MU = 16       # friction coefficient
 SF_REST = 17     # restitution coefficient
 SF_MARGIN = 18   # margin [m]: contacts are reported up to this distance (pairs: the sum)
-SF_COLS = 19
+SF_CENTRE = 19   # 3: the bounding sphere's centre in the shape frame [m] (a mesh's box middle; 0 otherwise)
+SF_COLS = 22
 
 # --- ci: int64 columns of a contact
 CI_A = 0

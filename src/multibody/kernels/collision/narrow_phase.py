@@ -14,7 +14,7 @@ from .layout import (
 )
 from .plane import plane_box, plane_capsule, plane_cylinder, plane_ellipsoid, plane_mesh, plane_sphere
 from .manifold import MAN_N
-from .poses import POSE_P, POSE_R
+from .poses import POSE_C, POSE_P, POSE_R
 from .spheres import capsule_capsule, sphere_capsule, sphere_sphere
 from .box import capsule_box, sphere_box
 from .box_box import box_box
@@ -96,19 +96,19 @@ def _ordered_pair(si, sf, verts, poses, s1, s2, margin, cand, cfeat, man, mfeat)
 
 @njit(cache=True, inline="always")
 def _height_over(poses, p, s):
-    """The height of shape s's origin over plane p (along the plane's z)."""
+    """The height of shape s's bounding-sphere centre over plane p (along the plane's z)."""
     h = 0.0
     for i in range(3):
-        h += poses[p, POSE_R + 3 * i + 2] * (poses[s, POSE_P + i] - poses[p, POSE_P + i])
+        h += poses[p, POSE_R + 3 * i + 2] * (poses[s, POSE_C + i] - poses[p, POSE_P + i])
     return h
 
 
 @njit(cache=True, inline="always")
 def _centre_distance(poses, a, b):
-    """The distance between shapes a's and b's origins (their bounding spheres' centres)."""
+    """The distance between shapes a's and b's bounding-sphere centres."""
     d = 0.0
     for i in range(3):
-        d += (poses[a, POSE_P + i] - poses[b, POSE_P + i]) ** 2
+        d += (poses[a, POSE_C + i] - poses[b, POSE_C + i]) ** 2
     return d ** 0.5
 
 
@@ -116,7 +116,7 @@ def _centre_distance(poses, a, b):
 def narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat):
     """Test shapes a < b; returns (points written, flip): flip when the normals written point
     from b to a. Pairs farther apart than the sum of their margins give no point; pairs whose
-    bounding spheres (SF_RBOUND about each origin) are that far apart are not tested."""
+    bounding spheres (SF_RBOUND about SF_CENTRE) are that far apart are not tested."""
     margin = sf[a, SF_MARGIN] + sf[b, SF_MARGIN]
     ta = si[a, SI_TYPE]
     tb = si[b, SI_TYPE]
