@@ -17,6 +17,7 @@ from .layout import (
     ARMATURE, G_ADR, KIND, NU, P_TREE, PARENT, PIN, QOFF, R_TREE, RB_H, RB_I, RB_MASS, S_COLS, SUBTREE_END,
     U_ADR, UOFF, W_IA, W_PPLUS, W_PW, W_RW, W_SW, W_TMP,
 )
+from .placements import forget_placement
 from .spatial_inline import load9, mul33, mul33_vec, store9
 
 INL = dict(cache=True, inline="always")
@@ -293,6 +294,7 @@ def root_frames(mi, mf, ws, q):
             R = _IDENTITY
             t = (0.0, 0.0, 0.0)
         px, py, pz = t
+        forget_placement(ws, j)  # W_RW/W_PW now hold root-frame placements (kernels/placements.py)
         store9(ws, j, _R_REF, R)
         for k in range(3):
             ws[j, _P_REF + k] = t[k]

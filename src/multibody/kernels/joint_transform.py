@@ -12,6 +12,7 @@ from .variants import variant
 from .joints import pin
 from .joints.dispatch import joint_rotation_translation
 from .layout import BODY_NU, KIND, P_TREE, PARENT, PIN, R_TREE, W_P, W_PR, W_PW, W_R, W_RW
+from .placements import forget_placement, placements_at, record_placements
 from .spatial_inline import load9, mul33, mul33_vec, store9
 
 
@@ -41,10 +42,12 @@ def _make_place_links(general):
         (A call that is not inlined inside a hot loop, even one never taken, made
         those loops several times slower, bench/README.md: Numba kept array reference
         counts around calls.)
-        PIN links, the common case, come first in a compact loop.
+        PIN links, the common case, come first in a compact loop. Every link's placement
+        rows stop being the recorded world placements (``placements.forget_placement``).
         """
         others = False
         for j in range(mi.shape[0]):
+            forget_placement(ws, j)
             if mi[j, KIND] == PIN:
                 pin.link_placement(mi, mf, ws, q, j)
             else:
@@ -100,16 +103,28 @@ def tree_root(mi, j):
 def _make_forward_kinematics_pass(general):
     @variant("forward_kinematics_pass" if general else "forward_kinematics_pin_pass")
     def forward_kinematics_pass(mi, mf, ws, q):
-        """Placements of every link in its parent (W_R, W_P) and in the world (W_RW, W_PW)."""
+        """Placements of every link in its parent (W_R, W_P) and in the world (W_RW, W_PW,
+        W_PR), recorded as q's (``placements.record_placements``)."""
         if general:  # (a constant of the variant)
             place_links(mi, mf, ws, q)
         else:
             place_pin_links(mi, mf, ws, q)
         for j in range(mi.shape[0]):
             world_placement(mi, ws, j)
+        record_placements(mi, ws, q)
 
     return forward_kinematics_pass
 
 
 forward_kinematics_pass = _make_forward_kinematics_pass(True)
 forward_kinematics_pin_pass = _make_forward_kinematics_pass(False)  # PIN links only (``pin_variant``)
+
+
+@njit(cache=True, _nrt=False)
+def world_placements(mi, mf, ws, q):
+    """The placement rows of every link at q, for a consumer that reads them (W_RW, W_PW,
+    W_PR): kept when the data records them as q's (``placements.placements_at``), else made
+    by the kinematics pass. Whatever ran before (M^-1 uses W_RW/W_PW as scratch, every
+    other pass places the links at its own q), the rows are then q's world placements."""
+    if not placements_at(mi, ws, q):
+        forward_kinematics_pass(mi, mf, ws, q)

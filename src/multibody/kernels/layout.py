@@ -170,7 +170,11 @@ W_DZETA = W_PPLUS    # 36, zeta_k = (v_p + v) x s_k (6 per speed)
 W_DBETA = 185        # 18, the angular part of s_k x v_p (3 per speed)
 W_BC = 203           # 12, the composite of d(I v)-terms B = [[B_ww, 0], [-2 [h_f]x, 0]]: B_ww
 #                      (9, row-major), then h_f (3), the subtree's linear momentum
-WS_COLS = 215
+# the validity of the placement rows (W_R, W_P, W_RW, W_PW, W_PR; kernels/placements.py): 1.0 when they
+# hold the link's world placements at the coordinates recorded beside it, 0.0 after any other writer
+W_PLACED = 215       # 1, set by the kinematics pass, cleared by place_links and by M^-1's root frames
+W_PLACED_Q = 216     # 7, the link's own NQ coordinates q[QOFF:QOFF+NQ] those placements were made at
+WS_COLS = 223
 
 # one width for both buffers (a data buffer holds the model rows too)
 BUF_COLS = DATA_COLS = max(MODEL_COLS, D_COLS, WS_COLS)

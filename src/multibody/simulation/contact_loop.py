@@ -29,7 +29,7 @@ from ..kernels.common import constraint_table, data_start, first_nonfinite, fram
 from ..kernels.contact_solver import natural_residual, solve_contacts
 from ..kernels.coordinates import integrate_q
 from ..kernels.inverse_mass_matrix import minv_core, work_shape
-from ..kernels.joint_transform import forward_kinematics_pass
+from ..kernels.joint_transform import world_placements
 from ..kernels.status import (
     CONTACT_ROWS, CONTACT_UNSOLVED, CONTROL_NONFINITE, NEED_CONTROL, NONFINITE_STATE, RUNNING, SINGULAR,
 )
@@ -159,7 +159,7 @@ def _make_contact_loop(links, controlled):
             if not minv_core(mi, mf, ws, z, q, Mwork, Minv):
                 clk[K_TBAD] = t
                 return _failed(ctr, q, u, SINGULAR)
-            forward_kinematics_pass(mi, mf, ws, q)
+            world_placements(mi, mf, ws, q)  # (M^-1 just used them as scratch: kernels/placements.py)
             nc = detect(si, sf, verts, allow, ws, dwork, ci, cf)
             if nc < 0:
                 cst[S_NEEDED] = -nc
