@@ -11,6 +11,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import time
 import warnings
 from importlib import resources
 from importlib.metadata import PackageNotFoundError, files
@@ -39,24 +40,70 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _run_chromium(cmd, timeout):
-    """(returncode, stderr) of one Chromium run, or None when it hung: its whole process group is killed."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+def _session_cpu_seconds(sid):
+    """CPU seconds used so far by the live processes of session ``sid`` (Chromium and its
+    children), or None where /proc cannot tell."""
+    total, tick = 0, os.sysconf("SC_CLK_TCK")
     try:
-        _, err = proc.communicate(timeout=timeout)
-        return proc.returncode, err
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
         return None
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if int(fields[3]) == sid:  # (fields after the name: state, ppid, pgrp, session, ..., utime, stime)
+            total += int(fields[11]) + int(fields[12])
+    return total / tick
+
+
+#: a Chromium run whose processes used less CPU than this over the last IDLE_WINDOW seconds is hung
+IDLE_CPU, IDLE_WINDOW = 1.0, 15.0
+
+
+def _run_chromium(cmd, timeout):
+    """(returncode, stderr) of one Chromium run, or None when it hung: its whole process group is killed.
+
+    A hung headless Chromium (measured: the page drawn, then the browser idle, 0.03 cores, never
+    writing the screenshot) is told from a slow one by its CPU time: a run that works, even on a
+    loaded machine, keeps its processes busy. So a run idle for IDLE_WINDOW seconds is killed
+    then, not after ``timeout`` (a hung run took the whole 120 s of a robot's shot)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    start = time.monotonic()
+    used = [(start, 0.0)]  # (time, CPU seconds of the run's processes)
+    try:
+        while True:
+            try:
+                _, err = proc.communicate(timeout=1.0)
+                return proc.returncode, err
+            except subprocess.TimeoutExpired:
+                pass
+            now, cpu = time.monotonic(), _session_cpu_seconds(proc.pid)
+            if now - start > timeout:
+                break
+            if cpu is None:
+                continue
+            used.append((now, cpu))
+            past = [c for t, c in used if t <= now - IDLE_WINDOW]
+            if past and cpu - past[-1] < IDLE_CPU:
+                break
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate()
+    return None
 
 
 def _screenshot(url, path, size=(1000, 700), attempts=3, timeout=45):
     """A PNG of ``url`` taken by headless Chromium; returns an (H, W, 3) array.
 
     Headless Chromium with a virtual-time budget hangs now and then (about 1 run in 30 on a
-    2-core machine, with the page loaded and nothing drawn yet), so a run that takes longer than
-    ``timeout`` seconds is killed with its child processes and retried with a fresh profile.
+    2-core machine; dm_control's humanoid about 1 in 2), so a run that goes idle (``_run_chromium``)
+    or takes longer than ``timeout`` seconds is killed with its child processes and retried with a
+    fresh profile.
     """
     Image = pytest.importorskip("PIL.Image")
     for attempt in range(attempts):
@@ -64,12 +111,14 @@ def _screenshot(url, path, size=(1000, 700), attempts=3, timeout=45):
         cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-unsafe-swiftshader",
                "--use-gl=angle", "--use-angle=swiftshader", "--hide-scrollbars", "--no-first-run",
                "--disable-extensions", f"--user-data-dir={profile}", f"--window-size={size[0]},{size[1]}",
+               "--run-all-compositor-stages-before-draw",  # (without: 7 of 16 humanoid shots hung, with: 0 of 8)
                "--virtual-time-budget=8000", f"--screenshot={path}", url]
         outcome = _run_chromium(cmd, timeout)
         if outcome is not None:
             break
     else:
-        pytest.fail(f"headless Chromium hung {attempts} times in a row (killed after {timeout} s each)")
+        pytest.fail(f"headless Chromium hung {attempts} times in a row (killed when idle for {IDLE_WINDOW:g} s "
+                    f"or after {timeout} s)")
     returncode, stderr = outcome
     assert returncode == 0 and Path(path).is_file(), f"chromium failed ({returncode}): {stderr[-1500:]}"
     keep = os.environ.get("MULTIBODY_VIEWER_SCREENSHOTS")

