@@ -139,6 +139,8 @@ def test_solves_that_stop_short_within_contact_accept_go_on_counted_and_warned(t
         mb.simulate(m, q0, np.zeros(6), 0.01, contact_options=dict(contact_accept=1e-12))
     with pytest.raises(ValueError, match="contact_regularization must be in \\[0, 1\\)"):
         mb.simulate(m, q0, np.zeros(6), 0.01, contact_options=dict(contact_regularization=-1e-6))
+    with pytest.raises(ValueError, match="retry_regularization must be in \\[0, 1\\)"):
+        mb.simulate(m, q0, np.zeros(6), 0.01, contact_options=dict(retry_regularization=float("nan")))
 
 
 def test_restitution_bounces_to_e_squared_of_the_drop(tmp_path):

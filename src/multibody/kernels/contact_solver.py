@@ -42,7 +42,7 @@ OMEGA_CUT = 0.7
 OMEGA_MIN = 0.05
 #: Sweeps before the Newton method (``solve_contacts``) and its most iterations.
 GS_FIRST = 50
-NEWTON_ITERATIONS = 50
+NEWTON_ITERATIONS = 100
 #: Most regula falsi (Illinois) steps on a bracketed angle.
 SLIDE_BISECTIONS = 100
 

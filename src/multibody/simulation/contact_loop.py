@@ -50,7 +50,8 @@ P_TOL = 0        # the solver's tolerance on the natural-map residual
 P_SWEEPS = 1     # the solver's most sweeps per step
 P_ACCEPT = 2     # a solve that stops above P_TOL but at most this goes on (counted in S_SHORT)
 P_REG = 3        # each contact's compliance, relative to its W_nn (``MoreauIntegrator``'s contact_regularization)
-N_COPT = 4
+P_SOFT = 4       # the compliance of a last try on a step no solve met (``retry_regularization``; 0: none)
+N_COPT = 5
 
 # --- contact state (float64 array cst)
 S_RESIDUAL = 0   # the last solve's residual (CONTACT_UNSOLVED: the failed one's)
@@ -61,7 +62,9 @@ S_WORST = 4      # the largest residual of the run's solves
 S_MOST = 5       # the most contacts of a step in the run
 S_SHORT = 6      # solves that stopped above P_TOL (at most P_ACCEPT): the run goes on, counting them
 S_TSHORT = 7     # the time of the step whose solve stopped furthest above P_TOL
-N_CST = 8
+S_SOFT = 8       # steps solved with the compliance P_SOFT (``_soft_retry``)
+S_TSOFT = 9      # the time of the first of them
+N_CST = 10
 
 #: Columns of a contact record (``contact_step.contact_record``): a, b, p (3), n (3), f (3).
 RECORD_COLS = 11
@@ -99,6 +102,28 @@ def _cold_retry(W, vfree, b, mu, comp, lam, v, keep, max_sweeps, tol, res, sweep
         lam[r] = keep[r]
     natural_residual(W, vfree, b, mu, comp, lam, v)  # (v of the kept impulses)
     return res, sweeps + sweeps2
+
+
+@njit(cache=True)
+def _soft_retry(W, vfree, b, mu, comp, lam, v, keep, max_sweeps, tol, res, sweeps, soft):
+    """A step that neither solve met (``res`` above tol) is solved once more, from zero
+    impulses, with each contact's compliance ``soft`` W_nn (comp is overwritten): redundant
+    contacts given push-out targets that the rigid bodies can only nearly meet (boxes landing
+    on boxes, dm_control's humanoid in the floor) have no rigid solution within tol, but a
+    softer one. Kept if it solves to a smaller residual than res. Returns (residual,
+    sweeps of all, whether it was kept)."""
+    m = lam.shape[0]
+    for r in range(m):
+        keep[r] = lam[r]
+        lam[r] = 0.0
+    for c in range(m // 3):
+        comp[c] = soft * W[3 * c, 3 * c]
+    res2, sweeps2 = solve_contacts(W, vfree, b, mu, comp, lam, v, max_sweeps, tol)
+    if res2 < res:
+        return res2, sweeps + sweeps2, True
+    for r in range(m):
+        lam[r] = keep[r]
+    return res, sweeps + sweeps2, False
 
 
 def _make_contact_loop(links, controlled):
@@ -183,6 +208,14 @@ def _make_contact_loop(links, controlled):
                 if res > copt[P_TOL]:
                     res, sweeps = _cold_retry(W[:m, :m], vfree[:m], b[:m], mu[:nc], comp[:nc], lam[:m], v[:m],
                                               lam_prev[:m], int(copt[P_SWEEPS]), copt[P_TOL], res, sweeps)
+                if res > copt[P_TOL] and copt[P_SOFT] > copt[P_REG]:
+                    res, sweeps, soft = _soft_retry(W[:m, :m], vfree[:m], b[:m], mu[:nc], comp[:nc], lam[:m],
+                                                    v[:m], lam_prev[:m], int(copt[P_SWEEPS]), copt[P_TOL], res,
+                                                    sweeps, copt[P_SOFT])
+                    if soft:
+                        if cst[S_SOFT] == 0:
+                            cst[S_TSOFT] = t
+                        cst[S_SOFT] += 1
                 cst[S_RESIDUAL] = res
                 cst[S_SWEEPS] = sweeps
                 if not res <= copt[P_ACCEPT]:

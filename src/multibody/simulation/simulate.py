@@ -97,7 +97,8 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
     contact_options : dict, optional
         The contact step's settings (``simulation.moreau.MoreauIntegrator``): ``contact_tol``
         (1e-9), ``contact_accept`` (1e-5), ``max_sweeps`` (2000), ``max_contacts``,
-        ``contact_margin`` [m] (1e-3), ``contact_regularization`` (1e-6).
+        ``contact_margin`` [m] (1e-3), ``contact_regularization`` (1e-6),
+        ``retry_regularization`` (1e-4).
     rtol, atol : float
         Tolerances of the adaptive integrators.
     tableau : str or ButcherTableau, optional
