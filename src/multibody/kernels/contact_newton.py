@@ -26,10 +26,11 @@ from .coulomb import natural_residual, project_cone
 
 __all__ = ["newton_contacts"]
 
-#: Armijo's sufficient decrease and the smallest step tried before Newton gives up. Near a
-#: kink of F (a contact changing between separated, sticking and sliding) the Newton step of
-#: the current piece may decrease ||F|| only for a tiny step; such steps cross the kink,
-#: and full steps follow (halvings cost an evaluation of F, O(m^2), not a solve).
+#: Armijo's sufficient decrease and the smallest step tried: where none passes, that tiny
+#: step is taken. Near a kink of F (a contact changing between separated, sticking and
+#: sliding) the Newton step of the current piece may decrease ||F|| only for a tiny step;
+#: such steps cross the kink, and full steps follow (halvings cost an evaluation of F,
+#: O(m^2), not a solve).
 ARMIJO = 1e-4
 MIN_STEP = 1e-10
 #: The line search is non-monotone (Grippo, Lampariello & Lucidi 1986): a step passes if it
@@ -157,8 +158,9 @@ def newton_contacts(W, vfree, b, mu, compliance, lam, v, max_iter, tol):
     Arguments and result as ``contact_solver.solve_contacts``: lam (m,) the start on entry,
     on return the iterate of the smallest natural-map residual met, projected onto the cones;
     v = v_free + W lam.
-    Returns (residual, iterations). Each iteration costs a least-squares solve on an (m, m)
-    matrix (O(m^3)), so the sweeps stay the first method; this one finishes what they creep on.
+    Returns (residual, iterations). Each iteration costs a least-squares solve on the rows of
+    the contacts not separated (O(k^3) for k such rows) and O(m^2) per evaluation of F, so the
+    sweeps stay the first method; this one finishes what they creep on.
     """
     m = vfree.shape[0]
     nc = m // 3

@@ -232,11 +232,10 @@ def solve_contacts(W, vfree, b, mu, compliance, lam, v, max_iter, tol):
 
     Up to GS_FIRST sweeps of block Gauss-Seidel (cheap, robust, warm-started); if they have
     not converged, up to NEWTON_ITERATIONS of ``contact_newton`` from their iterate (sweeps
-    creep where W is ill-conditioned, Newton does not) and, if that stalls (its line search
-    fails where F is not smooth), as many from zero impulses; then the sweeps again with what
-    is left of max_iter, from the best iterate so far, which is returned.
+    creep where W is ill-conditioned, Newton does not) and, if it has not converged (it can
+    stall among the kinks of a nonsmooth F), as many from zero impulses; then the sweeps again
+    with what is left of max_iter, from the best iterate so far, which is returned.
     """
-    m = vfree.shape[0]
     res, its = gauss_seidel_contacts(W, vfree, b, mu, compliance, lam, v, min(max_iter, GS_FIRST), tol)
     if res <= tol or its >= max_iter:
         return res, its

@@ -47,7 +47,7 @@ __all__ = ["contact_entry_point", "allocate_contact_work", "RECORD_COLS"]
 
 # --- contact options (float64 array copt)
 P_TOL = 0        # the solver's tolerance on the natural-map residual
-P_SWEEPS = 1     # the solver's most sweeps per step
+P_SWEEPS = 1     # the solver's most iterations per step (sweeps and Newton iterations)
 P_ACCEPT = 2     # a solve that stops above P_TOL but at most this goes on (counted in S_SHORT)
 P_REG = 3        # each contact's compliance, relative to its W_nn (``MoreauIntegrator``'s contact_regularization)
 P_SOFT = 4       # the compliance of a last try on a step no solve met (``retry_regularization``; 0: none)
@@ -108,10 +108,10 @@ def _cold_retry(W, vfree, b, mu, comp, lam, v, keep, max_sweeps, tol, res, sweep
 def _soft_retry(W, vfree, b, mu, comp, lam, v, keep, max_sweeps, tol, res, sweeps, soft):
     """A step that neither solve met (``res`` above tol) is solved once more, from zero
     impulses, with each contact's compliance ``soft`` W_nn (comp is overwritten): redundant
-    contacts given push-out targets that the rigid bodies can only nearly meet (boxes landing
-    on boxes, dm_control's humanoid in the floor) have no rigid solution within tol, but a
-    softer one. Kept if it solves to a smaller residual than res. Returns (residual,
-    sweeps of all, whether it was kept)."""
+    contacts given push-out targets that the bodies can only nearly meet (boxes landing on
+    boxes, dm_control's humanoid in the floor) have no solution within tol at the run's own
+    compliance, but one at the softer. Kept if its residual (of the softer problem) is smaller
+    than res. Returns (residual, iterations of all solves, whether it was kept)."""
     m = lam.shape[0]
     for r in range(m):
         keep[r] = lam[r]
