@@ -11,23 +11,15 @@ Run:  python bench/bench_contact_robot.py
 """
 import os
 import sys
-import time
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "examples"))
 
 import solo12_drop as solo  # noqa: E402
-
-
-def best_of(f, repeats=3):
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        out = f()
-        times.append(time.perf_counter() - t)
-    return min(times), out
+from _timing import best_of  # noqa: E402
 
 
 def main():

@@ -7,12 +7,16 @@ flexible links.
 Run: PYTHONPATH=src python bench/bench_flex_simulation.py [--steps N] [--modes N]
 """
 import argparse
-import time
+import os
+import sys
 
 import numpy as np
 
 import multibody as mb
 from multibody.flex import beam_modes
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import best_of  # noqa: E402
 
 
 def flexible_pendulum(n_modes, links=1):
@@ -45,15 +49,6 @@ def python_rk4(m, q, u, dt, n):
     return q, u
 
 
-def best(f, repeat=3):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = f()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=20000)
@@ -67,9 +62,9 @@ def main():
         q0[0] = 0.3
         mb.simulate(m, q0, u0, 10 * dt, dt=dt, limits=False)  # compile / load the loop
         python_rk4(m, q0, u0, dt, 2)
-        t_sim, r = best(lambda: mb.simulate(m, q0, u0, n * dt, dt=dt, limits=False, output_every=100 * dt))
+        t_sim, r = best_of(lambda: mb.simulate(m, q0, u0, n * dt, dt=dt, limits=False, output_every=100 * dt))
         n_py = max(n // 10, 100)
-        t_py, (q, u) = best(lambda: python_rk4(m, q0, u0, dt, n_py))
+        t_py, (q, u) = best_of(lambda: python_rk4(m, q0, u0, dt, n_py))
         # the same trajectory: the compiled loop's state after n_py steps equals the Python loop's
         s = mb.simulate(m, q0, u0, n_py * dt, dt=dt, limits=False, output_every=n_py * dt)
         agree = max(np.abs(s.q[-1] - q).max(), np.abs(s.u[-1] - u).max())
