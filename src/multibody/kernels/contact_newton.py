@@ -22,7 +22,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .coulomb import natural_residual, project_cone
+from .coulomb import natural_residual, project_impulses
 
 __all__ = ["newton_contacts"]
 
@@ -210,7 +210,5 @@ def newton_contacts(W, vfree, b, mu, compliance, lam, v, max_iter, tol):
                 best[i] = lam[i]
     for i in range(m):  # the best iterate, in the cone (Newton's iterates may be outside by its residual)
         lam[i] = best[i]
-    for c in range(nc):
-        k = 3 * c
-        lam[k], lam[k + 1], lam[k + 2] = project_cone(mu[c], lam[k], lam[k + 1], lam[k + 2])
+    project_impulses(mu, lam)
     return natural_residual(W, vfree, b, mu, compliance, lam, v), it

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from .contact_newton import newton_contacts
-from .coulomb import natural_residual, project_cone
+from .coulomb import natural_residual, project_cone, project_impulses
 
 __all__ = ["solve_contacts", "gauss_seidel_contacts", "natural_residual", "project_cone"]
 
@@ -182,9 +182,7 @@ def gauss_seidel_contacts(W, vfree, b, mu, compliance, lam, v, max_iter, tol):
     Ainv = np.empty((3, 3))
     r = np.empty(3)
     loc = np.empty(3)
-    for c in range(nc):  # a warm start outside the cone is projected into it
-        k = 3 * c
-        lam[k], lam[k + 1], lam[k + 2] = project_cone(mu[c], lam[k], lam[k + 1], lam[k + 2])
+    project_impulses(mu, lam)  # (a warm start outside the cone is projected into it)
     res = natural_residual(W, vfree, b, mu, compliance, lam, v)
     sweeps = 0
     omega = 1.0

@@ -5,7 +5,7 @@ import math
 
 from numba import njit
 
-__all__ = ["project_cone", "natural_residual"]
+__all__ = ["project_cone", "project_impulses", "natural_residual"]
 
 
 @njit(cache=True, inline="always")
@@ -19,6 +19,14 @@ def project_cone(mu, x0, x1, x2):
     pn = (x0 + mu * s) / (1.0 + mu * mu)
     k = mu * pn / s
     return pn, k * x1, k * x2
+
+
+@njit(cache=True)
+def project_impulses(mu, lam):
+    """Each contact's impulse lam[3c:3c+3] onto its cone (friction mu[c]), in place."""
+    for c in range(lam.shape[0] // 3):
+        k = 3 * c
+        lam[k], lam[k + 1], lam[k + 2] = project_cone(mu[c], lam[k], lam[k + 1], lam[k + 2])
 
 
 @njit(cache=True)
