@@ -25,23 +25,21 @@ from numba import njit
 
 from ..kernels.collision.detect import detect
 from ..kernels.collision.layout import CF_COLS, CF_MU, CI_COLS
-from ..kernels.common import constraint_table, data_start, first_nonfinite, frame_table, link_rows, ragged
+from ..kernels.common import constraint_table, data_start, frame_table, link_rows, ragged
 from ..kernels.contact_solver import natural_residual, solve_contacts
 from ..kernels.coordinates import integrate_q
 from ..kernels.inverse_mass_matrix import minv_core, work_shape
 from ..kernels.joint_transform import world_placements
-from ..kernels.status import (
-    CONTACT_ROWS, CONTACT_UNSOLVED, CONTROL_NONFINITE, NEED_CONTROL, NONFINITE_STATE, RUNNING, SINGULAR,
-)
+from ..kernels.status import CONTACT_ROWS, CONTACT_UNSOLVED, NONFINITE_STATE, RUNNING, SINGULAR
 from ..kernels.variants import variant
 from .contact_step import apply_impulses, contact_jacobian, contact_record, delassus, drop_immobile, \
     keep_contacts, velocity_targets, warm_start
 from .kernels import (
-    C_BAD, C_CHARTS, C_OUT, C_STAGE, C_STEP, C_WRITTEN, K_STEP, K_T, K_TBAD, K_TOUT, K_TSTAGE,
-    O_CONTROL, O_NSTEPS, O_STRIDE, O_WORLDF, _begin_step, _failed, _stop,
+    C_BAD, C_CHARTS, C_OUT, C_STAGE, C_STEP, C_WRITTEN, K_STEP, K_T, K_TBAD, K_TOUT,
+    O_CONTROL, O_NSTEPS, O_STRIDE, O_WORLDF, _begin_step, _failed, _stop, control_at_step_start,
 )
 from .lie import to_start_charts
-from .stages import after_step, control_inputs, first_bad, stage_rates
+from .stages import after_step, first_bad, stage_rates
 
 __all__ = ["contact_entry_point", "allocate_contact_work", "RECORD_COLS"]
 
@@ -161,17 +159,9 @@ def _make_contact_loop(links, controlled):
             h = clk[K_STEP]
             src = tau0
             if controlled and control:
-                if ctr[C_STAGE] != 0:
-                    control_inputs(mi, ws, 0, chart0, q, u, tau0, qview, uview, tauc)
-                    clk[K_TSTAGE] = t
-                    ctr[C_STAGE] = 0
-                    return _stop(ctr, NEED_CONTROL)
-                ctr[C_STAGE] = -1
-                bad = first_nonfinite(tauc)
-                if bad >= 0:
-                    ctr[C_BAD] = bad
-                    clk[K_TBAD] = t
-                    return _stop(ctr, CONTROL_NONFINITE)
+                st = control_at_step_start(mi, ws, chart0, q, u, tau0, qview, uview, tauc, clk, ctr, t)
+                if st != RUNNING:
+                    return _stop(ctr, st)
                 src = tauc
             # 1. the free motion
             if not stage_rates(mi, mf, ws, z, 0, 0, links, 0, fr, cr, None, worldf, fmi, fmf, t, q, u, umid, src,

@@ -34,17 +34,17 @@ from numba import njit
 from ..kernels.common import data_start, first_nonfinite, link_rows, ragged
 from ..kernels.dense_lu import lu_factor, lu_solve
 from ..kernels.forward_dynamics import aba_core
-from ..kernels.status import CONTROL_NONFINITE, NEED_CONTROL, NONFINITE_STATE, RUNNING, SINGULAR
+from ..kernels.status import NONFINITE_STATE, RUNNING, SINGULAR
 from ..kernels.variants import variant
 from .force_kernels import apply_forces
 from .galpha_step import G_ATOL, G_BETA, G_GAMMA, G_ALPHA_F, G_ALPHA_M, G_MAXIT, G_RTOL, advance_state, \
     iteration_matrix, residual
 from .kernels import (
-    C_BAD, C_CHARTS, C_OUT, C_STAGE, C_STEP, C_WRITTEN, K_STEP, K_T, K_TBAD, K_TOUT, K_TSTAGE,
-    O_CONTROL, O_NSTEPS, O_STRIDE, _begin_step, _failed, _stop,
+    C_BAD, C_CHARTS, C_OUT, C_STAGE, C_STEP, C_WRITTEN, K_STEP, K_T, K_TBAD, K_TOUT,
+    O_CONTROL, O_NSTEPS, O_STRIDE, _begin_step, _failed, _stop, control_at_step_start,
 )
 from .lie import to_start_charts
-from .stages import after_step, control_inputs, first_bad
+from .stages import after_step, first_bad
 
 __all__ = ["galpha_entry_point", "allocate_galpha_work"]
 
@@ -189,17 +189,9 @@ def _make_galpha_loop(links, controlled):
             h = clk[K_STEP]
             src = tau0
             if controlled and control:
-                if ctr[C_STAGE] != 0:
-                    control_inputs(mi, ws, 0, chart0, q, u, tau0, qview, uview, tauc)
-                    clk[K_TSTAGE] = t
-                    ctr[C_STAGE] = 0
-                    return _stop(ctr, NEED_CONTROL)
-                ctr[C_STAGE] = -1
-                bad = first_nonfinite(tauc)
-                if bad >= 0:
-                    ctr[C_BAD] = bad
-                    clk[K_TBAD] = t
-                    return _stop(ctr, CONTROL_NONFINITE)
+                st = control_at_step_start(mi, ws, chart0, q, u, tau0, qview, uview, tauc, clk, ctr, t)
+                if st != RUNNING:
+                    return _stop(ctr, st)
                 src = tauc
             if gst[S_READY] == 0.0:  # u_dot and a at the start: the forward dynamics
                 use = apply_forces(mi, mf, ws, fmi, fmf, q, u, t, src, tau, links)

@@ -123,6 +123,27 @@ def _begin_step(adapt, iopt, fopt, clk, ctr, nrow):
 
 
 @njit(cache=True, inline="always")
+def control_at_step_start(mi, ws, chart0, q, u, tau0, qview, uview, tauc, clk, ctr, t):
+    """The hand-over to a Python control once per step, at its start (the contact and
+    generalized-alpha loops; the RK loop hands over at every stage, with its stage state).
+    On the first visit: the control's inputs written, NEED_CONTROL returned (the loop stops,
+    the control fills tauc, the loop resumes here). On the resumed visit: RUNNING, or
+    CONTROL_NONFINITE with the first bad entry of tauc recorded."""
+    if ctr[C_STAGE] != 0:
+        control_inputs(mi, ws, 0, chart0, q, u, tau0, qview, uview, tauc)
+        clk[K_TSTAGE] = t
+        ctr[C_STAGE] = 0
+        return NEED_CONTROL
+    ctr[C_STAGE] = -1
+    bad = first_nonfinite(tauc)
+    if bad >= 0:
+        ctr[C_BAD] = bad
+        clk[K_TBAD] = t
+        return CONTROL_NONFINITE
+    return RUNNING
+
+
+@njit(cache=True, inline="always")
 def _stop(ctr, status):
     ctr[C_STATUS] = status
     return status
