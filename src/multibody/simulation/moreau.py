@@ -286,23 +286,26 @@ class MoreauIntegrator(RungeKuttaIntegrator):
         return int(self.cst[CL.S_SOFT])
 
     def warn_short_solves(self):
-        """Warn (once per count) about the steps whose solve stopped above contact_tol, and
-        about those solved with the softer compliance."""
+        """Warn (once per count) about the steps solved with the softer compliance, and about
+        those whose solve stopped above contact_tol."""
         k = self.soft_solves
-        if k and k != getattr(self, "_warned_soft", 0):
-            self._warned_soft = k
-            warnings.warn(f"{k} contact step{'s' * (k != 1)} (the first at t = {self.cst[CL.S_TSOFT]:.6g} s) had no "
-                          f"solution within contact_tol = {self.copt[CL.P_TOL]:g} at contact_regularization = "
-                          f"{self.copt[CL.P_REG]:g} and {'were' if k != 1 else 'was'} solved with each contact's compliance "
-                          f"retry_regularization = {self.copt[CL.P_SOFT]:g} of its W_nn", ContactWarning, stacklevel=4)
+        self._warn_once("_warned_soft", k, lambda: (
+            f"{k} contact step{'s' * (k != 1)} (the first at t = {self.cst[CL.S_TSOFT]:.6g} s) had no solution "
+            f"within contact_tol = {self.copt[CL.P_TOL]:g} at contact_regularization = {self.copt[CL.P_REG]:g} and "
+            f"{'were' if k != 1 else 'was'} solved with each contact's compliance retry_regularization = "
+            f"{self.copt[CL.P_SOFT]:g} of its W_nn"))
         n = self.short_solves
-        if n and n != getattr(self, "_warned_short", 0):
-            self._warned_short = n
-            warnings.warn(f"the contact solver stopped above contact_tol = {self.copt[CL.P_TOL]:g} on {n} step"
-                          f"{'s' * (n != 1)} (worst residual {self.worst_residual:.3g} at t = "
-                          f"{self.cst[CL.S_TSHORT]:.6g} s, accepted up to contact_accept = "
-                          f"{self.copt[CL.P_ACCEPT]:g}); more max_sweeps or a smaller dt tighten it",
-                          ContactWarning, stacklevel=4)
+        self._warn_once("_warned_short", n, lambda: (
+            f"the contact solver stopped above contact_tol = {self.copt[CL.P_TOL]:g} on {n} step{'s' * (n != 1)} "
+            f"(worst residual {self.worst_residual:.3g} at t = {self.cst[CL.S_TSHORT]:.6g} s, accepted up to "
+            f"contact_accept = {self.copt[CL.P_ACCEPT]:g}); more max_sweeps or a smaller dt tighten it"))
+
+    def _warn_once(self, attr, count, message):
+        """A ContactWarning message() when count is nonzero and not the count last warned
+        (kept in attribute attr): a run integrated in pieces warns once per new count."""
+        if count and count != getattr(self, attr, 0):
+            setattr(self, attr, count)
+            warnings.warn(message(), ContactWarning, stacklevel=5)
 
     def loop_call(self, T, Q, U):
         c = self._c
