@@ -148,7 +148,7 @@ def _add(a, b, s):
 
 
 @njit(cache=True, inline="always")
-def _frame_offset(K, a, b):
+def frame_offset(K, a, b):
     """p_b - p_a (world axes) of the frames whose K begin at K[a], K[b]: (o_b - o_a) + (p_b - p_a),
     the reference points first (0 in one tree; exact when close, however far out)."""
     return _add(_add(_vec(K, b + K_O), _vec(K, a + K_O), -1.0), _add(_vec(K, b + K_P), _vec(K, a + K_P), -1.0), 1.0)
@@ -171,7 +171,7 @@ def _align(K, e, b):
 def _trans(K, c):
     """(r, alpha, r_dot, r_ddot bias) of r = c . d for c fixed in frame a: r_dot = c . (d_dot - w_a x d)."""
     wa = _vec(K, K_W)
-    d = _frame_offset(K, 0, K_COLS)
+    d = frame_offset(K, 0, K_COLS)
     dd = _add(_vec(K, K_COLS + K_V), _vec(K, K_V), -1.0)
     ddd = _add(_vec(K, K_COLS + K_AD), _vec(K, K_AD), -1.0)
     rel = _add(dd, _cross(wa, d), -1.0)
@@ -181,7 +181,7 @@ def _trans(K, c):
 
 
 @njit(cache=True, inline="always")
-def _link_vec(cr, i, col, K, o):
+def link_vec(cr, i, col, K, o):
     return _rot(K, o, cr[i, col], cr[i, col + 1], cr[i, col + 2])
 
 
@@ -198,20 +198,20 @@ def row_coefficients(cr, i, K, q, u, C):
         C[i, 13] = u[ua] - cr[i, CR_SCALAR] * u[ub]
         return
     if t == ALIGN:
-        r, w, rd, kap = _align(K, _link_vec(cr, i, CR_E, K, 0), _link_vec(cr, i, CR_B, K, K_COLS))
+        r, w, rd, kap = _align(K, link_vec(cr, i, CR_E, K, 0), link_vec(cr, i, CR_B, K, K_COLS))
         alpha, beta, delta = w, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
         gamma = (-w[0], -w[1], -w[2])
     elif t == TRANS:
-        c = _link_vec(cr, i, CR_E, K, 0)
+        c = link_vec(cr, i, CR_E, K, 0)
         r, alpha, rd, kap = _trans(K, c)
         beta, gamma, delta = (-c[0], -c[1], -c[2]), (0.0, 0.0, 0.0), c
     elif t == SCREW:
-        a = _link_vec(cr, i, CR_E, K, 0)
-        e1b = _link_vec(cr, i, CR_B, K, K_COLS)
+        a = link_vec(cr, i, CR_E, K, 0)
+        e1b = link_vec(cr, i, CR_B, K, K_COLS)
         r, alpha, rd, kap = _trans(K, a)
         beta, delta = (-a[0], -a[1], -a[2]), a
-        x, wx, xd, xdd = _align(K, _link_vec(cr, i, CR_E3, K, 0), e1b)
-        y, wy, yd, ydd = _align(K, _link_vec(cr, i, CR_E2, K, 0), e1b)
+        x, wx, xd, xdd = _align(K, link_vec(cr, i, CR_E3, K, 0), e1b)
+        y, wy, yd, ydd = _align(K, link_vec(cr, i, CR_E2, K, 0), e1b)
         pitch = cr[i, CR_SCALAR]
         den = x * x + y * y
         num = x * yd - y * xd
@@ -223,8 +223,8 @@ def row_coefficients(cr, i, K, q, u, C):
         thdd = (x * ydd - y * xdd) / den - num * 2.0 * (x * xd + y * yd) / (den * den)
         kap -= pitch * thdd
     else:  # CONVEL: n_w . (w_b - w_a) + n_v . (d_dot - w_a x d)
-        nw = _link_vec(cr, i, CR_E, K, 0)
-        nv = _link_vec(cr, i, CR_E2, K, 0)
+        nw = link_vec(cr, i, CR_E, K, 0)
+        nv = link_vec(cr, i, CR_E2, K, 0)
         _, alpha, rd, kap = _trans(K, nv)
         r = 0.0
         alpha = _add(alpha, nw, -1.0)

@@ -20,7 +20,7 @@ from .status import OK, SINGULAR
 
 
 @njit(cache=True, _nrt=False)
-def _minus_products(A, X, Y, XA, YA):
+def minus_products(A, X, Y, XA, YA):
     """XA = -A X and YA = -A Y (all n x n), four rows at a time: each row of X and Y read once
     per four rows of the result (XA[r] = -sum_k A[r, k] X[k], contiguous, in vector lanes)."""
     n = A.shape[0]
@@ -69,7 +69,7 @@ def fd_derivatives_core(mi, mf, ws, z, q, u, tau, use_fext, W, T, dq, du, Minv):
     rnea_derivatives_core(mi, mf, ws, q, u, udot, use_fext, T[0], T[1], T[2])
     if not minv_core(mi, mf, ws, z, q, W, Minv):
         return False
-    _minus_products(Minv, T[0], T[1], dq, du)
+    minus_products(Minv, T[0], T[1], dq, du)
     return True
 
 
