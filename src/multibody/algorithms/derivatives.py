@@ -11,8 +11,13 @@ in its chart, R(chart) exp(v) exp(dq) (the chart's offset, state kept in the Dat
 [w; v] step, the SE(3) exponential. Speeds u, rates udot and forces tau are vectors: their
 derivatives are plain ones.
 
-Not served yet: models with modal (flexible) bodies or with enabled constraints
-(NotImplementedError naming which).
+Models with enabled constraints (closed loops, convel and coordinate constraints):
+``forward_dynamics_derivatives`` differentiates what ``forward_dynamics`` computes for them, the
+tree-augmented constrained udot (``constrained_derivatives.py``); ``inverse_dynamics_derivatives``
+those of ``inverse_dynamics``, which is the tree's (M udot + b - J^T f_ext, no constraint force:
+the multipliers are not among its inputs), so the tree's derivatives. ``linearize`` uses the
+constrained ones; ``modal_analysis`` takes a loop model's modes in the constraints' tangent
+space. Not served yet: models with modal (flexible) bodies (NotImplementedError).
 """
 import warnings
 
@@ -22,6 +27,7 @@ from scipy.linalg import eigh
 from ..kernels.kinds import FREE, FREE_QUAT, SPHERICAL, SPHERICAL_QUAT
 from ..kernels import layout as L
 from . import batch
+from .constrained_derivatives import constrained_forward_dynamics_derivatives
 from .checks import as_float_vector, data_object, raise_status, zero_division_error
 from .dynamics import inverse_dynamics
 from .entry import KERNELS
@@ -34,9 +40,6 @@ def _served(c, name):
     """Refuse, by name, what the derivative kernels do not serve."""
     if c.flex is not None:
         raise NotImplementedError(f"{name}: models with modal (flexible) bodies are not supported yet")
-    if c.nc:
-        raise NotImplementedError(f"{name}: models with enabled constraints (closed loops, coupled "
-                                  f"coordinates) are not supported yet")
 
 
 def inverse_dynamics_derivatives(m, q, u, udot, f_ext=None, data=None):
@@ -51,11 +54,12 @@ def inverse_dynamics_derivatives(m, q, u, udot, f_ext=None, data=None):
     origin, in the frame's axes}, as ``inverse_dynamics``: such wrenches are fixed in their
     bodies, so they turn with them (their derivative is included). Stacked states
     q (B, nq), u, udot (B, nu) give stacked results (B, nu, nu) (not with f_ext or data=).
-    ``data``: a Data of ``m`` (default: the calling thread's). Models with modal bodies or
-    enabled constraints raise NotImplementedError.
+    ``data``: a Data of ``m`` (default: the calling thread's). Models with modal bodies raise
+    NotImplementedError. With enabled constraints these are the derivatives of
+    ``inverse_dynamics``, the tree's: no constraint force is among its terms.
     """
     c = m.compiled
-    if f_ext is None and data is None and c.flex is None and not c.nc:
+    if f_ext is None and data is None and c.flex is None:
         outs = (_empty(c.shape_M), _empty(c.shape_M), _empty(c.shape_M))
         try:  # the hot path; anything else (a status included) takes the checked one
             if not KERNELS.inverse_dynamics_derivatives(c.thread_local.buf, q, u, udot, *outs):
@@ -74,6 +78,14 @@ def forward_dynamics_derivatives(m, q, u, tau, f_ext=None, data=None):
     with the inverse dynamics derivatives taken at udot = FD(q, u, tau), in one compiled call
     (ABA, the analytic inverse dynamics derivatives, the O(N nu) M^-1, two dense products).
     f_ext, stacked states and ``data`` as in ``inverse_dynamics_derivatives``.
+
+    With enabled constraints: the derivatives of the constrained udot that ``forward_dynamics``
+    returns (tree-augmented dynamics; the Baumgarte gains of the Data's constraint work array,
+    zero unless set), from its KKT system: d(udot, -lambda) = -K^-1 [H; dC], K = [[M, Gc^T],
+    [Gc, 0]], H the tree's inverse dynamics derivatives with the constraint forces held, dC the
+    rows' acceleration C = Gc udot + kappa + kd r_dot + kp r differentiated at fixed udot;
+    dudot_dtau is then the constrained Mc^-1 = M^-1 - M^-1 Gc^T Gamma^+ Gc M^-1 (singular: zero
+    on the constrained directions). Not with stacked states.
     """
     c = m.compiled
     if f_ext is None and data is None and c.flex is None and not c.nc:
@@ -96,6 +108,8 @@ def _checked(m, op, q, u, x, f_ext, data):
     name, names, public, batched, with_work = op
     c = m.compiled
     _served(c, name)
+    if c.nc and with_work:
+        return constrained_forward_dynamics_derivatives(m, q, u, x, f_ext, data, public)
     if getattr(q, "ndim", 1) == 2:
         _refuse_stacked_options(name, f_ext, data)
         return batched(m, q, u, x)

@@ -33,9 +33,9 @@ from .owners import nonfinite_error
 from ..kernels.joint_transform import pin_variant
 from ..model.compiled import register_kernels
 from ..kernels import (
-    constrained_dynamics, coordinates, energy, flex_entry, forward_dynamics, forward_dynamics_derivatives,
-    frame_acceleration, inverse_dynamics, inverse_dynamics_derivatives, inverse_mass_matrix, jacobian, mass_matrix,
-    operational_space,
+    constrained_dynamics, constrained_dynamics_derivatives, coordinates, energy, flex_entry, forward_dynamics,
+    forward_dynamics_derivatives, frame_acceleration, inverse_dynamics, inverse_dynamics_derivatives,
+    inverse_mass_matrix, jacobian, mass_matrix, operational_space,
 )
 
 _I2 = nt.Array(nt.int64, 2, "C")
@@ -59,6 +59,8 @@ _SIGNATURES = {
                                      (_F2, _F1, _F1, _F1, _F2, _F2, _F2)),
     "forward_dynamics_derivatives": (forward_dynamics_derivatives.forward_dynamics_derivatives,
                                      (_F2, _F1, _F1, _F1, _F2, _F3, _F2, _F2, _F2)),
+    "constrained_dynamics_derivatives": (constrained_dynamics_derivatives.constrained_dynamics_derivatives,
+                                         (_F2, _F1, _F1, _F1, _F2, _F2, _F3, _F3, _F2, _F2, _F2, _F2, _F2)),
     "operational_space_compliance": (operational_space.operational_space_compliance,
                                      (_F2, _F1, _I1, _F2, _F2)),
     "frame_pose": (jacobian.frame_pose, (_F2, _F1, _I64, _F2)),
