@@ -20,20 +20,31 @@ H = 1e-6
 RTOL = 1e-6
 
 
-def finite_differences(m, q, u, tau, h=H):
-    """Central differences of forward_dynamics in q (along integrate), u and tau, (nu, nu) each."""
+def finite_differences(m, q, u, tau, h=H, hu=None):
+    """Central differences of forward_dynamics in q (along integrate; step h), u and tau (step
+    hu, default h), (nu, nu) each."""
     f = lambda q, u, tau: np.array(m.forward_dynamics(q, u, tau))  # noqa: E731
     eye = np.eye(m.nu)
     fq = np.array([(f(m.integrate(q, h * e, 1.0), u, tau) - f(m.integrate(q, -h * e, 1.0), u, tau)) / (2 * h)
                    for e in eye]).T
-    fu = np.array([(f(q, u + h * e, tau) - f(q, u - h * e, tau)) / (2 * h) for e in eye]).T
-    ft = np.array([(f(q, u, tau + h * e) - f(q, u, tau - h * e)) / (2 * h) for e in eye]).T
+    hu = h if hu is None else hu
+    fu = np.array([(f(q, u + hu * e, tau) - f(q, u - hu * e, tau)) / (2 * hu) for e in eye]).T
+    ft = np.array([(f(q, u, tau + hu * e) - f(q, u, tau - hu * e)) / (2 * hu) for e in eye]).T
     return fq, fu, ft
 
 
-def assert_matches_finite_differences(m, q, u, tau, rtol=RTOL):
+def richardson(m, q, u, tau, h, hu):
+    """Fourth-order differences (4 D(h/2) - D(h)) / 3: for ill-conditioned loops (Cassie), whose
+    forward dynamics carries rounding noise (~1e-10 of udot) that a step small enough for
+    second-order central differences would amplify past 1e-6."""
+    return tuple((4 * a - b) / 3 for a, b in zip(finite_differences(m, q, u, tau, h / 2, hu / 2),
+                                                 finite_differences(m, q, u, tau, h, hu)))
+
+
+def assert_matches_finite_differences(m, q, u, tau, rtol=RTOL, steps=None):
     ours = m.forward_dynamics_derivatives(q, u, tau)
-    for name, a, b in zip(("dudot_dq", "dudot_du", "dudot_dtau"), ours, finite_differences(m, q, u, tau)):
+    fd = finite_differences(m, q, u, tau) if steps is None else richardson(m, q, u, tau, *steps)
+    for name, a, b in zip(("dudot_dq", "dudot_du", "dudot_dtau"), ours, fd):
         err = np.abs(a - b).max() / max(np.abs(b).max(), 1e-12)
         assert err < rtol, f"{name}: relative error {err:.2e}"
     return ours
@@ -79,3 +90,75 @@ def test_random_tree_with_every_kind_against_finite_differences(seed):
     for kinds in (LOOP_KINDS[:5], LOOP_KINDS[5:]):
         m, q, u, tau, _ = _with_loops(seed + 7, 5, kinds, convel=True, coordinate=True)
         assert_matches_finite_differences(m, q, u, tau)
+
+
+def _cassie(floating_base):
+    import cassie_standing as cs
+    if cs.cassie_path() is None:
+        pytest.skip("example-robot-data's cassie.sdf not installed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return mb.load_sdf(cs.cassie_path(), floating_base=floating_base)
+
+
+@pytest.mark.parametrize("floating_base", [False, True], ids=["fixed", "free"])
+def test_cassie_against_finite_differences(floating_base):
+    """Cassie's leg loops (and gearboxes' coordinate constraints) near its standing pose."""
+    m = _cassie(floating_base)
+    assert m.compiled.nc > 0
+    rng = np.random.default_rng(11)
+    q = m.integrate(np.zeros(m.nq), 0.1 * rng.normal(size=m.nu), 1.0)  # q = 0: the file's pose
+    assert_matches_finite_differences(m, q, rng.normal(size=m.nu), 10 * rng.normal(size=m.nu),
+                                      steps=(4e-4, 1e-3))
+
+
+def _dense_constrained_inverse_mass(m, q):
+    """M^-1 - M^-1 G^T (G M^-1 G^T)^-1 G M^-1 from the public M and Gc (full row rank)."""
+    Minv = np.linalg.inv(m.mass_matrix(q))
+    G = m.constraint_jacobian(q)
+    P = Minv @ G.T
+    return Minv - P @ np.linalg.solve(G @ P, P.T), G
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_identities_of_the_kkt_system(seed):
+    """dudot_dtau is the constrained inverse mass; Gc dudot_dx = -dC/dx with C the rows'
+    acceleration (``acceleration_error``, differentiated here by central differences); and
+    Mc^-1 M dudot_du = -Mc^-1 dtau_du (the tree's inverse dynamics derivative at the
+    constrained udot: the constraint forces do not depend on u)."""
+    m, q, u, tau, _ = _with_loops(seed, 3, LOOP_KINDS[::2], convel=True, coordinate=True)
+    dq, du, dtau = m.forward_dynamics_derivatives(q, u, tau)
+    Mc, G = _dense_constrained_inverse_mass(m, q)
+    scale = np.abs(Mc).max()
+    assert np.abs(dtau - Mc).max() < 1e-9 * scale
+    assert np.abs(G @ dtau).max() < 1e-9 * scale * np.abs(G).max()
+    udot = m.forward_dynamics(q, u, tau)
+    acc = lambda q, u: m.acceleration_error(q, u, udot, "residual")  # noqa: E731
+    eye = np.eye(m.nu)
+    dC_dq = np.array([(acc(m.integrate(q, H * e, 1.0), u) - acc(m.integrate(q, -H * e, 1.0), u)) / (2 * H)
+                      for e in eye]).T
+    dC_du = np.array([(acc(q, u + H * e) - acc(q, u - H * e)) / (2 * H) for e in eye]).T
+    for GdX, dC in ((G @ dq, dC_dq), (G @ du, dC_du)):
+        assert np.abs(GdX + dC).max() < 1e-6 * np.abs(dC).max()
+    _, dtau_du, M = m.inverse_dynamics_derivatives(q, u, udot)
+    lhs, rhs = Mc @ M @ du, -Mc @ dtau_du
+    assert np.abs(lhs - rhs).max() < 1e-9 * np.abs(rhs).max()
+
+
+def test_external_wrench_and_bad_input():
+    """f_ext (fixed in its body, as forward_dynamics takes it) against finite differences of
+    forward_dynamics with the same f_ext; stacked states and bad input refused by name."""
+    m, q, u, tau = _four_bar_state()
+    f_ext = {"coupler": np.array([0.2, -0.5, 0.3, 1.5, -2.0, 0.7])}
+    ours = m.forward_dynamics_derivatives(q, u, tau, f_ext=f_ext)
+    f = lambda q: np.array(m.forward_dynamics(q, u, tau, f_ext=f_ext))  # noqa: E731
+    fq = np.array([(f(m.integrate(q, H * e, 1.0)) - f(m.integrate(q, -H * e, 1.0))) / (2 * H)
+                   for e in np.eye(m.nu)]).T
+    assert np.abs(ours[0] - fq).max() < RTOL * np.abs(fq).max()
+    assert np.abs(ours[0] - m.forward_dynamics_derivatives(q, u, tau)[0]).max() > 1e-3 * np.abs(fq).max()
+    with pytest.raises(ValueError, match="stacked"):
+        m.forward_dynamics_derivatives(np.stack([q, q]), np.stack([u, u]), np.stack([tau, tau]))
+    with pytest.raises(ValueError, match="tau"):
+        m.forward_dynamics_derivatives(q, u, np.full(m.nu, np.nan))
+    with pytest.raises(ValueError, match="u"):
+        m.forward_dynamics_derivatives(q, np.zeros(m.nu + 1), tau)
