@@ -162,3 +162,34 @@ def test_external_wrench_and_bad_input():
         m.forward_dynamics_derivatives(q, u, np.full(m.nu, np.nan))
     with pytest.raises(ValueError, match="u"):
         m.forward_dynamics_derivatives(q, np.zeros(m.nu + 1), tau)
+
+
+def _four_bar_on_manifold(m, cks, crank):
+    """(q, dq/dcrank) of the closed four-bar at crank angle ``crank``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        q = cks.solve_q(np.array([crank, 1.364, -1.471]), frozen=["crank_joint"])  # (the hanging branch)
+        return q, cks.solve_u(q, [1.0, 0.0, 0.0], frozen=["crank_joint"])
+
+
+def test_modal_analysis_of_a_closed_loop_against_its_energy():
+    """The four-bar (one dof) hanging at rest: omega^2 = V''(s) / m(s) along the crank angle s,
+    V the potential energy of the closed mechanism (second differences), m = u^T M u for the
+    closed speeds of unit crank rate; the mode lies in Gc's null space."""
+    from scipy.optimize import minimize_scalar
+    m, _, _, _ = _four_bar_state()
+    cks = m.constraint_kinematics()
+    V = lambda s: m.potential_energy(_four_bar_on_manifold(m, cks, s)[0])  # noqa: E731
+    s0 = minimize_scalar(V, bounds=(-2.0, -1.2), method="bounded", options={"xatol": 1e-10}).x
+    q, dq = _four_bar_on_manifold(m, cks, s0)
+    h = 1e-4
+    omega2 = (V(s0 + h) - 2 * V(s0) + V(s0 - h)) / h ** 2 / (dq @ m.mass_matrix(q) @ dq)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        omega, modes = m.modal_analysis(q, rtol=1e-6)
+    assert omega.shape == (1,) and modes.shape == (m.nu, 1)
+    assert abs(omega[0] ** 2 - omega2) < 1e-5 * omega2
+    assert np.abs(m.constraint_jacobian(q) @ modes).max() < 1e-9
+    assert abs(modes[:, 0] @ m.mass_matrix(q) @ modes[:, 0] - 1.0) < 1e-12
+    with pytest.warns(RuntimeWarning, match="not an equilibrium"):
+        m.modal_analysis(_four_bar_on_manifold(m, cks, s0 + 0.3)[0])

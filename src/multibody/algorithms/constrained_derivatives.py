@@ -8,11 +8,16 @@ redundant stay dropped (a set that is constant near the state). The kernel is
 kernels/constrained_dynamics_derivatives.py: the KKT system's derivatives, with the rows'
 terms analytic from their frames' kinematics, one compiled call.
 """
-import numpy as np
+import warnings
 
+import numpy as np
+from scipy.linalg import eigh, null_space
+
+from ..kernels import layout as L
 from ..kernels.constraint_work import K_COLS
 from .checks import as_float_vector, data_object, raise_status, zero_division_error
-from .constraints import constraint_work
+from .constraints import constraint_jacobian, constraint_work, pose_error
+from .dynamics import inverse_dynamics, mass_matrix
 from .entry import KERNELS
 from .external_forces import with_external_forces
 
@@ -58,4 +63,40 @@ def constrained_forward_dynamics_derivatives(m, q, u, tau, f_ext=None, data=None
     return outs
 
 
-__all__ = ["constrained_forward_dynamics_derivatives"]
+def constrained_modal_analysis(m, q, stiffness, rtol, closure_tol=1e-8):
+    """``modal_analysis`` of a model with enabled constraints: the modes of the motion on the
+    constraint manifold, in the independent directions X (an orthonormal basis of the null
+    space of Gc(q), dq = X dq_i; any basis of it gives the same modes, so constraint embedding's
+    [I; -G_d^-1 G_i] would too). At rest at an equilibrium udot = 0, so the rows' acceleration
+    term drops and the constrained dudot_dq = -Mc^-1 (K - d(Gc^T lambda)/dq), whence
+        K_i = -X^T M dudot_dq X = X^T (K - d(Gc^T lambda)/dq) X,   M_i = X^T M X
+    (X^T M Mc^-1 = X^T as Gc X = 0): the constraint forces' own stiffness included. Returns
+    (omega (n_i,), modes (nu, n_i) = X v, M-orthonormal). Warns when q does not close the
+    constraints (pose errors above ``closure_tol``) or is not an equilibrium on them (X^T of the
+    forces that hold q above ``rtol`` of the gravity load)."""
+    c = m.compiled
+    nu = c.nu
+    zero = np.zeros(nu)
+    residual = np.abs(pose_error(m, q, "residual")).max(initial=0.0)
+    if residual > closure_tol:
+        warnings.warn(f"modal_analysis: q does not close the constraints (largest pose error {residual:.2e}); "
+                      "the modes are of the tangent space at q", RuntimeWarning, stacklevel=3)
+    X = null_space(constraint_jacobian(m, q))
+    M = mass_matrix(m, q)
+    dudot_dq = constrained_forward_dynamics_derivatives(m, q, zero, zero)[0]
+    K = -X.T @ M @ dudot_dq @ X
+    if stiffness is not None:
+        K = K + X.T @ stiffness @ X
+    held = X.T @ inverse_dynamics(m, q, zero, zero)
+    load = max(np.abs(K).max(initial=0.0), np.abs(M).max(initial=0.0) * np.linalg.norm(c.mf[c.n_links, L.GRAVITY:
+                                                                                             L.GRAVITY + 3]))
+    if np.abs(held).max(initial=0.0) > rtol * max(load, 1e-300):
+        warnings.warn(f"modal_analysis: q is not an equilibrium on the constraints: the forces that hold it, in "
+                      f"the independent directions, are {held}; the modes are of the symmetric part of the "
+                      "stiffness", RuntimeWarning, stacklevel=3)
+    w2, v = eigh(0.5 * (K + K.T), X.T @ M @ X)
+    w2[np.abs(w2) <= rtol * max(np.abs(w2).max(initial=0.0), 1e-300)] = 0.0
+    return np.sign(w2) * np.sqrt(np.abs(w2)), X @ v
+
+
+__all__ = ["constrained_forward_dynamics_derivatives", "constrained_modal_analysis"]

@@ -27,7 +27,7 @@ from scipy.linalg import eigh
 from ..kernels.kinds import FREE, FREE_QUAT, SPHERICAL, SPHERICAL_QUAT
 from ..kernels import layout as L
 from . import batch
-from .constrained_derivatives import constrained_forward_dynamics_derivatives
+from .constrained_derivatives import constrained_forward_dynamics_derivatives, constrained_modal_analysis
 from .checks import as_float_vector, data_object, raise_status, zero_division_error
 from .dynamics import inverse_dynamics
 from .entry import KERNELS
@@ -175,7 +175,10 @@ def linearize(m, q, u, tau=None, *, B=None):
     exact map of ``integrate``: its derivative in u is I at dq = 0, and in dq it is
     K = -1/2 ad(u) on each ball or free hinge (-1/2 [w]x on the rotation; [[-[w]x/2, 0],
     [-[v]x/2, -[w]x/2]] on a free hinge's [w; v]) and 0 on the others, so K = 0 at u = 0
-    (an equilibrium at rest) and for vector-space hinges.
+    (an equilibrium at rest) and for vector-space hinges. With enabled constraints the
+    dynamics rows are the constrained ones (``forward_dynamics_derivatives``; M^-1 is then the
+    constrained Mc^-1): the state keeps all nu coordinates, and the constraints show as the
+    directions that A leaves closed (Gc du = 0 where u is consistent).
     """
     c = m.compiled
     nu = c.nu
@@ -232,15 +235,25 @@ def modal_analysis(m, q, *, stiffness=None, rtol=1e-9):
     ``rtol`` times the largest). When q is not an equilibrium (the forces that hold it,
     ``gravity_forces``, are not zero to ``rtol`` of the gravity load), a RuntimeWarning gives
     them and K is taken symmetric, (K + K^T) / 2.
+
+    With enabled constraints (closed loops, convel, coordinate constraints): the modes of the
+    motion on the constraints, in the independent directions X of Gc(q)'s null space (n_i of
+    them): omega (n_i,) and modes (nu, n_i) = X v, M-orthonormal; the stiffness includes the
+    constraint forces' own (from the constrained ``forward_dynamics_derivatives``); a q that
+    does not close the constraints or is not an equilibrium on them warns
+    (``constrained_derivatives.constrained_modal_analysis``).
     """
     c = m.compiled
     nu = c.nu
     zero = np.zeros(nu)
-    K, _, M = inverse_dynamics_derivatives(m, q, zero, zero)
     if stiffness is not None:
         stiffness = np.asarray(stiffness, dtype=float)
         if stiffness.shape != (nu, nu) or not np.all(np.isfinite(stiffness)):
             raise ValueError(f"stiffness must be a finite ({nu}, {nu}) matrix, got shape {stiffness.shape}")
+    if c.nc and c.flex is None:
+        return constrained_modal_analysis(m, q, stiffness, rtol)
+    K, _, M = inverse_dynamics_derivatives(m, q, zero, zero)
+    if stiffness is not None:
         K = K + stiffness
     held = inverse_dynamics(m, q, zero, zero)
     load = max(np.abs(K).max(initial=0.0), np.abs(M).max(initial=0.0) * np.linalg.norm(c.mf[c.n_links, L.GRAVITY:
