@@ -193,3 +193,69 @@ def test_modal_analysis_of_a_closed_loop_against_its_energy():
     assert abs(modes[:, 0] @ m.mass_matrix(q) @ modes[:, 0] - 1.0) < 1e-12
     with pytest.warns(RuntimeWarning, match="not an equilibrium"):
         m.modal_analysis(_four_bar_on_manifold(m, cks, s0 + 0.3)[0])
+
+
+def cassie_loops_for_pinocchio(seed=0):
+    """(m, q, u, tau, Pinocchio model, data, constraint models and datas, settings) of Cassie
+    with a free base and its leg loops only (Pinocchio has no slider loop and no gear: the
+    coordinate and slider constraints are disabled; as bench/bench_constrained.py), the loops
+    as 3-D point constraints (a pin loop: two points on its axis), q closed and u consistent,
+    constraintDynamics already run. Pinocchio's proximal solver at mu = 1e-8."""
+    pin = pytest.importorskip("pinocchio")
+    from loop_ladder import admissible
+    from pin_convert import point_constraints, q_to_pin, to_pinocchio, u_perm
+    m = _cassie(True)
+    locked = [f"{s}-{j}" for s in ("left", "right") for j in ("knee-spring-joint", "knee-shin-joint")]
+    rng = np.random.default_rng(seed)
+    q = m.integrate(m.neutral_q(), 0.05 * rng.normal(size=m.nu), 1.0)
+    for h in locked:
+        q[m.q_slice(h)] = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        q = m.constraint_kinematics().solve_q(q, frozen=locked)
+    for con in m.enabled_constraints:
+        if con.category == "coordinate" or con.kind == "slider":
+            m.disable_constraint(con.name)
+    u, tau = admissible(m, q, rng)
+    model = to_pinocchio(m)
+    data = model.createData()
+    cms = point_constraints(m, model)
+    cds = pin.StdVec_RigidConstraintData([cm.createData() for cm in cms])
+    pin.initConstraintDynamics(model, data, cms, cds)
+    settings = pin.ProximalSettings(1e-14, 1e-8, 20)
+    P = u_perm(m)
+    pin.constraintDynamics(model, data, q_to_pin(m, q), u[P], tau[P], cms, cds, settings)
+    return m, q, u, tau, model, data, cms, cds, settings
+
+
+def test_cassie_against_pinocchio_constrained_dynamics_derivatives():
+    """Against pin.computeConstraintDynamicsDerivatives (Cassie, free base, leg loops).
+
+    Exact agreement of the whole matrices is impossible, by nature, not by convention: the
+    two sides constrain the same motion with different rows (ours: a pin loop's five rows;
+    Pinocchio's: two 3-D points), r' = A(q) r, and off the constraint manifold the
+    acceleration-level constraint r_ddot = 0 depends on the rows: d(r'_ddot) = A d(r_ddot) +
+    2 A_dot d(r_dot) + A_ddot dr. So they agree (i) on dudot_dtau, the constrained inverse
+    mass; (ii) on dudot_du along consistent speeds (Gc du = 0); (iii) on the q derivative
+    along the manifold with the speeds kept consistent: dudot_dq X + dudot_du Z, X a basis of
+    Gc's null space and Z any du with Gc Z = -d(Gc u)/dq X (from velocity_error by central
+    differences). Pinocchio's proximal solver (mu = 1e-8) limits the agreement to ~1e-7."""
+    from scipy.linalg import null_space
+    pin = pytest.importorskip("pinocchio")
+    from pin_convert import u_perm
+    m, q, u, tau, model, data, cms, cds, settings = cassie_loops_for_pinocchio()
+    back = np.argsort(u_perm(m))
+    theirs = [np.array(x)[back][:, back] for x in pin.computeConstraintDynamicsDerivatives(
+        model, data, cms, cds, settings)[:3]]
+    dq, du, dtau = m.forward_dynamics_derivatives(q, u, tau)
+    G = m.constraint_jacobian(q)
+    X = null_space(G)
+    vel = lambda x: m.velocity_error(x, u, "residual")  # noqa: E731
+    dGu = np.array([(vel(m.integrate(q, H * e, 1.0)) - vel(m.integrate(q, -H * e, 1.0))) / (2 * H)
+                    for e in X.T]).T
+    Z = -np.linalg.pinv(G) @ dGu
+    rel = lambda a, b: np.abs(a - b).max() / np.abs(b).max()  # noqa: E731
+    assert rel(dtau, theirs[2]) < 1e-6
+    assert rel(du @ X, theirs[1] @ X) < 1e-6
+    assert rel(dq @ X + du @ Z, theirs[0] @ X + theirs[1] @ Z) < 1e-6
+    assert rel(du, theirs[1]) > 1e-2  # (the rows' parametrization shows off the manifold)
