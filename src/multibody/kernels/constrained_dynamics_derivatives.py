@@ -25,13 +25,13 @@ dense O(nu^2 rows + nu^3) products.
 """
 from numba import njit
 
-from .collision.vec import add, cross, dot
+from .collision.vec import add, cross, dot, scale
 from .common import check_state, result_status
 from .constrained_dynamics import COORD, constraint_views, ldl_solve, ta_core
 from .constraint_row_tangents import row_tangent
 from .constraint_rows import K_AD, K_P, K_V, K_W, K_WD, frame_kinematics, row_coefficients
 from .constraint_work import (
-    K_COLS, NO_NRT, ROW_COLS, WC_COLS, WC_DRHS, WC_KD, WC_KP, WC_LA, WC_LAMBDA, WC_LB, WC_NA, WC_NB, WC_NSUP, WC_ROW,
+    K_COLS, NO_NRT, ROW_COLS, WC_COLS, WC_DRHS, WC_GEND, WC_KD, WC_KP, WC_LA, WC_LAMBDA, WC_LB, WC_NA, WC_NB, WC_NSUP, WC_ROW,
     row_offset,
 )
 from .forward_dynamics_derivatives import minus_products
@@ -41,6 +41,7 @@ from .layout import D_USE_FEXT, CR_FA, CR_FB, CR_SCALAR, CR_TYPE, CR_UA, CR_UB, 
 from .spatial_inline import cross_motion_t, load9, mul33T_vec
 from .status import OK, SINGULAR
 
+ZERO3 = (0.0, 0.0, 0.0)
 ZERO6 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
@@ -181,13 +182,26 @@ def _coefficients(W, i, o):
             (W[i, o + 7], W[i, o + 8], W[i, o + 9]), (W[i, o + 10], W[i, o + 11], W[i, o + 12]))
 
 
+@njit(cache=True, inline="always")
+def _weighted(W, i0, i1, o, lam0):
+    """(alpha, beta, gamma, delta) of rows i0..i1 (coefficients at W[i, o:]) weighted by their
+    multipliers W[i, lam0] and summed: the constraint's force on its two frames."""
+    al, be, ga, de = ZERO3, ZERO3, ZERO3, ZERO3
+    for i in range(i0, i1):
+        lam = W[i, lam0]
+        a, b, g, d = _coefficients(W, i, o)
+        al, be, ga, de = add(al, scale(a, lam)), add(be, scale(b, lam)), add(ga, scale(g, lam)), add(de, scale(d, lam))
+    return al, be, ga, de
+
+
 @njit(**NO_NRT)
-def _force_tangent(mi, ws, W, i, c0, l0, K, T, out, Sk, pak, pbk, lam, k, dGl):
-    """dGl[:, k] += lam d(Gc_i)^T / dq_k for row i (coefficients in W, their tangent in ``out``
-    from ``row_tangent``, the frames' tangent in T; pak, pbk: coordinate k's positions in the
-    two chains)."""
-    al, be, ga, de = _coefficients(W, i, c0 + WC_ROW)
-    dal, dbe, dga, dde = _v(out, 1), _v(out, 4), _v(out, 7), _v(out, 10)
+def _force_tangent(mi, ws, W, i, c0, l0, K, T, coef, dcoef, Sk, pak, pbk, k, dGl):
+    """dGl[:, k] += d(Gc^T lambda)/dq_k of one constraint (its rows' support at row i):
+    ``coef`` its multiplier-weighted (alpha, beta, gamma, delta), ``dcoef`` their change along
+    coordinate k (from ``row_tangent``), the frames' tangent in T; pak, pbk: coordinate k's
+    positions in the two chains."""
+    al, be, ga, de = coef
+    dal, dbe, dga, dde = dcoef
     Pa, Pb = _v(K, K_P), _v(K, K_COLS + K_P)
     dPa, dPb = _v(T, K_P), _v(T, K_COLS + K_P)
     for jdx in range(int(W[i, c0 + WC_NSUP])):
@@ -200,21 +214,26 @@ def _force_tangent(mi, ws, W, i, c0, l0, K, T, out, Sk, pak, pbk, lam, k, dGl):
                 val += _side_tangent(al, be, dal, dbe, Sj, Pa, dPa, Sk, pak >= paj)
             if pbj >= 0:
                 val += _side_tangent(ga, de, dga, dde, Sj, Pb, dPb, Sk, pbk >= pbj)
-            dGl[mi[lj, UOFF] + cj, k] += lam * val
+            dGl[mi[lj, UOFF] + cj, k] += val
 
 
 @njit(**NO_NRT)
-def _row_derivatives(mi, cr, ws, W, VA, KT, i, c0, l0, G, dCq, dCu, dGl):
-    """Row i (not a coordinate row; its coefficients in W, its frames' kinematics in KT[0]):
-    its row of Gc, of dC/dq and dC/du, and its multiplier's part of d(Gc^T lambda)/dq (dGl)."""
+def _constraint_derivatives(mi, cr, ws, W, VA, KT, i0, i1, c0, l0, G, dCq, dCu, dGl):
+    """The rows i0..i1 of one constraint (not a coordinate one: its coefficients in W, its
+    frames' kinematics in KT[0]): their rows of Gc, dC/dq and dC/du, and their multipliers'
+    part of d(Gc^T lambda)/dq (dGl). The frames' tangent is made once per coordinate for all
+    the rows, and the force's tangent once for their weighted sum."""
     K, T, out = KT[0], KT[1], KT[2]
-    kp, kd, lam = W[i, c0 + WC_KP], W[i, c0 + WC_KD], W[i, c0 + WC_LAMBDA]
-    la, lb = int(W[i, c0 + WC_LA]), int(W[i, c0 + WC_LB])
-    al, be, ga, de = _coefficients(W, i, c0 + WC_ROW)
+    la, lb = int(W[i0, c0 + WC_LA]), int(W[i0, c0 + WC_LB])
+    o = c0 + WC_ROW
     Pa, Pb = _v(K, K_P), _v(K, K_COLS + K_P)
-    for idx in range(int(W[i, c0 + WC_NSUP])):
-        lk = int(W[i, l0 + idx])
-        pak, pbk = _chain_positions(W, i, c0, idx)
+    coef = _weighted(W, i0, i1, o, c0 + WC_LAMBDA)
+    loaded = False
+    for i in range(i0, i1):
+        loaded = loaded or W[i, c0 + WC_LAMBDA] != 0.0
+    for idx in range(int(W[i0, c0 + WC_NSUP])):
+        lk = int(W[i0, l0 + idx])
+        pak, pbk = _chain_positions(W, i0, c0, idx)
         p = mi[lk, PARENT]
         Vp = _six(VA, p, 0) if p >= 0 else ZERO6
         Ap = _six(VA, p, 6) if p >= 0 else ZERO6
@@ -222,8 +241,10 @@ def _row_derivatives(mi, cr, ws, W, VA, KT, i, c0, l0, G, dCq, dCu, dGl):
         for ck in range(mi[lk, NU]):
             k = mi[lk, UOFF] + ck
             Sk = _six(ws, lk, W_SW + 6 * ck)
-            G[i, k] = ((_side_rate(al, be, Sk, Pa) if pak >= 0 else 0.0)
-                       + (_side_rate(ga, de, Sk, Pb) if pbk >= 0 else 0.0))
+            for i in range(i0, i1):
+                al, be, ga, de = _coefficients(W, i, o)
+                G[i, k] = ((_side_rate(al, be, Sk, Pa) if pak >= 0 else 0.0)
+                           + (_side_rate(ga, de, Sk, Pb) if pbk >= 0 else 0.0))
             for along_q in (True, False):
                 for r in range(2 * K_COLS):
                     T[r] = 0.0
@@ -231,14 +252,19 @@ def _row_derivatives(mi, cr, ws, W, VA, KT, i, c0, l0, G, dCq, dCu, dGl):
                     _frame_tangent(K, T, 0, Sk, VA, la, Vp, Ap, Vl, along_q)
                 if pbk >= 0:
                     _frame_tangent(K, T, K_COLS, Sk, VA, lb, Vp, Ap, Vl, along_q)
-                row_tangent(cr, i, K, T, out)
-                dc = out[14] + kd * out[13] + kp * out[0]
-                if not along_q:
-                    dCu[i, k] = dc
-                    continue
-                dCq[i, k] = dc
-                if lam != 0.0:
-                    _force_tangent(mi, ws, W, i, c0, l0, K, T, out, Sk, pak, pbk, lam, k, dGl)
+                dal, dbe, dga, dde = ZERO3, ZERO3, ZERO3, ZERO3
+                for i in range(i0, i1):
+                    row_tangent(cr, i, K, T, out)
+                    dc = out[14] + W[i, c0 + WC_KD] * out[13] + W[i, c0 + WC_KP] * out[0]
+                    if not along_q:
+                        dCu[i, k] = dc
+                        continue
+                    dCq[i, k] = dc
+                    lam = W[i, c0 + WC_LAMBDA]
+                    dal, dbe = add(dal, scale(_v(out, 1), lam)), add(dbe, scale(_v(out, 4), lam))
+                    dga, dde = add(dga, scale(_v(out, 7), lam)), add(dde, scale(_v(out, 10), lam))
+                if along_q and loaded:
+                    _force_tangent(mi, ws, W, i0, c0, l0, K, T, coef, (dal, dbe, dga, dde), Sk, pak, pbk, k, dGl)
 
 
 @njit(**NO_NRT)
@@ -268,10 +294,14 @@ def _rows_pass(mi, fr, cr, ws, q, u, W, VA, KT, E, dGl):
                 dCq[i, k] = W[i, c0 + WC_KP] * G[i, k]
                 dCu[i, k] = W[i, c0 + WC_KD] * G[i, k]
             continue
+        if i > 0 and int(W[i - 1, c0 + WC_GEND]) == int(W[i, c0 + WC_GEND]):
+            continue  # (a later row of a constraint done below)
+        i1 = int(W[i, c0 + WC_GEND])
         frame_kinematics(mi, fr, ws, int(cr[i, CR_FA]), KT[0], 0, (0.0, 0.0, 0.0))
         frame_kinematics(mi, fr, ws, int(cr[i, CR_FB]), KT[0], K_COLS, (0.0, 0.0, 0.0))
-        row_coefficients(cr, i, KT[0], q, u, C)
-        _row_derivatives(mi, cr, ws, W, VA, KT, i, c0, l0, G, dCq, dCu, dGl)
+        for r in range(i, i1):
+            row_coefficients(cr, r, KT[0], q, u, C)
+        _constraint_derivatives(mi, cr, ws, W, VA, KT, i, i1, c0, l0, G, dCq, dCu, dGl)
 
 
 @njit(**NO_NRT)
