@@ -219,16 +219,25 @@ def test_bad_input_is_named():
         m.linearize(q, u, B=np.ones((m.nu + 1, 2)))
 
 
-def test_modal_and_constrained_models_are_refused():
-    flex = flexible_tree(np.random.default_rng(0))
+def test_modal_models_are_refused_and_constrained_ones_served():
+    """Modal bodies: refused by name. Enabled constraints: inverse_dynamics_derivatives are
+    those of inverse_dynamics, the tree's (the same with the constraints disabled); the
+    constrained forward derivatives are tests/test_constrained_derivatives.py's."""
+    m = flexible_tree(np.random.default_rng(0))
+    z = np.zeros(m.nu)
+    for fn in (m.inverse_dynamics_derivatives, m.forward_dynamics_derivatives):
+        with pytest.raises(NotImplementedError, match="modal"):
+            fn(m.neutral_q(), z, z)
+    with pytest.raises(NotImplementedError, match="modal"):
+        m.linearize(m.neutral_q(), z)
     loops = ladder(1)
-    for m, what in ((flex, "modal"), (loops, "constraints")):
-        z = np.zeros(m.nu)
-        for fn in (m.inverse_dynamics_derivatives, m.forward_dynamics_derivatives):
-            with pytest.raises(NotImplementedError, match=what):
-                fn(m.neutral_q(), z, z)
-        with pytest.raises(NotImplementedError, match=what):
-            m.linearize(m.neutral_q(), z)
+    rng = np.random.default_rng(1)
+    q, u, udot = loops.neutral_q(), rng.normal(size=loops.nu), rng.normal(size=loops.nu)
+    served = loops.inverse_dynamics_derivatives(q, u, udot)
+    for con in list(loops.enabled_constraints):
+        loops.disable_constraint(con.name)
+    for a, b in zip(served, loops.inverse_dynamics_derivatives(q, u, udot)):
+        assert np.array_equal(a, b)
 
 
 def test_modal_analysis_of_pendulums():
