@@ -140,9 +140,17 @@ def test_identities_of_the_kkt_system(seed):
     dC_du = np.array([(acc(q, u + H * e) - acc(q, u - H * e)) / (2 * H) for e in eye]).T
     for GdX, dC in ((G @ dq, dC_dq), (G @ du, dC_du)):
         assert np.abs(GdX + dC).max() < 1e-6 * np.abs(dC).max()
-    _, dtau_du, M = m.inverse_dynamics_derivatives(q, u, udot)
+    dtau_dq, dtau_du, M = m.inverse_dynamics_derivatives(q, u, udot)
     lhs, rhs = Mc @ M @ du, -Mc @ dtau_du
     assert np.abs(lhs - rhs).max() < 1e-9 * np.abs(rhs).max()
+    # in q, the constraint forces Gc^T lambda (lambda held) turn with the frames: by differences
+    lam = m.constrained_dynamics(q, u, tau).multipliers
+    force = lambda x: m.constraint_jacobian(x).T @ lam  # noqa: E731
+    dforce = np.array([(force(m.integrate(q, H * e, 1.0)) - force(m.integrate(q, -H * e, 1.0))) / (2 * H)
+                       for e in eye]).T
+    lhs, rhs = Mc @ M @ dq, -Mc @ (dtau_dq - dforce)
+    assert np.abs(lhs - rhs).max() < 1e-6 * np.abs(rhs).max()
+    assert np.abs(Mc @ dforce).max() > 1e-3 * np.abs(rhs).max()  # (the constraint forces' term matters)
 
 
 def test_external_wrench_and_bad_input():
