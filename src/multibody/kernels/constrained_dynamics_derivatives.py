@@ -309,12 +309,14 @@ def _constrained_solution(W, nu, nc, E, T, dq, du, Minv):
     """From M^-1 (in Minv), Gc, dC/dq, dC/du (E[0:3]) and H (T[0], T[1]): Minv = Mc^-1,
     dq = -Mc^-1 H_q - Y^T dC/dq, du likewise (the module docstring); E[3] = Gc M^-1, E[4] = Y."""
     G, dCq, dCu, GM, Y = E[0], E[1], E[2], E[3], E[4]
-    for i in range(nc):
+    for i in range(nc):  # Gc M^-1 by rows of M^-1 (contiguous), over the row's support only
         for c in range(nu):
-            s = 0.0
-            for k in range(nu):
-                s += G[i, k] * Minv[k, c]
-            GM[i, c] = s
+            GM[i, c] = 0.0
+        for k in range(nu):
+            g = G[i, k]
+            if g != 0.0:
+                for c in range(nu):
+                    GM[i, c] += g * Minv[k, c]
     col = row_offset(nu, nc) + WC_DRHS
     for c in range(nu):
         for i in range(nc):
