@@ -201,6 +201,13 @@ def test_modal_analysis_of_a_closed_loop_against_its_energy():
     assert abs(modes[:, 0] @ m.mass_matrix(q) @ modes[:, 0] - 1.0) < 1e-12
     with pytest.warns(RuntimeWarning, match="not an equilibrium"):
         m.modal_analysis(_four_bar_on_manifold(m, cks, s0 + 0.3)[0])
+    # linearize: the constrained rows; its eigenvalues are +-i omega and zeros (r_ddot = 0 across
+    # the loop, without stabilization)
+    A, Bmat = m.linearize(q, np.zeros(m.nu))
+    assert np.array_equal(Bmat[m.nu:], m.forward_dynamics_derivatives(q, np.zeros(m.nu), np.zeros(m.nu))[2])
+    ev = np.linalg.eigvals(A)
+    assert abs(np.abs(ev.imag).max() - omega[0]) < 1e-6 * omega[0]
+    assert np.abs(ev.real).max() < 1e-6 * omega[0]
 
 
 def cassie_loops_for_pinocchio(seed=0):
