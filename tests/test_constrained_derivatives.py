@@ -274,3 +274,22 @@ def test_cassie_against_pinocchio_constrained_dynamics_derivatives():
     assert rel(du @ X, theirs[1] @ X) < 1e-6
     assert rel(dq @ X + du @ Z, theirs[0] @ X + theirs[1] @ Z) < 1e-6
     assert rel(du, theirs[1]) > 1e-2  # (the rows' parametrization shows off the manifold)
+
+
+def test_baumgarte_terms_against_finite_differences():
+    """With Baumgarte gains in a Data's constraint work array (as a simulation with
+    stabilization has them), forward_dynamics(data=d) adds kd r_dot + kp r to the rows'
+    wanted acceleration; its derivatives (data=d) follow, off the constraint manifold."""
+    from multibody.algorithms.constraints import constraint_work, gains_of
+    m, q, u, tau, _ = _with_loops(4, 3, LOOP_KINDS[1::2], convel=True, coordinate=True)
+    d = m.create_data()
+    gains_of(m.compiled, constraint_work(m.compiled, d))[:] = (100.0, 20.0)
+    f = lambda q, u: np.array(m.forward_dynamics(q, u, tau, data=d))  # noqa: E731
+    eye = np.eye(m.nu)
+    fq = np.array([(f(m.integrate(q, H * e, 1.0), u) - f(m.integrate(q, -H * e, 1.0), u)) / (2 * H) for e in eye]).T
+    fu = np.array([(f(q, u + H * e) - f(q, u - H * e)) / (2 * H) for e in eye]).T
+    dq, du, _ = m.forward_dynamics_derivatives(q, u, tau, data=d)
+    assert np.abs(dq - fq).max() < RTOL * np.abs(fq).max()
+    assert np.abs(du - fu).max() < RTOL * np.abs(fu).max()
+    plain = m.forward_dynamics_derivatives(q, u, tau)
+    assert np.abs(plain[0] - dq).max() > 1e-3 * np.abs(fq).max()  # (the gains' terms matter)
