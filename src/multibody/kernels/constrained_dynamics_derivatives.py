@@ -31,13 +31,15 @@ from .constrained_dynamics import COORD, constraint_views, ldl_solve, ta_core
 from .constraint_row_tangents import row_tangent
 from .constraint_rows import K_AD, K_P, K_V, K_W, K_WD, frame_kinematics, row_coefficients
 from .constraint_work import (
-    K_COLS, NO_NRT, ROW_COLS, WC_COLS, WC_DRHS, WC_GEND, WC_KD, WC_KP, WC_LA, WC_LAMBDA, WC_LB, WC_NA, WC_NB, WC_NSUP, WC_ROW,
-    row_offset,
+    K_COLS, NO_NRT, ROW_COLS, WC_COLS, WC_DRHS, WC_GEND, WC_KD, WC_KP, WC_LA, WC_LAMBDA, WC_LB, WC_NA, WC_NB,
+    WC_NSUP, WC_ROW, row_offset,
 )
 from .forward_dynamics_derivatives import minus_products
 from .inverse_dynamics_derivatives import rnea_derivatives_core
 from .inverse_mass_matrix import minv_core
-from .layout import D_USE_FEXT, CR_FA, CR_FB, CR_SCALAR, CR_TYPE, CR_UA, CR_UB, NU, PARENT, UOFF, W_A, W_PR, W_RW, W_SW, W_V
+from .layout import (
+    CR_FA, CR_FB, CR_SCALAR, CR_TYPE, CR_UA, CR_UB, D_USE_FEXT, NU, PARENT, UOFF, W_A, W_PR, W_RW, W_SW, W_V,
+)
 from .spatial_inline import cross_motion_t, load9, mul33T_vec
 from .status import OK, SINGULAR
 
