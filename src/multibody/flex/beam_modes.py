@@ -125,6 +125,72 @@ def beam_modes(length, EI, rhoA, n_elements=40, n_modes=4, boundary="cantilever"
         stiffness is ``diag(stiffness) + Omega^2 Kg_centrifugal``. (The spin softening of
         in-plane motion comes from the rotating frame's inertia terms, not from here.)
     """
+    L, EI, rhoA, rhoI, zeta, n_el, n_modes, a, d, n_rot, e, x_nodes = _checked(
+        length, EI, rhoA, rhoI, damping_ratio, n_elements, n_modes, boundary, theory, GA_kappa, axis, bending_axis,
+        include_rigid, nodes)
+    try:
+        from scipy.linalg import eigh
+    except ImportError:
+        raise ImportError("beam_modes needs SciPy: pip install scipy") from None
+    element = BeamElement(L / n_el, e)
+    K, M, Kg = assemble(element, n_el, EI, rhoA, rhoI, axial_force=lambda x: rhoA * (L * L - x * x) / 2.0)
+    phi, lam = _modes(eigh, element, n_el, K, M, n_modes, boundary, include_rigid)
+    meta = dict(generator="multibody.flex.beam_modes", length=L, EI=EI, rhoA=rhoA,
+                n_elements=n_el, n_modes=n_modes, boundary=boundary, theory=theory,
+                GA_kappa=None if GA_kappa is None else float(GA_kappa), rhoI=rhoI, axis=axis,
+                bending_axis=bending_axis, include_rigid=bool(include_rigid),
+                damping_ratio=zeta, integrals=bool(integrals),
+                geometric_stiffening=bool(geometric_stiffening))
+    M1 = M2 = None
+    if integrals:
+        _, M1, M2 = beam_integrals(element, n_el, phi, rhoA, rhoI, a, d, n_rot, geometric_stiffening)
+    return _modal_data(element, n_el, M, Kg, phi, lam, x_nodes, (L, rhoA, rhoI, zeta), (a, d, n_rot), M1, M2, meta)
+
+
+def _modal_data(element, n_el, M, Kg, phi, lam, x_nodes, properties, axes, M1, M2, meta):
+    """The ``ModalData`` of ``beam_modes``: the modes ``phi`` (n_dof, n_modes) of the FE model
+    (M, geometric stiffness Kg) with squared frequencies ``lam``, sampled at ``x_nodes``;
+    ``properties`` (L, rhoA, rhoI, zeta), ``axes`` (a, d, n)."""
+    L, rhoA, rhoI, zeta = properties
+    a, d, n_rot = axes
+    w, psi = sample(element, n_el, phi, x_nodes)
+    shapes = np.concatenate([psi[:, None, :] * n_rot[None, :, None],
+                             w[:, None, :] * d[None, :, None]], axis=1)
+    # rigid motions of the FE model: translation along d; rotation about n at the origin
+    n_dof = M.shape[0]
+    x_grid = np.arange(n_el + 1) * element.h
+    t_d = np.zeros(n_dof)
+    t_d[0::2] = 1.0
+    r_n = np.zeros(n_dof)
+    r_n[0::2] = x_grid
+    r_n[1::2] = 1.0
+    mass = rhoA * L
+    inertia = mass * L * L / 12.0 * (np.eye(3) - np.outer(a, a)) + rhoI * L * np.outer(n_rot, n_rot)
+    omega = np.sqrt(lam)
+    kg = phi.T @ Kg @ phi
+    return ModalData(
+        modal_mass=np.eye(phi.shape[1]),
+        stiffness=lam,
+        damping=2.0 * zeta * omega,
+        node_positions=x_nodes[:, None] * a[None, :],
+        mode_shapes=shapes,
+        mass=mass,
+        com=a * L / 2.0,
+        inertia=inertia,
+        S=np.outer(d, t_d @ M @ phi),
+        S_rot=np.outer(n_rot, r_n @ M @ phi),
+        Kg_centrifugal=(kg + kg.T) / 2.0,
+        M1=M1,
+        M2=M2,
+        meta=meta,
+    )
+
+
+def _checked(length, EI, rhoA, rhoI, damping_ratio, n_elements, n_modes, boundary, theory, GA_kappa, axis,
+             bending_axis, include_rigid, nodes):
+    """``beam_modes``' arguments checked, ValueError naming the bad one: (L, EI, rhoA, rhoI,
+    zeta, n_elements, n_modes, the unit axis a, the unit bending direction d, n = a x d, the
+    shear flexibility EI / GA_kappa (0 for Euler-Bernoulli), the node positions)."""
     L = _positive("length", length)
     EI = _positive("EI", EI)
     rhoA = _positive("rhoA", rhoA)
@@ -151,14 +217,13 @@ def beam_modes(length, EI, rhoA, n_elements=40, n_modes=4, boundary="cantilever"
         raise ValueError("nodes: expected a non-empty 1-D array of positions along the beam")
     if np.any(x_nodes < 0.0) or np.any(x_nodes > L):
         raise ValueError(f"nodes: positions must lie in [0, length] = [0, {L}]")
-    try:
-        from scipy.linalg import eigh
-    except ImportError:
-        raise ImportError("beam_modes needs SciPy: pip install scipy") from None
+    return L, EI, rhoA, rhoI, zeta, n_el, n_modes, a, d, n_rot, e, x_nodes
 
-    element = BeamElement(L / n_el, e)
-    K, M, Kg = assemble(element, n_el, EI, rhoA, rhoI,
-                        axial_force=lambda x: rhoA * (L * L - x * x) / 2.0)
+
+def _modes(eigh, element, n_el, K, M, n_modes, boundary, include_rigid):
+    """(phi (n_dof, n_modes), omega^2 (n_modes,)): the lowest modes of the assembled beam (K,
+    M) under ``boundary``, the rigid ones first where kept, each signed so that its deflection
+    at x = L is positive (else its largest deflection)."""
     n_dof = K.shape[0]
     free = np.arange(2, n_dof) if boundary == "cantilever" else np.arange(n_dof)
     n_rigid = 2 if boundary == "free-free" else 0
@@ -177,48 +242,7 @@ def beam_modes(length, EI, rhoA, n_elements=40, n_modes=4, boundary="cantilever"
     if n_kept_rigid:
         phi = np.hstack([_rigid_modes(n_el + 1, element.h, M)[:, :n_kept_rigid], phi])
         lam = np.concatenate([np.zeros(n_kept_rigid), lam])
-    # sign: deflection at x = L positive (else the largest deflection positive)
     w_dofs = phi[0::2]
     ref = np.where(np.abs(w_dofs[-1]) > 1e-8 * np.max(np.abs(w_dofs), axis=0), w_dofs[-1],
                    w_dofs[np.argmax(np.abs(w_dofs), axis=0), np.arange(phi.shape[1])])
-    phi = phi * np.where(ref < 0.0, -1.0, 1.0)
-
-    w, psi = sample(element, n_el, phi, x_nodes)
-    shapes = np.concatenate([psi[:, None, :] * n_rot[None, :, None],
-                             w[:, None, :] * d[None, :, None]], axis=1)
-    # rigid motions of the FE model: translation along d; rotation about n at the origin
-    x_grid = np.arange(n_el + 1) * element.h
-    t_d = np.zeros(n_dof)
-    t_d[0::2] = 1.0
-    r_n = np.zeros(n_dof)
-    r_n[0::2] = x_grid
-    r_n[1::2] = 1.0
-    mass = rhoA * L
-    inertia = mass * L * L / 12.0 * (np.eye(3) - np.outer(a, a)) + rhoI * L * np.outer(n_rot, n_rot)
-    omega = np.sqrt(lam)
-    kg = phi.T @ Kg @ phi
-    M1 = M2 = None
-    if integrals:
-        _, M1, M2 = beam_integrals(element, n_el, phi, rhoA, rhoI, a, d, n_rot, geometric_stiffening)
-    meta = dict(generator="multibody.flex.beam_modes", length=L, EI=EI, rhoA=rhoA,
-                n_elements=n_el, n_modes=n_modes, boundary=boundary, theory=theory,
-                GA_kappa=None if GA_kappa is None else float(GA_kappa), rhoI=rhoI, axis=axis,
-                bending_axis=bending_axis, include_rigid=bool(include_rigid),
-                damping_ratio=zeta, integrals=bool(integrals),
-                geometric_stiffening=bool(geometric_stiffening))
-    return ModalData(
-        modal_mass=np.eye(phi.shape[1]),
-        stiffness=lam,
-        damping=2.0 * zeta * omega,
-        node_positions=x_nodes[:, None] * a[None, :],
-        mode_shapes=shapes,
-        mass=mass,
-        com=a * L / 2.0,
-        inertia=inertia,
-        S=np.outer(d, t_d @ M @ phi),
-        S_rot=np.outer(n_rot, r_n @ M @ phi),
-        Kg_centrifugal=(kg + kg.T) / 2.0,
-        M1=M1,
-        M2=M2,
-        meta=meta,
-    )
+    return phi * np.where(ref < 0.0, -1.0, 1.0), lam
