@@ -243,15 +243,13 @@ def row_innovations(mi, ws, z, W, i, nu, c0, l0, coord):
 
 
 @njit(**NO_NRT)
-def gamma_rows(mi, W, i0, i1, nu, c0, l0):
-    """W[i, 3 nu + s] = Gamma_is for s <= i, rows i0 .. i1 - 1 of one constraint: the sum over
-    the speeds k of their support (root first, at W[i0, l0 + 2n:]) of (D^-1 eps^i)_k eps^s_k,
-    four rows s at a time. eps^s is zero off its own support, whose last speed in that list
-    (WC_TEND, found per constraint of the rows s) ends the sum."""
-    n = mi.shape[0]
-    d0 = l0 + 2 * n
+def support_ends(mi, W, i0, i1, c0, l0):
+    """W[s, c0 + WC_TEND] for the rows s < i1: how many speeds of the support of rows i0 ..
+    i1 - 1 (root first, at W[i0, l0 + 2n:]) the support of row s's constraint reaches (its
+    eps^s is zero past them), found once per constraint h: the last of our links that h's
+    support holds."""
     h0 = 0
-    while h0 < i1:  # each constraint h up to this one: where its support leaves ours
+    while h0 < i1:
         h1 = int(W[h0, c0 + WC_GEND])
         la = int(W[h0, c0 + WC_LA])
         lb = int(W[h0, c0 + WC_LB])
@@ -268,6 +266,16 @@ def gamma_rows(mi, W, i0, i1, nu, c0, l0):
         for s in range(h0, h1):
             W[s, c0 + WC_TEND] = te
         h0 = h1
+
+
+@njit(**NO_NRT)
+def gamma_rows(mi, W, i0, i1, nu, c0, l0):
+    """W[i, 3 nu + s] = Gamma_is for s <= i, rows i0 .. i1 - 1 of one constraint: the sum over
+    the speeds k of their support (root first, at W[i0, l0 + 2n:]) of (D^-1 eps^i)_k eps^s_k,
+    four rows s at a time. eps^s is zero off its own support, whose last speed in that list
+    (WC_TEND, found per constraint of the rows s) ends the sum."""
+    d0 = l0 + 2 * mi.shape[0]
+    support_ends(mi, W, i0, i1, c0, l0)
     g0 = 3 * nu
     y0 = 2 * nu
     i = i0
