@@ -11,6 +11,7 @@ from .forces import limit_model, warn_outside_limits
 from .run_inputs import RunInputs
 from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError
 from .galpha import GeneralizedAlphaIntegrator, run_options
+from .radau import RadauIntegrator, radau_settings
 from .moreau import MoreauIntegrator, contact_integrator, contact_settings
 from .run_signals import RunSignals
 from .segments import SegmentedRun
@@ -21,7 +22,7 @@ __all__ = ["simulate", "SimulationResult", "INTEGRATORS", "ModelView"]
 
 #: integrator names ``simulate`` accepts.
 INTEGRATORS = ("euler", "midpoint", "heun", "rk4", "rk38", "bs32", "dopri5", "munthe_kaas", "moreau",
-               "generalized_alpha")
+               "generalized_alpha", "radau")
 
 
 class ModelView:
@@ -72,16 +73,20 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
     t_final : float
         End time [s] (> 0).
     dt : float
-        Step size [s]; for the adaptive integrators ("dopri5", "bs32") the output interval.
+        Step size [s]; for the adaptive integrators ("dopri5", "bs32", "radau") the output
+        interval.
     integrator : None, str or ButcherTableau
         None (default): "moreau" where contacts are on, else "rk4"; "moreau" (Moreau-Jean
         time stepping with hard frictional contact, fixed steps: ``simulation.moreau``),
         "euler", "midpoint", "heun", "rk4", "rk38" ("3/8"), "bs32", "dopri5", "munthe_kaas"
         (Lie-group RK, RK4 tableau unless ``tableau=``), "generalized_alpha" (implicit,
         order 2, fixed steps, its control called once per step; rigid trees:
-        ``simulation.galpha``), or a tableau. Any but "moreau" with contacts on is refused.
+        ``simulation.galpha``), "radau" (Radau IIA, implicit, order 5, adaptive, its control
+        called once per step; rigid trees and modal bodies: ``simulation.radau``), or a
+        tableau. Any but "moreau" with contacts on is refused.
     integrator_options : dict, optional
-        generalized_alpha's rho_inf, newton_rtol, newton_atol, max_iterations (its class).
+        generalized_alpha's rho_inf, newton_rtol, newton_atol, max_iterations; radau's
+        adaptive, max_iterations, newton_tol, jacobian_rate (their classes).
     control : callable, optional
         ``control(t, q, u, tau_out)`` writing the joint forces tau_out (nu,) in place (it
         holds ``tau`` when called); called at every Runge-Kutta stage (the compiled loop
@@ -100,7 +105,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
         ``contact_margin`` [m] (1e-3), ``contact_regularization`` (1e-6),
         ``retry_regularization`` (1e-4).
     rtol, atol : float
-        Tolerances of the adaptive integrators.
+        Tolerances of the adaptive integrators (radau: rtol > 0).
     tableau : str or ButcherTableau, optional
         The tableau of "munthe_kaas".
     tau : (nu,) array_like, optional
@@ -236,15 +241,20 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
     c = m.compiled
     integrator = contact_integrator(m, integrator, contact)
     moreau = integrator == "moreau"
-    galpha, settings, implicit_damping = run_options(integrator, integrator_options, implicit_damping)
-    tab, lie = _resolve("euler" if moreau or galpha else integrator, tableau)
-    cls = MoreauIntegrator if moreau else GeneralizedAlphaIntegrator if galpha else \
+    radau = isinstance(integrator, str) and integrator.lower() == "radau"
+    if radau:  # (takes damping implicitly itself: no implicit damping)
+        galpha, settings, implicit_damping = False, radau_settings(integrator_options), False
+    else:
+        galpha, settings, implicit_damping = run_options(integrator, integrator_options, implicit_damping)
+    tab, lie = _resolve("euler" if moreau or galpha or radau else integrator, tableau)
+    cls = MoreauIntegrator if moreau else GeneralizedAlphaIntegrator if galpha else RadauIntegrator if radau else \
         MuntheKaasIntegrator if lie else RungeKuttaIntegrator
+    stepsize = None if tab.is_embedded or (radau and settings.get("adaptive", True)) else dt_f
     more = dict(contact_settings(contact_options, moreau), **(dict(contact_output=contact_output) if moreau else settings))
     store = ExpandingStorage(c.nq, c.nu, capacity=1) if keep_in_memory else RingBufferStorage(c.nq, c.nu, 1)
-    lim = limit_model(m, limits, None if tab.is_embedded else dt_f)
+    lim = limit_model(m, limits, stepsize)
     inputs = RunInputs(m, control, tuple(forces or ()) + (() if lim is None else (lim,)), ctrl=ctrl,
-                       joint_dynamics=joint_dynamics, efforts=efforts, dt=None if tab.is_embedded or galpha else dt_f,
+                       joint_dynamics=joint_dynamics, efforts=efforts, dt=None if galpha or radau else stepsize,
                        implicit_damping=implicit_damping)
     sampled = control_period is not None
 
@@ -290,7 +300,8 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
         late = signals.late(err)  # a signal while the file was being finished
         if late is not err:
             message, err = f"{message or 'finished'}; then {type(late).__name__} (a signal)", late
-    name = "moreau" if moreau else "generalized_alpha" if galpha else ("munthe_kaas/" if lie else "") + tab.name
+    name = "moreau" if moreau else "generalized_alpha" if galpha else "radau" if radau else \
+        ("munthe_kaas/" if lie else "") + tab.name
     res = SimulationResult(store.t.copy(), store.q.copy(), store.u.copy(), status, message,
                            integ.n_steps, integ.n_rejected, time.perf_counter() - wall0, name,
                            integ.n_chart_resets, labels=labels, events=getattr(integ, "records", ()))
