@@ -43,7 +43,7 @@ from .lie import to_start_charts
 from .radau_newton import (
     N_ROPT, R_ATOL, R_NIT, R_RTOL, R_THET, S_HHFAC, S_THETA, error_estimate, newton_variant,
 )
-from .radau_step import RC_C, RC_GAMMA, fd_jacobian, factor, solve_real, stage_rate
+from .radau_step import RC_C, RC_GAMMA, fd_jacobian, factor, solve_real, stage_rate, tangent_jacobian
 from .stages import after_step, first_bad
 
 __all__ = ["radau_entry_point", "allocate_radau_work", "N_RST", "N_ROPT"]
@@ -80,14 +80,14 @@ radau_newton_flex1_links0 = newton_variant(1, 0)
 
 def allocate_radau_work(nq, nu):
     """The arrays of a Radau run: (rw, rst); rw = (Z, W, F, DW, Zold, f0, scal, ev, M, C, K,
-    E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1) (``radau_newton`` reads them
-    in this order)."""
+    E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp, Kp) (``radau_newton``
+    reads them in this order)."""
     n2 = 2 * nu
     stages = tuple(np.zeros((3, n2)) for _ in range(5))
     rw = stages + (np.zeros(n2), np.ones(n2), np.zeros(n2)) + tuple(np.zeros((nu, nu)) for _ in range(4)) + (
         np.zeros(nu, dtype=np.int64), np.zeros((n2, n2)), np.zeros(n2, dtype=np.int64), np.zeros(nu),
         np.zeros(n2), np.zeros(nq), np.zeros(nu), np.zeros(nu), np.zeros(nu), np.zeros(nu), np.zeros(nu),
-        np.zeros(nq))
+        np.zeros(nq)) + tuple(np.zeros((nu, nu)) for _ in range(3))
     return rw, np.zeros(N_RST)
 
 
@@ -161,13 +161,13 @@ def _second_estimate(flex, links, model, rc, t, h, q, u, src, rw):
     """The estimate once more from f at y0 + err (Hairer & Wanner IV.8, after (8.20)): for a
     first or a rejected step whose estimate is >= 1, where stiff components overestimate it."""
     mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf = model
-    Z, W, F, DW, Zold, f0, scal, ev, M, C, K, E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1 = rw
+    Z, W, F, DW, Zold, f0, scal, ev, M, C, K, E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp, Kp = rw
     if not stage_rate(flex, links, mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf, t, q, u, ev, src, qs, us, phi,
                       tau, F[0]):
         return math.inf
     for i in range(ev.shape[0]):
         ev[i] = F[0, i] + F[1, i]
-    solve_real(rc[RC_GAMMA] / h, M, C, E1, piv1, ev, b1)
+    solve_real(rc[RC_GAMMA] / h, M, C, D, E1, piv1, ev, b1)
     acc = 0.0
     for i in range(ev.shape[0]):
         acc += (ev[i] / scal[i]) ** 2
@@ -180,7 +180,7 @@ def _prepare(flex, links, model, ropt, rc, smap, t, h, q, u, src, rw, rst):
     factored for h. Returns 0 (ready), 1 (the systems are singular at h) or 2 (an inertia
     is singular at the start)."""
     mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf = model
-    Z, W, F, DW, Zold, f0, scal, ev, M, C, K, E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1 = rw
+    Z, W, F, DW, Zold, f0, scal, ev, M, C, K, E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp, Kp = rw
     nu = u.shape[0]
     if rst[S_F0] == 0.0:
         for i in range(2 * nu):
@@ -197,12 +197,13 @@ def _prepare(flex, links, model, ropt, rc, smap, t, h, q, u, src, rw, rst):
                 return 2
         else:  # (M, C, K): the inverse dynamics' derivatives less the force models'
             iteration_matrix(mi, mf, ws, fmi, fmf, links, t, q, u, f0[nu:], src, tau, 0.0, 0.0, K, C, M)
+        tangent_jacobian(mi, u, phi, kq, M, C, K, D, Cp, Kp)
         rst[S_NEEDJAC], rst[S_JACNOW], rst[S_HFACT] = 0.0, 1.0, 0.0
         rst[S_JACOBIANS] += 1
     if rst[S_HFACT] != h:
         rst[S_FACTORS] += 1
         rst[S_HFACT] = h
-        if not factor(rc, h, M, C, K, E1, piv1, E2, piv2):
+        if not factor(rc, h, M, Cp, Kp, E1, piv1, E2, piv2):
             rst[S_HFACT] = 0.0
             return 1
     return 0
@@ -212,7 +213,7 @@ def _prepare(flex, links, model, ropt, rc, smap, t, h, q, u, src, rw, rst):
 def _accept(mi, ws, iopt, clk, ctr, rst, ropt, max_angles, chart0, q, u, rw, h, h_new, T, Q, U):
     """Take the step: (q, u) = (q0 (+) phi_3, u0 + du_3), the state for the next step, the
     sample stored where due. Returns RUNNING or NONFINITE_STATE."""
-    Z, W, F, DW, Zold, f0, scal, ev, M, C, K, E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1 = rw
+    Z, W, F, DW, Zold, f0, scal, ev, M, C, K, E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp, Kp = rw
     nq = q.shape[0]
     nu = u.shape[0]
     for i in range(nu):
@@ -273,9 +274,8 @@ def _make_radau_loop(links, controlled, flex):
         ws = link_rows(dbuf, d0, n)
         model = (mi, mf, ws, ragged(dbuf, d0, n), frame_table(dbuf, n), constraint_table(dbuf, n), dbuf,
                  iopt[O_WORLDF], fmi, fmf)
-        Z, Zold, F, f0, M, C, E1, piv1, b1, ev = rw[0], rw[4], rw[2], rw[5], rw[8], rw[9], rw[11], rw[12], rw[15], \
-            rw[7]
-        scal = rw[6]
+        Z, F, Zold, f0, scal, ev, M, C = rw[0], rw[2], rw[4], rw[5], rw[6], rw[7], rw[8], rw[9]
+        E1, piv1, b1, D = rw[11], rw[12], rw[15], rw[24]
         tauc, qview, uview = ctl
         adapt = iopt[O_ADAPT]
         nit = int(ropt[R_NIT])
@@ -317,7 +317,7 @@ def _make_radau_loop(links, controlled, flex):
                 k = nit
             err = 0.0
             if k >= 0 and adapt:
-                err = error_estimate(rc, h, Z, f0, F[1], ev, M, C, E1, piv1, b1, scal)
+                err = error_estimate(rc, h, Z, f0, F[1], ev, M, C, D, E1, piv1, b1, scal)
                 if err >= 1.0 and (rst[S_FIRST] != 0.0 or rst[S_REJECT] != 0.0):
                     err = _second_estimate(flex, links, model, rc, t, h, q, u, src, rw)
             if k < 0 or err >= 1.0:

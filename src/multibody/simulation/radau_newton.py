@@ -80,7 +80,7 @@ def newton_variant(flex, links):
     @variant(f"radau_newton_flex{int(flex)}_links{int(links)}")
     def newton(model, t, h, q0, u0, src, rw, rc, ropt, rst, adapt):
         mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf = model
-        Z, W, F, DW, Zold, f0, scal, ev, M, C, K, E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1 = rw
+        Z, W, F, DW, Zold, f0, scal, ev, M, C, K, E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp, Kp = rw
         nit = int(ropt[R_NIT])
         fnewt = ropt[R_FNEWT]
         faccon = max(rst[S_FACCON], UROUND) ** 0.8
@@ -99,8 +99,8 @@ def newton_variant(flex, links):
                     rst[S_HHFAC] = 0.5
                     return -2
             _transformed_residual(rc, h, F, W, DW)
-            solve_real(rc[RC_GAMMA] / h, M, C, E1, piv1, DW[0], b1)
-            solve_complex(rc[RC_ALPHA] / h, -rc[RC_BETA] / h, M, C, E2, piv2, DW[1], DW[2], b2)
+            solve_real(rc[RC_GAMMA] / h, M, C, D, E1, piv1, DW[0], b1)
+            solve_complex(rc[RC_ALPHA] / h, -rc[RC_BETA] / h, M, C, D, E2, piv2, DW[1], DW[2], b2)
             k += 1
             rst[S_ITERS] += 1
             dyno = scaled_rms(DW, scal, 3)
@@ -135,14 +135,14 @@ def newton_variant(flex, links):
 
 
 @njit(cache=True, inline="always")
-def error_estimate(rc, h, Z, f0, F2, ev, M, C, E1, piv1, b1, scal):
+def error_estimate(rc, h, Z, f0, F2, ev, M, C, D, E1, piv1, b1, scal):
     """The scaled RMS of the embedded estimate err = (gamma/h I - J)^-1 (f0 + sum_i dd_i Z_i /
     h) (Hairer & Wanner IV.8, (8.20); F2 (2 nu,) keeps sum_i dd_i Z_i / h for a second
     estimate), at least 1e-10."""
     for i in range(ev.shape[0]):
         F2[i] = (rc[RC_DD] * Z[0, i] + rc[RC_DD + 1] * Z[1, i] + rc[RC_DD + 2] * Z[2, i]) / h
         ev[i] = f0[i] + F2[i]
-    solve_real(rc[RC_GAMMA] / h, M, C, E1, piv1, ev, b1)
+    solve_real(rc[RC_GAMMA] / h, M, C, D, E1, piv1, ev, b1)
     acc = 0.0
     for i in range(ev.shape[0]):
         acc += (ev[i] / scal[i]) ** 2

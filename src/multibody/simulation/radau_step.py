@@ -12,13 +12,14 @@ modal ones), u_dot from the forward dynamics at (q0 (+) phi, u). The collocation
 are solved by a simplified Newton iteration with one matrix J ~ df/dy for all stages;
 transformed by T (T^-1 A^-1 T = [[gamma, 0, 0], [0, alpha, beta], [0, -beta, alpha]]), its
 linear system splits into one real system (gamma/h I - J) and one complex one
-((alpha - i beta)/h I - J), each 2 nu x 2 nu. J = [[0, I], [A, B]] (dphi_dot/dphi, of
-order |u| h, left out), A = du_dot/dq (tangent) and B = du_dot/du, held as M^-1 (-K, -C):
-M, C, K the inverse dynamics' derivatives for rigid trees, or (I, -B, -A) by finite
-differences for modal bodies. Eliminating phi, each system is one nu x nu system
-g^2 M + g C + K (``factor``, ``solve_real``, ``solve_complex``). J only steers the
-iteration: the iteration converges to the exact collocation solution whatever its
-error, which costs iterations, never accuracy.
+((alpha - i beta)/h I - J), each 2 nu x 2 nu. J = [[D, I], [A, B]] at phi = 0: D =
+dphi_dot/dphi (-1/2 ad_u on a rotation: ``tangent_jacobian``, by differences of
+``dexp_inv``), A = du_dot/dq (tangent) and B = du_dot/du, held as M^-1 (-K, -C): M, C, K
+the inverse dynamics' derivatives for rigid trees, or (I, -B, -A) by finite differences
+for modal bodies. Eliminating the phi rows, each system is one nu x nu system
+(g M + C)(g - D) + K = g^2 M + g (C - M D) + K - C D (``factor``, ``solve_real``,
+``solve_complex``). J only steers the iteration: it converges to the exact collocation
+solution whatever J's error, which costs iterations, never accuracy.
 """
 import math
 
@@ -28,9 +29,10 @@ from numba import njit
 from ..kernels.coordinates import integrate_q
 from ..kernels.dense_lu import lu_factor, lu_solve
 from .flex_stepping import flex_stage_rates
+from .lie import dexp_inv
 from .stages import stage_rates
 
-__all__ = ["radau_constants", "stage_rate", "fd_jacobian", "factor", "solve_real", "solve_complex",
+__all__ = ["radau_constants", "stage_rate", "fd_jacobian", "tangent_jacobian", "factor", "solve_real", "solve_complex",
            "N_RC", "RC_GAMMA", "RC_ALPHA", "RC_BETA", "RC_C", "RC_DD", "RC_T", "RC_TI"]
 
 # --- the method's constants (float64 array rc, ``radau_constants``)
@@ -119,10 +121,37 @@ def fd_jacobian(mi, mf, ws, dbuf, fmi, fmf, smap, t, q0, u0, f0, src, qs, us, ph
 
 
 @njit(cache=True, inline="always")
+def tangent_jacobian(mi, u0, phi, kq, M, C, K, D, Cp, Kp):
+    """D = dphi_dot/dphi at phi = 0 (forward differences of ``dexp_inv``: zero but for
+    rotations), and the reduced Cp = C - M D, Kp = K - C D (module docstring)."""
+    n = u0.shape[0]
+    d = 1e-7
+    for i in range(n):
+        phi[i] = 0.0
+    for j in range(n):
+        phi[j] = d
+        for i in range(n):
+            kq[i] = u0[i]  # (modal entries: dexp_inv leaves them, eta' their rate)
+        dexp_inv(mi, phi, u0, kq)
+        phi[j] = 0.0
+        for i in range(n):
+            D[i, j] = (kq[i] - u0[i]) / d
+    for r in range(n):
+        for c in range(n):
+            a = 0.0
+            b = 0.0
+            for k in range(n):
+                a += M[r, k] * D[k, c]
+                b += C[r, k] * D[k, c]
+            Cp[r, c] = C[r, c] - a
+            Kp[r, c] = K[r, c] - b
+
+
+@njit(cache=True, inline="always")
 def factor(rc, h, M, C, K, E1, piv1, E2, piv2):
     """E1 = g^2 M + g C + K (g = gamma / h) and E2 = the real form [[P, -Q], [Q, P]] of the
-    complex P + i Q = g^2 M + g C + K (g = (alpha - i beta) / h), each factored in place.
-    False if one is singular."""
+    complex P + i Q = g^2 M + g C + K (g = (alpha - i beta) / h), each factored in place
+    (C, K: the reduced Cp, Kp of ``tangent_jacobian``). False if one is singular."""
     n = M.shape[0]
     g = rc[RC_GAMMA] / h
     gr = rc[RC_ALPHA] / h
@@ -142,10 +171,10 @@ def factor(rc, h, M, C, K, E1, piv1, E2, piv2):
 
 
 @njit(cache=True, inline="always")
-def solve_real(g, M, C, E1, piv1, r, b):
-    """Solve (g I - J) x = r in place (r (2 nu,) = (r_phi, r_u) becomes x), J = [[0, I],
-    [-M^-1 K, -M^-1 C]]: (g^2 M + g C + K) x_phi = M (r_u + g r_phi) + C r_phi (factored
-    in E1), x_u = g x_phi - r_phi. b (nu,) scratch."""
+def solve_real(g, M, C, D, E1, piv1, r, b):
+    """Solve (g I - J) x = r in place (r (2 nu,) = (r_phi, r_u) becomes x), J = [[D, I],
+    [-M^-1 K, -M^-1 C]]: ((g M + C)(g - D) + K) x_phi = M (r_u + g r_phi) + C r_phi
+    (factored in E1), x_u = (g - D) x_phi - r_phi. b (nu,) scratch."""
     n = M.shape[0]
     for i in range(n):
         s = 0.0
@@ -154,12 +183,15 @@ def solve_real(g, M, C, E1, piv1, r, b):
         b[i] = s
     lu_solve(E1, piv1, b)
     for i in range(n):
-        r[n + i] = g * b[i] - r[i]
+        s = 0.0
+        for k in range(n):
+            s += D[i, k] * b[k]
+        r[n + i] = g * b[i] - s - r[i]
         r[i] = b[i]
 
 
 @njit(cache=True, inline="always")
-def solve_complex(gr, gi, M, C, E2, piv2, rr, ri, b):
+def solve_complex(gr, gi, M, C, D, E2, piv2, rr, ri, b):
     """``solve_real`` for the complex g = gr + i gi and r = rr + i ri, in place (E2 from
     ``factor``; b (2 nu,) scratch)."""
     n = M.shape[0]
@@ -175,8 +207,13 @@ def solve_complex(gr, gi, M, C, E2, piv2, rr, ri, b):
     for i in range(n):
         xr = b[i]
         xi = b[n + i]
-        ur = gr * xr - gi * xi - rr[i]
-        ui = gr * xi + gi * xr - ri[i]
+        dr = 0.0
+        di = 0.0
+        for k in range(n):
+            dr += D[i, k] * b[k]
+            di += D[i, k] * b[n + k]
+        ur = gr * xr - gi * xi - dr - rr[i]
+        ui = gr * xi + gi * xr - di - ri[i]
         rr[i] = xr
         ri[i] = xi
         rr[n + i] = ur
