@@ -236,6 +236,6 @@ def test_bad_input():
     with pytest.raises(NotImplementedError, match="radau"):
         mb.rollout(m, [[0.5]], [[0.0]], 0.1, dt=0.1, integrator="radau")
     with pytest.raises(NotImplementedError, match="LinearSpringDamper"):
-        run(forces=[mb.LinearSpringDamper(m.world, "bob", stiffness=1.0)])
+        run(forces=[mb.LinearSpringDamper("bob", "world", stiffness=1.0)])
     with pytest.raises(ValueError, match="rtol"):
         RadauIntegrator(m, [0.5], [0.0], rtol=0.0)
