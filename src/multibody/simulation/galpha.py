@@ -35,7 +35,8 @@ def galpha_settings(options, galpha):
     if not isinstance(options, dict):
         raise TypeError(f"integrator_options must be a dict, got {type(options).__name__}")
     if options and not galpha:
-        raise ValueError("integrator_options: only integrator='generalized_alpha' or 'radau' takes options")
+        raise ValueError("integrator_options: only integrator='generalized_alpha' takes options (and 'radau', its "
+                         "own)")
     if "adaptive" in options:
         raise ValueError("integrator_options: 'adaptive' is not an option of generalized_alpha, which takes fixed "
                          "steps dt (an adaptive implicit method is not built)")

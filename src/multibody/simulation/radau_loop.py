@@ -41,9 +41,10 @@ from .kernels import (
 )
 from .lie import to_start_charts
 from .radau_newton import (
-    N_ROPT, R_ATOL, R_NIT, R_RTOL, R_THET, S_HHFAC, S_THETA, error_estimate, newton_variant,
+    N_ROPT, R_ATOL, R_NIT, R_RTOL, R_THET, S_HHFAC, S_THETA, error_estimate, radau_newton_flex0_links0, rate,
+    radau_newton_flex0_links1, radau_newton_flex1_links0,
 )
-from .radau_step import RC_C, RC_GAMMA, fd_jacobian, factor, solve_real, stage_rate, tangent_jacobian
+from .radau_step import RC_C, RC_GAMMA, fd_jacobian, factor, solve_real, tangent_jacobian
 from .stages import after_step, first_bad
 
 __all__ = ["radau_entry_point", "allocate_radau_work", "N_RST", "N_ROPT"]
@@ -70,13 +71,6 @@ N_RST = 20
 SAFE = 0.9         # the step-size controller's safety factor
 FAC_UP = 8.0       # the next step is at most 8 and at least 1/5 times this one
 FAC_DOWN = 5.0
-
-# the Newton iteration's variants, module globals (a dispatcher captured by the loop's
-# closure would put its random uuid into Numba's cache key)
-radau_newton_flex0_links0 = newton_variant(0, 0)
-radau_newton_flex0_links1 = newton_variant(0, 1)
-radau_newton_flex1_links0 = newton_variant(1, 0)
-
 
 def allocate_radau_work(nq, nu):
     """The arrays of a Radau run: (rw, rst); rw = (Z, W, F, DW, Zold, f0, scal, ev, M, C, K,
@@ -160,10 +154,8 @@ def _retry(adapt, rst, ctr, clk, fopt, h, cut):
 def _second_estimate(flex, links, model, rc, t, h, q, u, src, rw):
     """The estimate once more from f at y0 + err (Hairer & Wanner IV.8, after (8.20)): for a
     first or a rejected step whose estimate is >= 1, where stiff components overestimate it."""
-    mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf = model
-    Z, W, F, DW, Zold, f0, scal, ev, M, C, K, E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp, Kp = rw
-    if not stage_rate(flex, links, mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf, t, q, u, ev, src, qs, us, phi,
-                      tau, F[0]):
+    F, scal, ev, M, C, E1, piv1, b1, D = rw[2], rw[6], rw[7], rw[8], rw[9], rw[11], rw[12], rw[15], rw[24]
+    if not rate(flex, links, model, t, q, u, ev, src, rw, F[0]):
         return math.inf
     for i in range(ev.shape[0]):
         ev[i] = F[0, i] + F[1, i]
@@ -180,13 +172,13 @@ def _prepare(flex, links, model, ropt, rc, smap, t, h, q, u, src, rw, rst):
     factored for h. Returns 0 (ready), 1 (the systems are singular at h) or 2 (an inertia
     is singular at the start)."""
     mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf = model
-    Z, W, F, DW, Zold, f0, scal, ev, M, C, K, E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp, Kp = rw
+    (Z, W, F, DW, Zold, f0, scal, ev, M, C, K, E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp,
+     Kp) = rw
     nu = u.shape[0]
     if rst[S_F0] == 0.0:
         for i in range(2 * nu):
             ev[i] = 0.0
-        if not stage_rate(flex, links, mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf, t, q, u, ev, src, qs, us, phi,
-                          tau, f0):
+        if not rate(flex, links, model, t, q, u, ev, src, rw, f0):
             return 2
         _scale(ropt, smap, q, u, scal)
         rst[S_F0] = 1.0
@@ -213,7 +205,8 @@ def _prepare(flex, links, model, ropt, rc, smap, t, h, q, u, src, rw, rst):
 def _accept(mi, ws, iopt, clk, ctr, rst, ropt, max_angles, chart0, q, u, rw, h, h_new, T, Q, U):
     """Take the step: (q, u) = (q0 (+) phi_3, u0 + du_3), the state for the next step, the
     sample stored where due. Returns RUNNING or NONFINITE_STATE."""
-    Z, W, F, DW, Zold, f0, scal, ev, M, C, K, E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp, Kp = rw
+    (Z, W, F, DW, Zold, f0, scal, ev, M, C, K, E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp,
+     Kp) = rw
     nq = q.shape[0]
     nu = u.shape[0]
     for i in range(nu):

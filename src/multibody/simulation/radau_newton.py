@@ -19,8 +19,9 @@ from .radau_step import (
     RC_ALPHA, RC_BETA, RC_C, RC_DD, RC_GAMMA, RC_T, RC_TI, UROUND, solve_complex, solve_real, stage_rate,
 )
 
-__all__ = ["newton_variant", "R_RTOL", "R_ATOL", "R_FNEWT", "R_NIT", "R_THET", "N_ROPT",
-           "S_THETA", "S_FACCON", "S_HHFAC", "S_ITERS"]
+__all__ = ["newton_variant", "rate", "radau_newton_flex0_links0", "radau_newton_flex0_links1", "radau_newton_flex1_links0",
+           "error_estimate", "scaled_rms", "R_RTOL", "R_ATOL", "R_FNEWT", "R_NIT", "R_THET", "N_ROPT", "S_THETA",
+           "S_FACCON", "S_HHFAC", "S_ITERS"]
 
 # --- options (float64 array ropt)
 R_RTOL = 0       # the tolerances of the error norm (the user's, transformed as RADAU5 does)
@@ -69,6 +70,37 @@ def scaled_rms(X, scal, rows):
     return math.sqrt(acc / (rows * X.shape[1]))
 
 
+def rate_variant(flex, links):
+    """The compiled ``rate(model, t, q0, u0, zrow, src, rw, out)`` of the variant:
+    ``radau_step.stage_rate`` on the scratch of rw, compiled once per variant (the
+    iteration, the step's start and the error estimate call it: inlined in each, the force
+    models' code was compiled three times over)."""
+
+    @variant(f"radau_rate_flex{int(flex)}_links{int(links)}")
+    def rate(model, t, q0, u0, zrow, src, rw, out):
+        mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf = model
+        return stage_rate(flex, links, mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf, t, q0, u0, zrow, src, rw[17],
+                          rw[18], rw[19], rw[20], out)
+
+    return rate
+
+
+radau_rate_flex0_links0 = rate_variant(0, 0)
+radau_rate_flex0_links1 = rate_variant(0, 1)
+radau_rate_flex1_links0 = rate_variant(1, 0)
+
+
+@njit(cache=True, inline="always")
+def rate(flex, links, model, t, q0, u0, zrow, src, rw, out):
+    """out = f(t, y0 + zrow) through the variant's ``rate`` (``flex``, ``links``: constants
+    whose branches are pruned). False if an inertia is singular there."""
+    if flex:
+        return radau_rate_flex1_links0(model, t, q0, u0, zrow, src, rw, out)
+    if links:
+        return radau_rate_flex0_links1(model, t, q0, u0, zrow, src, rw, out)
+    return radau_rate_flex0_links0(model, t, q0, u0, zrow, src, rw, out)
+
+
 def newton_variant(flex, links):
     """The compiled ``newton(model, t, h, q0, u0, src, rw, rc, ropt, rst, adapt)`` of the
     variant (module docstring): model = (mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf), rw
@@ -79,8 +111,9 @@ def newton_variant(flex, links):
 
     @variant(f"radau_newton_flex{int(flex)}_links{int(links)}")
     def newton(model, t, h, q0, u0, src, rw, rc, ropt, rst, adapt):
-        mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf = model
-        Z, W, F, DW, Zold, f0, scal, ev, M, C, K, E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp, Kp = rw
+        Z, W, F, DW, scal, M, C, E1, piv1, E2, piv2 = rw[0], rw[1], rw[2], rw[3], rw[6], rw[8], rw[9], rw[11], \
+            rw[12], rw[13], rw[14]
+        b1, b2, D = rw[15], rw[16], rw[24]
         nit = int(ropt[R_NIT])
         fnewt = ropt[R_FNEWT]
         faccon = max(rst[S_FACCON], UROUND) ** 0.8
@@ -94,8 +127,7 @@ def newton_variant(flex, links):
                 rst[S_HHFAC] = 0.5
                 return -1 if adapt else -3
             for s in range(3):
-                if not stage_rate(flex, links, mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf,
-                                  t + rc[RC_C + s] * h, q0, u0, Z[s], src, qs, us, phi, tau, F[s]):
+                if not rate(flex, links, model, t + rc[RC_C + s] * h, q0, u0, Z[s], src, rw, F[s]):
                     rst[S_HHFAC] = 0.5
                     return -2
             _transformed_residual(rc, h, F, W, DW)
@@ -132,6 +164,13 @@ def newton_variant(flex, links):
                 return k
 
     return newton
+
+
+# the variants the loop calls, module globals under their own names (a dispatcher captured
+# by the loop's closure would put its random uuid into Numba's cache key)
+radau_newton_flex0_links0 = newton_variant(0, 0)
+radau_newton_flex0_links1 = newton_variant(0, 1)
+radau_newton_flex1_links0 = newton_variant(1, 0)
 
 
 @njit(cache=True, inline="always")

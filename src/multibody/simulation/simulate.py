@@ -9,21 +9,14 @@ from ..progress import ProgressBar
 from .failures import SimulationTerminated, blow_up
 from .forces import limit_model, warn_outside_limits
 from .run_inputs import RunInputs
-from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError
-from .galpha import GeneralizedAlphaIntegrator, run_options
-from .radau import RadauIntegrator, radau_settings
-from .moreau import MoreauIntegrator, contact_integrator, contact_settings
+from .integrator_choice import INTEGRATORS, choose
+from .integrators import SimulationError
+from .moreau import contact_integrator, contact_settings
 from .run_signals import RunSignals
 from .segments import SegmentedRun
 from .sinks import ExpandingStorage, GuardedOutputs, RingBufferStorage
-from .tableaus import ButcherTableau, get_tableau
 
 __all__ = ["simulate", "SimulationResult", "INTEGRATORS", "ModelView"]
-
-#: integrator names ``simulate`` accepts.
-INTEGRATORS = ("euler", "midpoint", "heun", "rk4", "rk38", "bs32", "dopri5", "munthe_kaas", "moreau",
-               "generalized_alpha", "radau")
-
 
 class ModelView:
     """Base of the views of a Multibody that integrate their own coordinates (the sub-trees
@@ -33,20 +26,6 @@ class ModelView:
     def simulate(self, q0, u0, t_final, dt=1e-3, **options):
         """Integrate the view's coordinates (see the subclass)."""
         raise NotImplementedError
-
-
-def _resolve(integrator, tableau):
-    """(tableau, lie_group) for an ``integrator`` name / tableau."""
-    if isinstance(integrator, ButcherTableau):
-        return integrator, False
-    if not isinstance(integrator, str):
-        raise ValueError(f"integrator must be a name {INTEGRATORS} or a ButcherTableau, got {integrator!r}")
-    name = integrator.lower()
-    if name in ("munthe_kaas", "mk", "munthe-kaas"):
-        return get_tableau(tableau or "rk4"), True
-    if tableau is not None:
-        raise ValueError("tableau= is only used with integrator='munthe_kaas'")
-    return get_tableau(name), False
 
 
 def _simulated_time(bar):
@@ -241,21 +220,15 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
     c = m.compiled
     integrator = contact_integrator(m, integrator, contact)
     moreau = integrator == "moreau"
-    radau = isinstance(integrator, str) and integrator.lower() == "radau"
-    if radau:  # (takes damping implicitly itself: no implicit damping)
-        galpha, settings, implicit_damping = False, radau_settings(integrator_options), False
-    else:
-        galpha, settings, implicit_damping = run_options(integrator, integrator_options, implicit_damping)
-    tab, lie = _resolve("euler" if moreau or galpha or radau else integrator, tableau)
-    cls = MoreauIntegrator if moreau else GeneralizedAlphaIntegrator if galpha else RadauIntegrator if radau else \
-        MuntheKaasIntegrator if lie else RungeKuttaIntegrator
-    stepsize = None if tab.is_embedded or (radau and settings.get("adaptive", True)) else dt_f
-    more = dict(contact_settings(contact_options, moreau), **(dict(contact_output=contact_output) if moreau else settings))
+    how = choose(integrator, tableau, integrator_options, implicit_damping, dt_f)
+    cls, tab = how.cls, how.tableau
+    more = dict(contact_settings(contact_options, moreau), **(dict(contact_output=contact_output) if moreau else
+                                                              how.settings))
     store = ExpandingStorage(c.nq, c.nu, capacity=1) if keep_in_memory else RingBufferStorage(c.nq, c.nu, 1)
-    lim = limit_model(m, limits, stepsize)
+    lim = limit_model(m, limits, how.step)
     inputs = RunInputs(m, control, tuple(forces or ()) + (() if lim is None else (lim,)), ctrl=ctrl,
-                       joint_dynamics=joint_dynamics, efforts=efforts, dt=None if galpha or radau else stepsize,
-                       implicit_damping=implicit_damping)
+                       joint_dynamics=joint_dynamics, efforts=efforts, dt=None if how.implicit else how.step,
+                       implicit_damping=how.implicit_damping)
     sampled = control_period is not None
 
     def make(q, u, t0):  # the run's integrator (made anew when an event's action changes the model)
@@ -300,8 +273,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
         late = signals.late(err)  # a signal while the file was being finished
         if late is not err:
             message, err = f"{message or 'finished'}; then {type(late).__name__} (a signal)", late
-    name = "moreau" if moreau else "generalized_alpha" if galpha else "radau" if radau else \
-        ("munthe_kaas/" if lie else "") + tab.name
+    name = how.name
     res = SimulationResult(store.t.copy(), store.q.copy(), store.u.copy(), status, message,
                            integ.n_steps, integ.n_rejected, time.perf_counter() - wall0, name,
                            integ.n_chart_resets, labels=labels, events=getattr(integ, "records", ()))
