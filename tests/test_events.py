@@ -8,7 +8,7 @@ import multibody as mb
 from multibody.results import load_result
 
 G = 9.81
-INTEGRATORS = ["rk4", "dopri5", "munthe_kaas", "generalized_alpha"]
+INTEGRATORS = ["rk4", "dopri5", "munthe_kaas", "generalized_alpha", "radau"]
 
 
 def ball():

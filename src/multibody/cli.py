@@ -3,7 +3,7 @@
     multibody demo [--t-final 5] [--output demo.npz] [--plot demo.png]
     multibody info MODEL [--floating-base]
     multibody convert IN OUT [--floating-base [free|quaternion]]
-    multibody simulate MODEL.urdf [--t-final T] [--dt DT] [--integrator rk4|dopri5|munthe_kaas|generalized_alpha|...]
+    multibody simulate MODEL.urdf [--t-final T] [--dt DT] [--integrator rk4|dopri5|radau|generalized_alpha|...]
                        [--floating-base [free|quaternion]] [--q0 "0.1,0.2,..."] [--u0 ...]
                        [--output results.npz|.csv] [--output-every SECONDS] [--plot plot.png] [--no-limits]
                        [--no-joint-dynamics] [--view]
@@ -42,6 +42,9 @@ MODEL_FORMATS = ".urdf, .xml (MJCF), .sdf, .yaml, .json"
 #: the exit status when the reader of our output went away (128 + SIGPIPE, as a tool killed by it)
 BROKEN_PIPE = 141
 
+
+#: the integrators whose --dt is the output interval (their steps are adaptive)
+ADAPTIVE = ("dopri5", "bs32", "radau")
 
 def _demo_model_path():
     return Path(str(resources.files("multibody") / "data" / "double_pendulum.urdf"))
@@ -135,7 +138,7 @@ def _print_energy_balance(m, res, args, E):
     from .simulation.energy_balance import force_work
     from .simulation.forces import limit_model
     from .simulation.joint_dynamics import joint_dynamics_model
-    dt = None if res.integrator in ("dopri5", "bs32") else args.dt
+    dt = None if res.integrator in ADAPTIVE else args.dt
     passed = _limits_reached(m, res) if args.limits else []
     w_lim = force_work(m, res, [limit_model(m, True, dt)]) if passed else np.zeros(len(E))
     joints = joint_dynamics_model(m, args.joint_dynamics, dt)
@@ -155,7 +158,7 @@ def _plot_title(title, res, args, q0):
     """What was simulated, for the plot: the model, its start, the integrator and step."""
     q0 = np.asarray(q0, dtype=float).ravel()
     q0 = "[" + ", ".join(f"{x:.3g}" for x in q0[:6]) + (", ...]" if len(q0) > 6 else "]")
-    step = f"dt = {args.dt:g} s" if res.integrator not in ("dopri5", "bs32") else f"rtol = {args.rtol:g}"
+    step = f"dt = {args.dt:g} s" if res.integrator not in ADAPTIVE else f"rtol = {args.rtol:g}"
     return f"{title}: released from rest at q0 = {q0}, {res.integrator}, {step}" if not np.any(res.u[0]) \
         else f"{title}: from q0 = {q0}, {res.integrator}, {step}"
 
@@ -214,9 +217,10 @@ def _view(m, what, args):
 
 def _add_run_options(p, t_final=5.0):
     p.add_argument("--t-final", type=float, default=t_final, help="end time [s]")
-    p.add_argument("--dt", type=float, default=1e-3, help="step [s] (output interval for dopri5/bs32)")
+    p.add_argument("--dt", type=float, default=1e-3, help="step [s] (output interval for dopri5/bs32/radau)")
     p.add_argument("--integrator", default="rk4",
-                   help="rk4 (default), euler, midpoint, heun, rk38, bs32, dopri5, munthe_kaas, generalized_alpha (implicit)")
+                   help="rk4 (default), euler, midpoint, heun, rk38, bs32, dopri5, munthe_kaas, generalized_alpha "
+                        "(implicit), radau (implicit, adaptive, order 5: stiff models)")
     p.add_argument("--rtol", type=float, default=1e-8)
     p.add_argument("--atol", type=float, default=1e-10)
     p.add_argument("--output", help="results file (.npz or .csv), columns named after the joints with units")

@@ -169,7 +169,7 @@ TARGETS.update({
 })
 #: compiled by ``warm_up(everything=True)`` (``multibody warmup --all``) only
 EXTRA = {"batch_and_rollout": _batched, "flex": _flex(), "flex:constrained": _flex(constrained=True),
-         "loop:generalized_alpha": _loop(integrator="generalized_alpha")}
+         "loop:generalized_alpha": _loop(integrator="generalized_alpha"), "loop:radau": _loop(integrator="radau")}
 
 
 def compile_targets(names, quiet=True):

@@ -9,11 +9,8 @@ import warnings
 
 import numpy as np
 
-from ..kernels.status import NEED_CONTROL, Status
-from ..progress import compiling_notice
 from . import galpha_loop as GL
 from . import galpha_step as GS
-from . import kernels as K
 from .force_kernels import FM_LINEAR, FM_WORLD, FMI_TYPE
 from .integrators import RungeKuttaIntegrator
 from .stages import normalize_quaternions
@@ -38,7 +35,8 @@ def galpha_settings(options, galpha):
     if not isinstance(options, dict):
         raise TypeError(f"integrator_options must be a dict, got {type(options).__name__}")
     if options and not galpha:
-        raise ValueError("integrator_options: only integrator='generalized_alpha' takes options")
+        raise ValueError("integrator_options: only integrator='generalized_alpha' takes options (and 'radau', its "
+                         "own)")
     if "adaptive" in options:
         raise ValueError("integrator_options: 'adaptive' is not an option of generalized_alpha, which takes fixed "
                          "steps dt (an adaptive implicit method is not built)")
@@ -64,23 +62,23 @@ def run_options(integrator, options, implicit_damping):
     return True, settings, False
 
 
-def refuse_unserved(m, fmi):
-    """NotImplementedError naming what generalized_alpha does not serve in model ``m`` with
-    the packed force models ``fmi``: modal bodies, enabled constraints, contact, and
-    force models whose derivatives are not built (world-axes wrenches, springs between
-    points)."""
+def refuse_unserved(m, fmi, integrator="generalized_alpha", modal_ok=False):
+    """NotImplementedError naming what ``integrator`` (generalized_alpha, or radau with
+    ``modal_ok``) does not serve in model ``m`` with the packed force models ``fmi``: modal
+    bodies (unless ``modal_ok``), enabled constraints, contact, and force models whose
+    derivatives are not built (world-axes wrenches, springs between points)."""
     c = m.compiled
-    if c.flex is not None:
-        raise NotImplementedError("integrator='generalized_alpha' does not serve models with modal (flexible) bodies "
+    if c.flex is not None and not modal_ok:
+        raise NotImplementedError(f"integrator='{integrator}' does not serve models with modal (flexible) bodies "
                                   "yet: use an explicit method ('rk4', 'dopri5')")
     if c.nc:
-        raise NotImplementedError("integrator='generalized_alpha' does not serve enabled constraints (closed loops, "
+        raise NotImplementedError(f"integrator='{integrator}' does not serve enabled constraints (closed loops, "
                                   "coordinate or convel rows) yet: use an explicit method ('rk4', 'dopri5')")
     types = set(int(x) for x in fmi[:, FMI_TYPE])
     for typ, what in ((FM_WORLD, "ExternalForce in world axes (frame='world')"),
                       (FM_LINEAR, "LinearSpringDamper")):
         if typ in types:
-            raise NotImplementedError(f"integrator='generalized_alpha' does not take {what} yet (its derivatives "
+            raise NotImplementedError(f"integrator='{integrator}' does not take {what} yet (its derivatives "
                                       f"for the Newton matrix are not built): use an explicit method")
 
 
@@ -204,17 +202,5 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
 
     def advance(self, T, Q, U):
         """Run until the buffers (T, Q, U) are full or the end; return (Status, rows)."""
-        self.ctr[K.C_WRITTEN] = 0
-        run, args = self.loop_call(T, Q, U)
-        if not run.signatures:
-            with compiling_notice("the generalized-alpha simulation loop"):
-                st = run(*args)
-        else:
-            st = run(*args)
-        while st == NEED_CONTROL:
-            r = self.control(self.clk[K.K_TSTAGE], self._ctl[1], self._ctl[2], self._ctl[0])
-            if r is not None and r is not self._ctl[0]:
-                raise TypeError("control must write the joint forces into its 4th argument in place and "
-                                "return None")
-            st = run(*args)
-        return Status(st), int(self.ctr[K.C_WRITTEN])
+        return self.advance_held_control(T, Q, U, "the generalized-alpha simulation loop")
+

@@ -260,6 +260,27 @@ class RungeKuttaIntegrator:
                 st = run(*args)
         return Status(st), int(self.ctr[K.C_WRITTEN])
 
+    def advance_held_control(self, T, Q, U, what):
+        """``advance`` of the loops that call their control once per step at its start
+        (generalized_alpha, radau: ``loop_call`` gives theirs): run until (T, Q, U) are full
+        or the end, calling the control where the loop asks; the first run compiles the loop
+        (``what`` in the notice). Returns (Status, rows)."""
+        self.ctr[K.C_WRITTEN] = 0
+        run, args = self.loop_call(T, Q, U)
+        if not run.signatures:
+            with compiling_notice(what):
+                st = run(*args)
+        else:
+            st = run(*args)
+        tau_out, q, u = self._ctl
+        while st == NEED_CONTROL:
+            r = self.control(self.clk[K.K_TSTAGE], q, u, tau_out)
+            if r is not None and r is not tau_out:
+                raise TypeError("control must write the joint forces into its 4th argument in place and "
+                                "return None")
+            st = run(*args)
+        return Status(st), int(self.ctr[K.C_WRITTEN])
+
     def step(self, t, dt):
         """Take one step of size dt [s] from time t (fixed step; no error control) and
         pass the new state to the sink. Returns the new time."""

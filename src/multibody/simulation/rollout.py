@@ -108,6 +108,9 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     if not (np.isfinite(dt) and dt > 0):
         raise ValueError(f"dt must be a positive step, got {dt!r}")
     moreau = integrator == "moreau"
+    if isinstance(integrator, str) and integrator.lower() == "radau":
+        raise NotImplementedError("rollout does not serve integrator='radau' yet: simulate each sample, or use "
+                                  "'generalized_alpha' or an explicit method")
     galpha, settings, implicit_damping = run_options(integrator, integrator_options, implicit_damping)
     if integrator == "munthe_kaas":
         integrator, lie_group = "rk4", True

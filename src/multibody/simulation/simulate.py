@@ -9,20 +9,14 @@ from ..progress import ProgressBar
 from .failures import SimulationTerminated, blow_up
 from .forces import limit_model, warn_outside_limits
 from .run_inputs import RunInputs
-from .integrators import MuntheKaasIntegrator, RungeKuttaIntegrator, SimulationError
-from .galpha import GeneralizedAlphaIntegrator, run_options
-from .moreau import MoreauIntegrator, contact_integrator, contact_settings
+from .integrator_choice import INTEGRATORS, choose
+from .integrators import SimulationError
+from .moreau import contact_integrator, contact_settings
 from .run_signals import RunSignals
 from .segments import SegmentedRun
 from .sinks import ExpandingStorage, GuardedOutputs, RingBufferStorage
-from .tableaus import ButcherTableau, get_tableau
 
 __all__ = ["simulate", "SimulationResult", "INTEGRATORS", "ModelView"]
-
-#: integrator names ``simulate`` accepts.
-INTEGRATORS = ("euler", "midpoint", "heun", "rk4", "rk38", "bs32", "dopri5", "munthe_kaas", "moreau",
-               "generalized_alpha")
-
 
 class ModelView:
     """Base of the views of a Multibody that integrate their own coordinates (the sub-trees
@@ -32,20 +26,6 @@ class ModelView:
     def simulate(self, q0, u0, t_final, dt=1e-3, **options):
         """Integrate the view's coordinates (see the subclass)."""
         raise NotImplementedError
-
-
-def _resolve(integrator, tableau):
-    """(tableau, lie_group) for an ``integrator`` name / tableau."""
-    if isinstance(integrator, ButcherTableau):
-        return integrator, False
-    if not isinstance(integrator, str):
-        raise ValueError(f"integrator must be a name {INTEGRATORS} or a ButcherTableau, got {integrator!r}")
-    name = integrator.lower()
-    if name in ("munthe_kaas", "mk", "munthe-kaas"):
-        return get_tableau(tableau or "rk4"), True
-    if tableau is not None:
-        raise ValueError("tableau= is only used with integrator='munthe_kaas'")
-    return get_tableau(name), False
 
 
 def _simulated_time(bar):
@@ -72,16 +52,20 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
     t_final : float
         End time [s] (> 0).
     dt : float
-        Step size [s]; for the adaptive integrators ("dopri5", "bs32") the output interval.
+        Step size [s]; for the adaptive integrators ("dopri5", "bs32", "radau") the output
+        interval.
     integrator : None, str or ButcherTableau
         None (default): "moreau" where contacts are on, else "rk4"; "moreau" (Moreau-Jean
         time stepping with hard frictional contact, fixed steps: ``simulation.moreau``),
         "euler", "midpoint", "heun", "rk4", "rk38" ("3/8"), "bs32", "dopri5", "munthe_kaas"
         (Lie-group RK, RK4 tableau unless ``tableau=``), "generalized_alpha" (implicit,
         order 2, fixed steps, its control called once per step; rigid trees:
-        ``simulation.galpha``), or a tableau. Any but "moreau" with contacts on is refused.
+        ``simulation.galpha``), "radau" (Radau IIA, implicit, order 5, adaptive, its control
+        called once per step; rigid trees and modal bodies: ``simulation.radau``), or a
+        tableau. Any but "moreau" with contacts on is refused.
     integrator_options : dict, optional
-        generalized_alpha's rho_inf, newton_rtol, newton_atol, max_iterations (its class).
+        generalized_alpha's rho_inf, newton_rtol, newton_atol, max_iterations; radau's
+        adaptive, max_iterations, newton_tol, jacobian_rate (their classes).
     control : callable, optional
         ``control(t, q, u, tau_out)`` writing the joint forces tau_out (nu,) in place (it
         holds ``tau`` when called); called at every Runge-Kutta stage (the compiled loop
@@ -100,7 +84,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
         ``contact_margin`` [m] (1e-3), ``contact_regularization`` (1e-6),
         ``retry_regularization`` (1e-4).
     rtol, atol : float
-        Tolerances of the adaptive integrators.
+        Tolerances of the adaptive integrators (radau: rtol > 0).
     tableau : str or ButcherTableau, optional
         The tableau of "munthe_kaas".
     tau : (nu,) array_like, optional
@@ -236,16 +220,15 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
     c = m.compiled
     integrator = contact_integrator(m, integrator, contact)
     moreau = integrator == "moreau"
-    galpha, settings, implicit_damping = run_options(integrator, integrator_options, implicit_damping)
-    tab, lie = _resolve("euler" if moreau or galpha else integrator, tableau)
-    cls = MoreauIntegrator if moreau else GeneralizedAlphaIntegrator if galpha else \
-        MuntheKaasIntegrator if lie else RungeKuttaIntegrator
-    more = dict(contact_settings(contact_options, moreau), **(dict(contact_output=contact_output) if moreau else settings))
+    how = choose(integrator, tableau, integrator_options, implicit_damping, dt_f)
+    cls, tab = how.cls, how.tableau
+    more = dict(contact_settings(contact_options, moreau), **(dict(contact_output=contact_output) if moreau else
+                                                              how.settings))
     store = ExpandingStorage(c.nq, c.nu, capacity=1) if keep_in_memory else RingBufferStorage(c.nq, c.nu, 1)
-    lim = limit_model(m, limits, None if tab.is_embedded else dt_f)
+    lim = limit_model(m, limits, how.step)
     inputs = RunInputs(m, control, tuple(forces or ()) + (() if lim is None else (lim,)), ctrl=ctrl,
-                       joint_dynamics=joint_dynamics, efforts=efforts, dt=None if tab.is_embedded or galpha else dt_f,
-                       implicit_damping=implicit_damping)
+                       joint_dynamics=joint_dynamics, efforts=efforts, dt=None if how.implicit else how.step,
+                       implicit_damping=how.implicit_damping)
     sampled = control_period is not None
 
     def make(q, u, t0):  # the run's integrator (made anew when an event's action changes the model)
@@ -290,7 +273,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
         late = signals.late(err)  # a signal while the file was being finished
         if late is not err:
             message, err = f"{message or 'finished'}; then {type(late).__name__} (a signal)", late
-    name = "moreau" if moreau else "generalized_alpha" if galpha else ("munthe_kaas/" if lie else "") + tab.name
+    name = how.name
     res = SimulationResult(store.t.copy(), store.q.copy(), store.u.copy(), status, message,
                            integ.n_steps, integ.n_rejected, time.perf_counter() - wall0, name,
                            integ.n_chart_resets, labels=labels, events=getattr(integ, "records", ()))
