@@ -1,5 +1,5 @@
 """Constrained forward dynamics of models with modal (flexible) bodies, loops closed at
-deforming nodes included (algorithms/flex_constrained_dynamics.py): against a dense KKT
+deforming nodes included (kernels/flex_entry.constrained_forward_dynamics_flex): against a dense KKT
 solve built from the flex mass matrix, inverse dynamics and the constraint rows (whose own
 checks are in test_flex_constraints.py), with Baumgarte gains, wrenches at deforming nodes,
 and the squeeze-force identity.

@@ -1,5 +1,6 @@
 """Loop, convel and coordinate constraints on models with modal (flexible) bodies, their
-frames on deforming nodes included (algorithms/flex_constraints.py).
+frames on deforming nodes included (the flex entry kernels constraint_rows_flex and
+constrained_forward_dynamics_flex, kernels/flex_entry.py).
 
 Checked against what the constraint code does not use: finite differences of the
 residuals (Gc and its rate) and the deformed node poses of ``frame_pose`` (the pose error).
@@ -188,7 +189,7 @@ def test_rows_name_bad_input_and_keep_their_tables_per_data():
         m.velocity_error(q, u[:-1])
     d = m.create_data()
     G = m.constraint_jacobian(q, data=d)
-    work = d.flex_constraint_work  # the model's frames and rows, made once per Data
+    work = d.constraint_work  # the rows' work array, made once per Data (their tables are the model's)
     np.testing.assert_array_equal(m.constraint_jacobian(q, data=d), G)
-    assert d.flex_constraint_work is work
+    assert d.constraint_work is work
     np.testing.assert_array_equal(m.constraint_jacobian(q), G)  # another Data: the same numbers

@@ -18,10 +18,8 @@ import numpy as np
 from ..kernels.constraint_work import WC_KD, WC_KP, WC_LAMBDA, WC_ROW, row_offset, work_shape
 
 _row_offset = row_offset.py_func
-from . import flex_constraints
-from .checks import as_float_vector, check_result, data_object, raise_status, run_kernel
-from .entry import KERNELS
-from .external_forces import with_external_forces
+from .checks import as_float_vector, check_result, check_vector, data_object, raise_status, run_kernel
+from .external_forces import generalized_external_forces, with_external_forces
 
 #: Featherstone (2008) section 8.3 / RigidBodyDynamics.jl's default: critically damped at 10 rad/s
 DEFAULT_GAINS = (100.0, 20.0)
@@ -65,12 +63,9 @@ def _rows(m, q, u, data):
     q = as_float_vector(q, "q")
     u = np.zeros(c.nu) if u is None else as_float_vector(u, "u")
     W = constraint_work(c, d)
-    if c.flex is not None:  # modal bodies: rows at the deformed nodes
-        W = flex_constraints.rows(m, q, u, W, d)
-    else:
-        st = run_kernel(c, q, KERNELS.constraint_rows, d.buf, q, u, W)
-        if st:
-            raise_status(c, st, ("q", "u"), (q, u))
+    st = run_kernel(c, q, c.kernels.constraint_rows, d.buf, q, u, W)
+    if st:
+        raise_status(c, st, ("q", "u"), (q, u))
     check_result(c, W[:, :c.nu], ("q", "u"), (q, u))  # Gc, and the rows' coefficients
     check_result(c, _coefficients(c, W), ("q", "u"), (q, u))
     return c, W
@@ -225,13 +220,12 @@ def constrained_dynamics(m, q, u, tau, f_ext=None, stabilization_gains=None, dat
     """
     c = m.compiled
     d = data_object(c, data)
-    if c.flex is not None:  # modal bodies: Gamma from the flex compliance at the nodes
-        from . import flex_constrained_dynamics
-        return flex_constrained_dynamics.constrained_dynamics(m, q, u, tau, baumgarte_gains(m, stabilization_gains),
-                                                               f_ext, d)
     if f_ext is not None:
-        return with_external_forces(c, d, f_ext, constrained_dynamics, m, q, u, tau, None,
-                                    stabilization_gains, d)
+        if c.flex is None:  # wrenches on the links, in the data buffer for the one call
+            return with_external_forces(c, d, f_ext, constrained_dynamics, m, q, u, tau, None,
+                                        stabilization_gains, d)
+        q = check_vector(q, c.nq, "q", c)  # modal bodies: the wrenches as generalized forces J^T w
+        tau = check_vector(tau, c.nu, "tau", c) + generalized_external_forces(c, d, q, f_ext)
     q, u, tau = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(tau, "tau")
     W = constraint_work(c, d)
     c0 = _row_offset(c.nu, c.nc)
@@ -239,7 +233,7 @@ def constrained_dynamics(m, q, u, tau, f_ext=None, stabilization_gains=None, dat
     gains[:] = baumgarte_gains(m, stabilization_gains)
     udot = np.empty(c.nu)
     try:
-        st = run_kernel(c, q, KERNELS.constrained_forward_dynamics, d.buf, q, u, tau, W, udot)
+        st = run_kernel(c, q, c.kernels.constrained_forward_dynamics, d.buf, q, u, tau, W, udot)
     finally:
         gains[:] = 0.0
     if st:

@@ -18,7 +18,7 @@ import numpy as np
 from ..kernels.status import BAD_LENGTH_ARG1
 from .checks import as_float_vector, check_out, check_vector, data_object, raise_status, zero_division_error
 from .constraints import constrained_dynamics, constraint_work
-from .entry import FLOAT64, KERNELS, VECTOR_STRIDES, compiled_entry
+from .entry import FLOAT64, VECTOR_STRIDES, compiled_entry
 from .external_forces import generalized_external_forces, with_external_forces
 
 _empty = np.empty
@@ -49,18 +49,18 @@ def forward_dynamics(m, q, u, tau, f_ext=None, out=None, data=None):
 
 def _constrained_udot(m, q, u, tau, f_ext, out, data):
     """forward_dynamics of a model with enabled constraints: tree-augmented dynamics with no
-    stabilization (the kernel straight from here: this is the hot path of users with loops;
-    the thread's (buffer, work array) are kept in ``c.thread_local.ta``, out's length is
-    checked in the kernel)."""
+    stabilization (the model's kernel straight from here: this is the hot path of users with
+    loops; the thread's (kernel, buffer, work array) are kept in ``c.thread_local.ta``, out's
+    length is checked in the kernel)."""
     c = m.compiled
     if f_ext is None and data is None:
         try:
-            buf, W = c.thread_local.ta
+            kernel, buf, W = c.thread_local.ta
         except AttributeError:
-            buf, W = _ta_arrays(c)
+            kernel, buf, W = _ta_arrays(c)
         res = _empty(c.nu) if out is None else out
         try:
-            st = (_TA or _ta_kernel())(buf, q, u, tau, W, res)
+            st = kernel(buf, q, u, tau, W, res)
         except (TypeError, ZeroDivisionError):
             st = -1
         if not st:
@@ -68,20 +68,11 @@ def _constrained_udot(m, q, u, tau, f_ext, out, data):
     return _constrained_udot_checked(m, q, u, tau, f_ext, out, data)
 
 
-_TA = None
-
-
-def _ta_kernel():
-    """The constrained dynamics' dispatcher, looked up once (a global read is cheaper)."""
-    global _TA
-    _TA = KERNELS.constrained_forward_dynamics
-    return _TA
-
-
 def _ta_arrays(c):
-    """(data buffer, constraint work array) of the thread's Data, kept in ``c.thread_local.ta``."""
+    """(constrained dynamics kernel, data buffer, constraint work array) of the thread's Data,
+    kept in ``c.thread_local.ta``."""
     d = c.thread_data()
-    arrays = c.thread_local.ta = (d.buf, constraint_work(c, d))
+    arrays = c.thread_local.ta = (c.kernels.constrained_forward_dynamics, d.buf, constraint_work(c, d))
     return arrays
 
 
@@ -90,7 +81,7 @@ def _constrained_udot_checked(m, q, u, tau, f_ext, out, data):
     c = m.compiled
     if getattr(q, "ndim", 1) == 2:
         raise ValueError("forward_dynamics: stacked states are not supported with constraints yet")
-    if f_ext is not None or c.flex is not None:  # (modal bodies: algorithms/flex_constraints.py)
+    if f_ext is not None:
         udot = constrained_dynamics(m, q, u, tau, f_ext=f_ext, data=data).udot
         if out is None:
             return udot
@@ -103,11 +94,12 @@ def _constrained_udot_checked(m, q, u, tau, f_ext, out, data):
         out = _empty(c.nu)
     else:
         check_out(out, (c.nu,))
+    kernel = c.kernels.constrained_forward_dynamics
     try:
-        st = KERNELS.constrained_forward_dynamics(d.buf, q, u, tau, W, out)
+        st = kernel(d.buf, q, u, tau, W, out)
     except TypeError:
         q, u, tau = as_float_vector(q, "q"), as_float_vector(u, "u"), as_float_vector(tau, "tau")
-        st = KERNELS.constrained_forward_dynamics(d.buf, q, u, tau, W, out)
+        st = kernel(d.buf, q, u, tau, W, out)
     except ZeroDivisionError as e:
         raise zero_division_error(c, q, e) from None
     if st:

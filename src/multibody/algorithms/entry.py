@@ -14,8 +14,8 @@ the result: a non-finite result of finite arguments is OVERFLOW (``common.result
 without the code of the other joint kinds: seconds less to compile), it is that one,
 otherwise the same dispatcher as ``KERNELS``'s. ``FLEX_KERNELS`` serves models with modal
 bodies: every facade kernel but the coordinate maps (which know modal coordinates) and the
-constraint kernels (algorithms/flex_constraints.py serves those) is a flex entry kernel
-(``kernels/flex_entry.py``, same arguments), plus two of their own (``strain_energy``,
+derivatives (not served for them) is a flex entry kernel (``kernels/flex_entry.py``, same
+arguments), plus two of their own (``strain_energy``,
 ``external_generalized_forces``; no rigid kernel has these names).
 A compiled model's ``kernels`` is the one that serves it, settled when it is compiled:
 the three are registered with ``model.compiled`` here, so the model layer below takes them
@@ -104,6 +104,8 @@ _FLEX_VARIANTS = {
     "frame_jacobian": flex_entry.frame_jacobian_flex,
     "frame_velocity_acceleration": flex_entry.frame_velocity_acceleration_flex,
     "trajectory_energies": flex_entry.trajectory_energies_flex,
+    "constrained_forward_dynamics": flex_entry.constrained_forward_dynamics_flex,
+    "constraint_rows": flex_entry.constraint_rows_flex,
     "strain_energy": flex_entry.strain_energy_flex,
     "external_generalized_forces": flex_entry.external_generalized_forces_flex,
 }

@@ -28,7 +28,8 @@ import numpy as np
 from numba.core.caching import NullCache
 from numba.core.registry import CPUDispatcher
 
-from ..kernels.layout import H_NFRAMES
+from ..kernels.constraint_work import work_shape
+from ..kernels.layout import H_NCONSTRAINTS, H_NFRAMES, H_NLINKS
 from ..kernels.work_shapes import compliance_work_shape, minv_work_shape
 
 #: relative tolerance (to max(1, |reference|)) of a check: far above rounding on any
@@ -110,12 +111,16 @@ def reference(variant):
 def evaluate(name, kernel, buf, state):
     """What the facade kernel ``name`` (a dispatcher ``kernel``, called directly) gives with
     the data buffer ``buf`` at ``state`` = (q, u, udot, tau); None for a kernel without a
-    check."""
+    check (the constraint rows, as the check models have none: the constrained dynamics is
+    checked there as the forward dynamics it then is)."""
     q, u, udot, tau = state
     nu = u.shape[0]
     if name in ("forward_dynamics", "inverse_dynamics"):
         out = np.empty(nu)
         kernel(buf, q, u, tau if name == "forward_dynamics" else udot, out)
+    elif name == "constrained_forward_dynamics" and not int(buf[0, H_NCONSTRAINTS]):
+        out = np.empty(nu)  # (a check model without constraint rows: its forward dynamics)
+        kernel(buf, q, u, tau, np.zeros(work_shape(nu, 0, int(buf[0, H_NLINKS]))), out)
     elif name == "mass_matrix":
         out = np.empty((nu, nu))
         kernel(buf, q, out)

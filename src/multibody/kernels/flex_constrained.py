@@ -29,9 +29,11 @@ R0, model/compile.constraint_table). The passes:
    step of iterative refinement with the same factors (as TA: Gamma squares Gc's
    conditioning).
 
-Work: the int table ``ti`` and the float array ``fw`` of ``tables`` (one pair per Data):
-the model's frames and rows in ti, every per-call array a piece of fw at the offsets in
-ti's header, so the kernels allocate nothing.
+Work: the int table ``ti`` of ``tables`` (the model's frames and rows, and the offsets of
+fw's pieces in its header; a constant of the model buffer) and the flat float array ``fw``
+(every per-call array; a piece of each data buffer's flex work region, kernels/
+flex_layout.py FH_CON_TABLE and FH_CON_WORK), so the kernels allocate nothing. The entry
+kernels with the rigid constraint kernels' arguments are in kernels/flex_entry.py.
 """
 import numpy as np
 from numba import njit
@@ -68,9 +70,10 @@ FK_COLS = K_COLS + 9  # a frame's K, then its world rotation R (row-major)
 
 
 def tables(fr, cr, fi, n_links, nu, om_size):
-    """(ti, fw) of a model: its distinct loop/convel frames (in row order), the moving ones
-    (on a link: the world's frames do not move), per row (frame a, frame b, moving a,
-    moving b) indices (-1: none), its coordinate rows; fw sized for every per-call array.
+    """(ti, size of fw) of a model, made when it is compiled (model/flex_compile.py): ti holds
+    its distinct loop/convel frames (in row order), the moving ones (on a link: the world's
+    frames do not move), per row (frame a, frame b, moving a, moving b) indices (-1: none),
+    its coordinate rows, and where fw's pieces begin; fw holds every per-call array.
     ``om_size``: the flex work's P size (the compliance's Omega blocks are as large)."""
     nc = cr.shape[0]
     frames = []
@@ -107,12 +110,13 @@ def tables(fr, cr, fi, n_links, nu, om_size):
     for col, size in sizes:
         ti[col] = at
         at += size
-    return ti, np.zeros(at)
+    return ti, at
 
 
-@njit(cache=True)
-def _piece(fw, ti, col, rows, cols):
-    """The (rows, cols) piece of fw at ti[col] (a view)."""
+@njit(cache=True, inline="always")
+def piece(fw, ti, col, rows, cols):
+    """The (rows, cols) piece of fw at ti[col] (a view; inlined, so that the entry kernels,
+    compiled without reference counting, may take it)."""
     o = ti[col]
     return fw[o:o + rows * cols].reshape((rows, cols))
 
@@ -122,11 +126,11 @@ def _frame_pass(mi, mf, ws, fi, fnode, frame_node, fr, q, u, phi, V, A, abias, p
     """Pass 1: every frame's K and world rotation into FK, the moving ones' J into Jall."""
     nu = u.shape[0]
     nfr, nk = ti[T_NFR], ti[T_NK]
-    FK = _piece(fw, ti, F_FK, nfr, FK_COLS)
-    Jall = _piece(fw, ti, F_J, 6 * nk, nu)
-    J = _piece(fw, ti, F_JT, 6, nu)
-    T = _piece(fw, ti, F_T, 4, 4)
-    zero = _piece(fw, ti, F_VEC, N_VEC, nu)[V_ZERO]
+    FK = piece(fw, ti, F_FK, nfr, FK_COLS)
+    Jall = piece(fw, ti, F_J, 6 * nk, nu)
+    J = piece(fw, ti, F_JT, 6, nu)
+    T = piece(fw, ti, F_T, 4, 4)
+    zero = piece(fw, ti, F_VEC, N_VEC, nu)[V_ZERO]
     va = fw[ti[F_VA]:ti[F_VA] + 12]
     B = fw[ti[F_B]:ti[F_B] + 12 * ti[T_NBM]]
     k = 0
@@ -179,11 +183,11 @@ def _row_pass(cr, q, u, ti, fw):
     """Pass 2: C, QR and Gc of every row from the frames' FK and J."""
     nu, nc = u.shape[0], cr.shape[0]
     nfr, nk = ti[T_NFR], ti[T_NK]
-    FK = _piece(fw, ti, F_FK, nfr, FK_COLS)
-    Jall = _piece(fw, ti, F_J, 6 * nk, nu)
-    QR = _piece(fw, ti, F_QR, nc, 6 * nk)
-    C = _piece(fw, ti, F_C, nc, 16)
-    G = _piece(fw, ti, F_G, nc, nu)
+    FK = piece(fw, ti, F_FK, nfr, FK_COLS)
+    Jall = piece(fw, ti, F_J, 6 * nk, nu)
+    QR = piece(fw, ti, F_QR, nc, 6 * nk)
+    C = piece(fw, ti, F_C, nc, 16)
+    G = piece(fw, ti, F_G, nc, nu)
     K = fw[ti[F_K]:ti[F_K] + 2 * K_COLS]
     ro = ti[T_ROWS]
     for i in range(nc):
@@ -243,23 +247,23 @@ def _gamma(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, frame_node, fr, stiff, da
     """Pass 3: Gamma = Gc M^-1 Gc^T into the (nc, nc + 1) piece of fw (both triangles;
     column nc is left to the right-hand side). False when some D is singular."""
     nk = ti[T_NK]
-    Ag = _piece(fw, ti, F_A, nc, nc + 1)
-    QR = _piece(fw, ti, F_QR, nc, 6 * nk)
-    Gc = _piece(fw, ti, F_G, nc, nu)
-    vec = _piece(fw, ti, F_VEC, N_VEC, nu)
+    Ag = piece(fw, ti, F_A, nc, nc + 1)
+    QR = piece(fw, ti, F_QR, nc, 6 * nk)
+    Gc = piece(fw, ti, F_G, nc, nu)
+    vec = piece(fw, ti, F_VEC, N_VEC, nu)
     ok = True
     for i in range(nc):
         for j in range(nc):
             Ag[i, j] = 0.0
     if nk > 0:  # the frames' block: QR Upsilon QR^T
-        Ups = _piece(fw, ti, F_UPS, 6 * nk, 6 * nk)
-        Tm = _piece(fw, ti, F_TM, nc, 6 * nk)
+        Ups = piece(fw, ti, F_UPS, 6 * nk, 6 * nk)
+        Tm = piece(fw, ti, F_TM, nc, 6 * nk)
         body_masses(fi, fmass, fm1, fm2, q, Mq)
         mo = ti[T_MOVING]
         ok = flex_operational_space_compliance(
             mi, mf, ws, fi, Mq, fnode, frame_node, fr, q, vec[V_ZERO], phi, V, abias, pose, VN, P, Gw, Dinv,
             fw[ti[F_OSS]:ti[F_OSS] + ti[T_OSS]], fw[ti[F_OM]:ti[F_OM] + ti[T_OM]],
-            ti[ti[T_MARK]:ti[T_MARK] + mi.shape[0]], ti[mo:mo + nk], _piece(fw, ti, F_BF, nk, 6 * ti[T_NBM]),
+            ti[ti[T_MARK]:ti[T_MARK] + mi.shape[0]], ti[mo:mo + nk], piece(fw, ti, F_BF, nk, 6 * ti[T_NBM]),
             fw[ti[F_BW]:ti[F_BW] + 24 * ti[T_NBM]], Ups)
         for i in range(nc):
             for c in range(6 * nk):
@@ -328,11 +332,11 @@ def flex_constrained_dynamics(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, frame_
         return st
     if not _finite(tau):
         return NONFINITE_ARG2
-    vec = _piece(fw, ti, F_VEC, N_VEC, nu)
-    rv = _piece(fw, ti, F_RV, N_RV, nc)
-    Ag = _piece(fw, ti, F_A, nc, nc + 1)
-    C = _piece(fw, ti, F_C, nc, 16)
-    Gc = _piece(fw, ti, F_G, nc, nu)
+    vec = piece(fw, ti, F_VEC, N_VEC, nu)
+    rv = piece(fw, ti, F_RV, N_RV, nc)
+    Ag = piece(fw, ti, F_A, nc, nc + 1)
+    C = piece(fw, ti, F_C, nc, 16)
+    Gc = piece(fw, ti, F_G, nc, nu)
     udot_f, udot, tau_c, force = vec[V_UDOT_F], vec[V_UDOT], vec[V_TAU], vec[V_FORCE]
     target, lam, miss = rv[R_TARGET], rv[R_LAMBDA], rv[R_MISS]
     ok = flex_forward_dynamics(mi, mf, ws, fi, fmass, fm1, fm2, Mq, fnode, stiff, damp, q, u, tau, phi, V, A, F,

@@ -5,7 +5,9 @@ inverse dynamics ``(dbuf, q, u, udot, tau)``, the mass matrix ``(dbuf, q, M)``, 
 poses ``(dbuf, q, f, T)``, Jacobians ``(dbuf, q, f, T, J)``, velocities and accelerations
 ``(dbuf, q, u, udot, f, out (12,))``, the kinetic energy ``(dbuf, q, u, out (1,))``, the mass
 and centre of mass ``(dbuf, q, out (4,))`` and the energies of a trajectory ``(dbuf, Q, U,
-out (N, 6))``; and two that rigid models have no use for: the strain energy ``(dbuf, q,
+out (N, 6))``, the constraint rows ``(dbuf, q, u, W)`` and the constrained forward dynamics
+``(dbuf, q, u, tau, W, udot)`` (W: the constraint work array, as the rigid kernels'); and
+two that rigid models have no use for: the strain energy ``(dbuf, q,
 out (1,))`` and the generalized forces of wrenches at frames ``(dbuf, q, frames, wrenches,
 tau)``. The flex constants are in the model rows of the data buffer and the flex work in
 its flex region (kernels/flex_layout.py, its scratch sized for every kernel here):
@@ -21,7 +23,11 @@ from numba import njit
 from . import flex_layout as FL
 from .common import check_state_modal_ok, model_arrays, result_status
 from .flex_articulated import flex_forward_dynamics, flex_mass_matrix
+from .constraint_work import WC_KD, WC_KP, WC_LAMBDA, WC_ROW, row_offset
 from .flex_body_inertia import body_masses
+from .flex_constrained import (
+    F_C, F_G, F_RV, F_VEC, N_RV, N_VEC, R_LAMBDA, V_UDOT, piece, flex_constrained_dynamics, flex_constraint_rows,
+)
 from .flex_dynamics import flex_inverse_dynamics
 from .flex_energy import flex_kinetic_energy, flex_mass_and_com, flex_strain_energy
 from .flex_external_forces import flex_external_generalized_forces
@@ -29,7 +35,7 @@ from .flex_inverse_mass import flex_inverse_mass_matrix
 from .flex_jacobian import flex_frame_jacobian, flex_frame_pose, flex_frame_velocity_acceleration
 from .flex_operational_space import flex_operational_space_compliance
 from .flex_views import flex_arrays
-from .status import BAD_LENGTH_ARG1, OK, SINGULAR
+from .status import BAD_LENGTH_ARG1, BAD_LENGTH_ARG2, OK, SINGULAR
 
 _VIEWS_ONLY = dict(cache=True, _nrt=False)
 
@@ -232,3 +238,66 @@ def external_generalized_forces_flex(dbuf, q, frames, wrenches, tau):
         flex_external_generalized_forces(a.mi, a.mf, a.ws, a.fi, a.fnode, a.frame_node, a.fr, q, a.zero, a.phi, a.V,
                                          a.abias, a.pose, a.VN, frames, wrenches, a.F, a.scratch, tau)
     return result_status(st, tau)
+
+
+@njit(**_VIEWS_ONLY)
+def _constraint_outputs(a, u, W, with_dynamics):
+    """Copy the constraint kernels' results from their work (``flex_constrained``'s pieces)
+    into the caller's constraint work array W, laid out as the rigid kernels leave it
+    (kernels/constraint_work.py): Gc in W[:, :nu], each row's coefficients at WC_ROW, and with
+    the dynamics the multipliers at WC_LAMBDA."""
+    nu, nc = u.shape[0], a.cr.shape[0]
+    c0 = row_offset(nu, nc)
+    C = piece(a.con_work, a.con_table, F_C, nc, 16)
+    Gc = piece(a.con_work, a.con_table, F_G, nc, nu)
+    lam = piece(a.con_work, a.con_table, F_RV, N_RV, nc)[R_LAMBDA]
+    for r in range(nc):
+        for c in range(nu):
+            W[r, c] = Gc[r, c]
+        for k in range(16):
+            W[r, c0 + WC_ROW + k] = C[r, k]
+        if with_dynamics:
+            W[r, c0 + WC_LAMBDA] = lam[r]
+
+
+@njit(**_VIEWS_ONLY)
+def constraint_rows_flex(dbuf, q, u, W):
+    """Checked rows of the enabled constraints at (q, u), frames on deforming nodes included
+    (``flex_constrained.flex_constraint_rows``): Gc and the coefficients in W as the rigid
+    ``evaluate_constraint_rows`` leaves them. Returns a status."""
+    a = flex_arrays(dbuf)
+    st = check_state_modal_ok(a.mi, q, u, u, 1, -1)
+    if st != OK or a.cr.shape[0] == 0:
+        return st
+    st = flex_constraint_rows(a.mi, a.mf, a.ws, a.fi, a.fnode, a.frame_node, a.fr, a.cr, q, u, a.phi, a.V, a.A,
+                              a.abias, a.pose, a.VN, a.con_table, a.con_work)
+    if st == OK:
+        _constraint_outputs(a, u, W, False)
+    return st
+
+
+@njit(**_VIEWS_ONLY)
+def constrained_forward_dynamics_flex(dbuf, q, u, tau, W, udot):
+    """Checked constrained forward dynamics (``flex_constrained.flex_constrained_dynamics``)
+    with the Baumgarte gains at W's WC_KP, WC_KD columns (written by the caller, as for the
+    rigid kernel): udot, and Gc, the rows' coefficients and the multipliers in W. A status for
+    (q, u, tau) (BAD_LENGTH_ARG2 also when udot's length is not nu), SINGULAR, or OVERFLOW."""
+    a = flex_arrays(dbuf)
+    st = check_state_modal_ok(a.mi, q, u, tau, 1, 1)
+    if st == OK and udot.shape[0] != u.shape[0]:
+        return BAD_LENGTH_ARG2
+    if st != OK:
+        return st
+    nu, nc = u.shape[0], a.cr.shape[0]
+    c0 = row_offset(nu, nc)
+    st = flex_constrained_dynamics(a.mi, a.mf, a.ws, a.fi, a.fmass, a.fm1, a.fm2, a.M, a.fnode, a.frame_node, a.fr,
+                                   a.cr, a.stiffness, a.damping, q, u, tau, W[:, c0 + WC_KP:c0 + WC_KD + 1], a.phi,
+                                   a.V, a.A, a.F, a.abias, a.pose, a.VN, a.P, a.G, a.Dinv, a.eps, a.scratch,
+                                   a.con_table, a.con_work)
+    if st != OK:
+        return st
+    vec = piece(a.con_work, a.con_table, F_VEC, N_VEC, nu)
+    for c in range(nu):
+        udot[c] = vec[V_UDOT, c]
+    _constraint_outputs(a, u, W, True)
+    return result_status(st, udot)

@@ -18,6 +18,9 @@ the flat constants ``fc`` (float64) in the model buffer's flex block after the c
 header's H_FLEX_WORK row). The header's FH_* columns hold each piece's start in ``fc`` or
 ``fw`` (the next column its end), so one small inline helper (kernels/flex_views.py) cuts
 every view a kernel takes from a buffer: the flex kernels take the rigid ones' arguments.
+The constrained dynamics' tables live there too: its int table ``ti`` (the model's
+constraint frames and rows, a constant) and its flat work (per Data), sized when the model
+is compiled (kernels/flex_constrained.py ``tables``).
 """
 from .layout import H_FLEX_ADR, MI_COLS
 
@@ -29,24 +32,26 @@ FH_NODE = H_FLEX_ADR + 3  # node records (fnode)
 FH_STIFF = H_FLEX_ADR + 4  # modal stiffness matrices K
 FH_DAMP = H_FLEX_ADR + 5  # modal damping matrices C
 FH_FRAME_NODE = H_FLEX_ADR + 6  # per frame row its fnode record (-1: rigid), int64 bits
-FH_CEND = H_FLEX_ADR + 7
+FH_CON_TABLE = H_FLEX_ADR + 7  # the constraint kernels' int table ti (flex_constrained.tables), int64 bits
+FH_CEND = H_FLEX_ADR + 8
 # header columns: starts of the work pieces in fw, then their end
-FH_M = H_FLEX_ADR + 8       # the state's mass blocks M_k(eta) at MADR, then the shared scratch at SCR
-FH_V = H_FLEX_ADR + 9       # [V; eta'] per link at VOFF
-FH_A = H_FLEX_ADR + 10      # accelerations at VOFF
-FH_F = H_FLEX_ADR + 11      # forces at VOFF
-FH_ABIAS = H_FLEX_ADR + 12  # velocity-product accelerations at VOFF
-FH_P = H_FLEX_ADR + 13      # articulated / composite inertias at PADR
-FH_PHI = H_FLEX_ADR + 14    # Phi^T at PHI
-FH_G = H_FLEX_ADR + 15      # G at GADR
-FH_DINV = H_FLEX_ADR + 16   # D^-1 at DADR
-FH_EPS = H_FLEX_ADR + 17    # eps / nu at EADR
-FH_POSE = H_FLEX_ADR + 18   # (n, POSE_COLS) world poses
-FH_VN = H_FLEX_ADR + 19     # (n, 6) the parent nodes' velocities
-FH_SCRATCH = H_FLEX_ADR + 20  # two (nb x NUALL) column blocks
-FH_ZERO = H_FLEX_ADR + 21   # nu zeros (the kernels' u = 0; never written)
-FH_WEND = H_FLEX_ADR + 22
-FH_COLS = H_FLEX_ADR + 23
+FH_M = H_FLEX_ADR + 9       # the state's mass blocks M_k(eta) at MADR, then the shared scratch at SCR
+FH_V = H_FLEX_ADR + 10      # [V; eta'] per link at VOFF
+FH_A = H_FLEX_ADR + 11      # accelerations at VOFF
+FH_F = H_FLEX_ADR + 12      # forces at VOFF
+FH_ABIAS = H_FLEX_ADR + 13  # velocity-product accelerations at VOFF
+FH_P = H_FLEX_ADR + 14      # articulated / composite inertias at PADR
+FH_PHI = H_FLEX_ADR + 15    # Phi^T at PHI
+FH_G = H_FLEX_ADR + 16      # G at GADR
+FH_DINV = H_FLEX_ADR + 17   # D^-1 at DADR
+FH_EPS = H_FLEX_ADR + 18    # eps / nu at EADR
+FH_POSE = H_FLEX_ADR + 19   # (n, POSE_COLS) world poses
+FH_VN = H_FLEX_ADR + 20     # (n, 6) the parent nodes' velocities
+FH_SCRATCH = H_FLEX_ADR + 21  # two (nb x NUALL) column blocks
+FH_ZERO = H_FLEX_ADR + 22   # nu zeros (the kernels' u = 0; never written)
+FH_CON_WORK = H_FLEX_ADR + 23  # the constraint kernels' flat work (flex_constrained.tables' pieces)
+FH_WEND = H_FLEX_ADR + 24
+FH_COLS = H_FLEX_ADR + 25
 NB = MI_COLS + 0      # 6 + NM
 NM = MI_COLS + 1      # modes of the link's body (0: rigid)
 NUALL = MI_COLS + 2   # the link's hinge speeds plus its body's modal rates

@@ -22,10 +22,10 @@ from . import flex_layout as FL
 from .layout import H_FLEX_ROWS, H_FLEX_WORK, H_NCONSTRAINTS, H_NFRAMES, H_NLINKS, H_NU
 
 #: the flex constants of a model buffer (``flex_constants``)
-FlexConstants = namedtuple("FlexConstants", "fi fmass fm1 fm2 fnode stiffness damping frame_node")
+FlexConstants = namedtuple("FlexConstants", "fi fmass fm1 fm2 fnode stiffness damping frame_node con_table")
 #: every array a flex kernel takes (``flex_arrays``): the rigid views, the constants, the work
 FlexArrays = namedtuple("FlexArrays", "mi mf ws fr cr fi fmass fm1 fm2 fnode stiffness damping frame_node "
-                                      "M V A F abias P phi G Dinv eps pose VN scratch zero")
+                                      "M V A F abias P phi G Dinv eps pose VN scratch zero con_table con_work")
 
 
 @njit(cache=True, inline="always")
@@ -37,9 +37,10 @@ def flex_constants(buf):
     f0 = 2 + 2 * n + int(h[H_NFRAMES]) + int(h[H_NCONSTRAINTS])
     fc = buf[f0:f0 + int(h[H_FLEX_ROWS])].reshape(-1)
     a = (int(h[FL.FH_MASS]), int(h[FL.FH_M1]), int(h[FL.FH_M2]), int(h[FL.FH_NODE]), int(h[FL.FH_STIFF]),
-         int(h[FL.FH_DAMP]), int(h[FL.FH_FRAME_NODE]), int(h[FL.FH_CEND]))  # (no list: no NRT)
+         int(h[FL.FH_DAMP]), int(h[FL.FH_FRAME_NODE]), int(h[FL.FH_CON_TABLE]), int(h[FL.FH_CEND]))  # (no list: no NRT)
     return FlexConstants(buf[1:1 + n].view(np.int64), fc[a[0]:a[1]], fc[a[1]:a[2]], fc[a[2]:a[3]],
-                         fc[a[3]:a[4]], fc[a[4]:a[5]], fc[a[5]:a[6]], fc[a[6]:a[7]].view(np.int64))
+                         fc[a[3]:a[4]], fc[a[4]:a[5]], fc[a[5]:a[6]], fc[a[6]:a[7]].view(np.int64),
+                         fc[a[7]:a[8]].view(np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -54,13 +55,14 @@ def flex_arrays(dbuf):
     fw = dbuf[int(h[H_FLEX_WORK]):].reshape(-1)
     a = (int(h[FL.FH_M]), int(h[FL.FH_V]), int(h[FL.FH_A]), int(h[FL.FH_F]), int(h[FL.FH_ABIAS]), int(h[FL.FH_P]),
          int(h[FL.FH_PHI]), int(h[FL.FH_G]), int(h[FL.FH_DINV]), int(h[FL.FH_EPS]), int(h[FL.FH_POSE]),
-         int(h[FL.FH_VN]), int(h[FL.FH_SCRATCH]), int(h[FL.FH_ZERO]))
+         int(h[FL.FH_VN]), int(h[FL.FH_SCRATCH]), int(h[FL.FH_ZERO]), int(h[FL.FH_CON_WORK]), int(h[FL.FH_WEND]))
     return FlexArrays(
         dbuf[1:1 + n].view(np.int64), dbuf[1 + n:2 + 2 * n], dbuf[d0 + 1:d0 + 1 + n], dbuf[2 + 2 * n:c0],
         dbuf[c0:f0], k.fi, k.fmass, k.fm1, k.fm2, k.fnode, k.stiffness, k.damping, k.frame_node,
         fw[a[0]:a[1]], fw[a[1]:a[2]], fw[a[2]:a[3]], fw[a[3]:a[4]], fw[a[4]:a[5]], fw[a[5]:a[6]], fw[a[6]:a[7]],
         fw[a[7]:a[8]], fw[a[8]:a[9]], fw[a[9]:a[10]], fw[a[10]:a[11]].reshape((n, FL.POSE_COLS)),
-        fw[a[11]:a[12]].reshape((n, 6)), fw[a[12]:a[13]], fw[a[13]:a[13] + int(h[H_NU])])
+        fw[a[11]:a[12]].reshape((n, 6)), fw[a[12]:a[13]], fw[a[13]:a[13] + int(h[H_NU])], k.con_table,
+        fw[a[14]:a[15]])
 
 
 #: the same views from Python (the njit callee replaced by its Python function, so that

@@ -73,10 +73,8 @@ class Data:
         self._scratch = {}
         self.minv_work = None  # the inverse mass matrix's (n, 6 min(nu, 64)) work array, made on first use
         self.constraint_work = None  # constrained dynamics' (nc, ...) work array, made on first use
-        # modal bodies: the views of the flex work region (made once: the buffer stays), and the
-        # flex constraint kernels' tables and work (algorithms/flex_constraints.work, first use)
+        # modal bodies: the views of the flex work region (made once: the buffer stays)
         self.flex_work = None if model.flex is None else data_views(self.buf)
-        self.flex_constraint_work = None
 
     @property
     def chart_offsets(self):

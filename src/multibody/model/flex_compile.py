@@ -6,6 +6,7 @@ import numpy as np
 
 from ..kernels import flex_layout as FL
 from ..kernels import layout as L
+from ..kernels.flex_constrained import tables as constraint_tables
 from ..kernels.flex_operational_space import scratch_size
 from ..kernels.flex_views import constant_views
 from ..spatial import motion_transform, transform_inverse
@@ -46,10 +47,10 @@ class FlexModel:
 def flex_block(fi, constants, work_sizes, width):
     """(fi, rows, addresses) of a model with modal bodies (``kernels/flex_layout.py``): ``fi``
     (n, FI_COLS) int64, whose flex columns go into the mi rows; ``rows``, the flex block of
-    the model buffer: the flat constants (``constants``: the float64 pieces in FH_MASS ..
-    FH_FRAME_NODE order, the last one int64) in rows of ``width``; ``addresses`` {header
+    the model buffer: the flat constants (``constants``: the pieces in FH_MASS ..
+    FH_CON_TABLE order, float64 or int64) in rows of ``width``; ``addresses`` {header
     column: value}, the constants' starts and end in the flat region, then those of the work
-    pieces of ``work_sizes`` (FH_M .. FH_ZERO order) in a data buffer's flex work region."""
+    pieces of ``work_sizes`` (FH_M .. FH_CON_WORK order) in a data buffer's flex work region."""
     flat = [np.ascontiguousarray(a).ravel().view(np.float64) if a.dtype == np.int64 else
             np.ascontiguousarray(a, dtype=np.float64).ravel() for a in constants]
     starts = np.concatenate([[0], np.cumsum([a.size for a in flat])]).astype(np.int64)
@@ -67,7 +68,9 @@ def _node_record(R0, p0, Pi):
 
 def compile_flex(mb, c):
     """The flex block of Multibody ``mb`` compiled as ``c`` (body data moved into link axes):
-    ``flex_block``'s (fi, rows, addresses), for ``CompiledModel.set_flex``.
+    ``flex_block``'s (fi, rows, addresses), for ``CompiledModel.set_flex``. The constrained
+    dynamics' table of the model's constraint frames and rows, and the size of its work,
+    are made here too (``flex_constrained.tables``), from the enabled constraints.
 
     The constants (mass blocks M0, integrals, node records) go into pools where equal
     blocks are stored once (``shared_arrays.ConstantPool``): a chain of bodies made from
@@ -141,8 +144,9 @@ def compile_flex(mb, c):
     for name, f in c.frame_rows.items():
         if name in node_index:
             frame_node[f] = node_index[name]
-    constants = [pool.array() for pool in (mass, first, second, nodes, stiffness, damping)] + [frame_node]
-    work = _work_sizes(fi, c.nu, (madr, voff, padr, phiadr, gadr, dadr, eadr))
+    con_table, con_work = constraint_tables(c.fr, c.cr, fi, n, c.nu, padr)
+    constants = [pool.array() for pool in (mass, first, second, nodes, stiffness, damping)] + [frame_node, con_table]
+    work = _work_sizes(fi, c.nu, (madr, voff, padr, phiadr, gadr, dadr, eadr)) + (con_work,)
     return flex_block(fi, constants, work, c.buf.shape[1])
 
 

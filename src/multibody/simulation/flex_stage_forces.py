@@ -17,9 +17,9 @@ loop goes on with its flexible forward dynamics and its joint force models.
 The wrench's time law and the spring's tension are the compiled loop's own
 (``force_kernels.wrench_phase``, ``wrench_component``, ``spring_tension``), evaluated on the
 force models' packed rows.
-* Constraints: the multipliers of the tree-augmented constrained dynamics
-  (``flex_constrained_dynamics.solve``: one compiled call, the facade's own, with the run's
-  Baumgarte gains) for the stage's full joint forces, which include the joint force models
+* Constraints: the multipliers of the tree-augmented constrained dynamics (the model's
+  kernel ``constrained_forward_dynamics``: one compiled call, the facade's own, with the
+  run's constraint work array and its Baumgarte gains) for the stage's full joint forces, which include the joint force models
   the loop adds after the pause (evaluated here by the loop's own ``apply_forces``, so both
   use the same formula); the stage's forces become tau + Gc^T lambda, and the loop's
   articulated-body recursion then gives the constrained accelerations.
@@ -30,8 +30,8 @@ flex kernels); wrenches and springs are still evaluated in Python.
 """
 import numpy as np
 
-from ..algorithms import flex_constrained_dynamics
-from ..algorithms.checks import check_vector, frame_row, raise_status
+from ..algorithms.checks import check_vector, frame_row, raise_status, run_kernel
+from ..kernels.constraint_work import WC_LAMBDA, row_offset
 from .force_kernels import apply_forces, spring_tension, wrench_component, wrench_phase
 from .forces import ExternalForce, LinearSpringDamper
 
@@ -47,10 +47,12 @@ def needs_stage_forces(m, forces):
 class FlexStageForces:
     """A control ``(t, q, u, tau_out)`` that first calls the user's ``control`` (if any),
     then adds the link-level forces and the constraint forces (see the module docstring).
-    ``gains``: the (rows, 2) Baumgarte gains; ``fmi``, ``fmf``: the run's packed force
-    models (their joint entries are evaluated here for the constraint solve only)."""
+    ``work``: the run's constraint work array with its Baumgarte gains
+    (``constraints.simulation_work``), None without constraints; ``fmi``, ``fmf``: the run's
+    packed force models (their joint entries are evaluated here for the constraint solve
+    only)."""
 
-    def __init__(self, m, forces, gains, fmi, fmf, control=None):
+    def __init__(self, m, forces, work, fmi, fmf, control=None):
         self.model = m
         c = m.compiled
         self._wrenches = []  # (row, link, ExternalForce, its packed row (1, N_FMF))
@@ -63,12 +65,12 @@ class FlexStageForces:
                 ra, rb = frame_row(c, f.frame_a), frame_row(c, f.frame_b)
                 (la, Ta), (lb, Tb) = c.frame_in_link(ra), c.frame_in_link(rb)
                 self._springs.append((ra, la, Ta, rb, lb, Tb, f._entries(m)[0][1][None]))
-        self._gains = gains
+        self._work = work
         self._fmi, self._fmf = fmi, fmf
         self.control = control
         self._c = c
         self.data = c.create_data()  # this object's own kinematics and work
-        self._tau_full = np.empty(c.nu)
+        self._tau_full, self._udot, self._force = np.empty(c.nu), np.empty(c.nu), np.empty(c.nu)
 
     def __call__(self, t, q, u, tau_out):
         r = None
@@ -78,7 +80,7 @@ class FlexStageForces:
                 return r  # the caller's check names the mistake
         if self._wrenches or self._springs:
             tau_out += self.link_forces(t, q, u)
-        if self._gains is not None:
+        if self._work is not None:
             tau_out += self.constraint_force(t, q, u, tau_out)
         return r
 
@@ -125,7 +127,13 @@ class FlexStageForces:
 
     def constraint_force(self, t, q, u, tau):
         """Gc^T lambda (nu,) for the stage's joint forces ``tau`` plus the joint force models
-        (a view into this object's Data, valid until its next call)."""
-        c = self._c
+        (this object's array, valid until its next call). Non-finite entries and a singular
+        inertia raise ValueError naming the argument."""
+        c, W = self._c, self._work
         apply_forces(c.mi, c.mf, self.data.ws, self._fmi, self._fmf, q, u, t, tau, self._tau_full, False)
-        return flex_constrained_dynamics.solve(c, self.data, q, u, self._tau_full, self._gains).force
+        q, u = check_vector(q, c.nq, "q", c), check_vector(u, c.nu, "u", c)
+        st = run_kernel(c, q, c.kernels.constrained_forward_dynamics, self.data.buf, q, u, self._tau_full, W,
+                        self._udot)
+        if st:
+            raise_status(c, st, ("q", "u", "tau"), (q, u, self._tau_full))
+        return np.dot(W[:, :c.nu].T, W[:, row_offset.py_func(c.nu, c.nc) + WC_LAMBDA], out=self._force)

@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from ..algorithms.checks import check_positive, check_vector, refuse_zero_quaternions
-from ..algorithms.constraints import gains_of, simulation_work
+from ..algorithms.constraints import simulation_work
 from ..kernels import layout as L
 from ..kernels.kinds import KINDS
 from ..kernels.status import NEED_CONTROL, Status
@@ -116,8 +116,7 @@ class RungeKuttaIntegrator:
         self.flex = c.flex is not None  # modal bodies: the loop's flex variant
         if self.flex:
             if needs_stage_forces(m, forces):  # link forces and constraints: per stage, in Python
-                gains = None if self._wc is None else gains_of(c, self._wc).copy()
-                self.control = FlexStageForces(m, forces, gains, self.fmi, self.fmf, control)
+                self.control = FlexStageForces(m, forces, self._wc, self.fmi, self.fmf, control)
             self._wc = None  # (the flex variant takes no TA work)
         if adaptive is None:
             adaptive = self.tableau.is_embedded
