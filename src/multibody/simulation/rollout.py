@@ -98,15 +98,8 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     """
     c = m.compiled
     integrator = contact_integrator(m, integrator, contact)
-    Q0 = np.atleast_2d(real_array(Q0, "Q0"))
+    Q0, U0 = _initial_states(c, Q0, U0, t_final, dt)
     B = Q0.shape[0]
-    Q0 = _stacked(Q0, (B, c.nq), "Q0")
-    refuse_zero_quaternions(c, Q0, "Q0")  # (normalised below; a zero one is no rotation)
-    U0 = _stacked(U0, (B, c.nu), "U0")
-    if not (np.isfinite(t_final) and t_final > 0):
-        raise ValueError(f"t_final must be a positive time, got {t_final!r}")
-    if not (np.isfinite(dt) and dt > 0):
-        raise ValueError(f"dt must be a positive step, got {dt!r}")
     moreau = integrator == "moreau"
     if isinstance(integrator, str) and integrator.lower() == "radau":
         raise NotImplementedError("rollout does not serve integrator='radau' yet: simulate each sample, or use "
@@ -130,14 +123,7 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
                                   "and constraints need simulate, one run per sample")
     n_rows = tpl.setup(t_final, dt, save_every)
     lie = int(tpl.lie_group)
-    if tau is None:
-        tau = np.zeros((B, c.nu))
-    tau = real_array(tau, "tau")
-    segmented = tau.ndim == 3
-    tau = _stacked(tau, (B, n_rows, c.nu) if segmented else (B, c.nu), "tau")
-    if inputs.clamp is not None:
-        tau = inputs.clamp.clamp(np.array(tau))  # (attach clamped only the template's own tau0)
-
+    tau, segmented = _joint_forces(c, tau, B, n_rows, inputs)
     if control is not None and not callable(control):
         raise TypeError(f"control must be callable as control(t, Q, U, TAU_out), got {type(control).__name__}")
     if moreau or galpha:
@@ -148,6 +134,45 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
         result = RolloutResult(*contact_rollout(m, Q0, U0, t_final, dt, tau, int(save_every), inputs, cls, settings))
         result.clamped = inputs.report()
         return result
+    return _explicit_rollout(c, tpl, inputs, (Q0, U0, tau, segmented), control, control_period, (t_final, dt),
+                             save_every, n_rows, lie, progress)
+
+
+def _joint_forces(c, tau, B, n_rows, inputs):
+    """(tau (B, nu) or (B, n_rows, nu), whether it is per output interval): ``rollout``'s tau
+    checked (ValueError naming it) and clamped to the effort limits where ``inputs`` clamp."""
+    if tau is None:
+        tau = np.zeros((B, c.nu))
+    tau = real_array(tau, "tau")
+    segmented = tau.ndim == 3
+    tau = _stacked(tau, (B, n_rows, c.nu) if segmented else (B, c.nu), "tau")
+    if inputs.clamp is not None:
+        tau = inputs.clamp.clamp(np.array(tau))  # (attach clamped only the template's own tau0)
+    return tau, segmented
+
+
+def _initial_states(c, Q0, U0, t_final, dt):
+    """(Q0 (B, nq), U0 (B, nu)) checked as ``rollout`` takes them, with t_final and dt;
+    ValueError naming the argument."""
+    Q0 = np.atleast_2d(real_array(Q0, "Q0"))
+    B = Q0.shape[0]
+    Q0 = _stacked(Q0, (B, c.nq), "Q0")
+    refuse_zero_quaternions(c, Q0, "Q0")  # (normalised later; a zero one is no rotation)
+    U0 = _stacked(U0, (B, c.nu), "U0")
+    if not (np.isfinite(t_final) and t_final > 0):
+        raise ValueError(f"t_final must be a positive time, got {t_final!r}")
+    if not (np.isfinite(dt) and dt > 0):
+        raise ValueError(f"dt must be a positive step, got {dt!r}")
+    return Q0, U0
+
+
+def _explicit_rollout(c, tpl, inputs, states, control, control_period, times, save_every, n_rows, lie, progress):
+    """``rollout`` with an explicit method: every sample through the compiled loop across
+    cores (``rollout_kernels``, ``flex_rollout``), from the template integrator ``tpl``;
+    ``states`` (Q0, U0, tau, whether tau is (B, N, nu)), ``times`` (t_final, dt)."""
+    Q0, U0, tau, segmented = states
+    t_final, dt = times
+    B = Q0.shape[0]
     rows_per_sample = _rows_per_sample(control_period, control, dt * save_every, segmented)
     sampled = control if rows_per_sample else None
     if rows_per_sample:  # sampled: the loop takes the held forces as its tau, no pause per stage
@@ -200,10 +225,16 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
         bar.close()
     status = CTR[:, K.C_STATUS].copy()
     status[status == Status.BUFFER_FULL] = FINISHED  # a segmented run ends on its last full row
+    return _rollout_result(status, CLK, T, QO, UO, n_rows, dt * save_every, t_final, inputs)
+
+
+def _rollout_result(status, CLK, T, QO, UO, n_rows, interval, t_final, inputs):
+    """The ``RolloutResult`` of a finished compiled rollout (a finished sample with a huge
+    state is BLOW_UP at its first such row)."""
     t_failure = np.where(status == FINISHED, np.nan, CLK[:, K.K_TBAD])
     done = np.flatnonzero(status == FINISHED)
     # the output times, as the loop wrote them (every sample's are the same grid)
-    t = T[done[0]] if done.size else np.minimum(np.arange(n_rows + 1) * dt * save_every, t_final)
+    t = T[done[0]] if done.size else np.minimum(np.arange(n_rows + 1) * interval, t_final)
     blown = first_blown_row(QO[done], UO[done])  # finished, but not to be believed
     status[done[blown >= 0]] = Status.BLOW_UP
     t_failure[done[blown >= 0]] = t[blown[blown >= 0]]
