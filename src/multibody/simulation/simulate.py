@@ -207,16 +207,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
                           output=output, progress=progress, output_every=output_every,
                           keep_in_memory=keep_in_memory, limits=limits, joint_dynamics=joint_dynamics,
                           efforts=efforts, ctrl=ctrl, implicit_damping=implicit_damping)
-    t_final_f = check_positive(t_final, "t_final")
-    dt_f = check_positive(dt, "dt")
-    if dt_f > t_final_f:
-        raise ValueError(f"dt ({dt_f}) must not exceed t_final ({t_final_f})")
-    if int(save_every) != save_every or save_every < 1:
-        raise ValueError(f"save_every must be a positive integer, got {save_every!r}")
-    if output is not None:
-        check_output_path(output, "output")
-    elif not keep_in_memory:
-        raise ValueError("keep_in_memory=False needs output= (a file to stream the samples to)")
+    t_final_f, dt_f = _checked_run(t_final, dt, save_every, output, keep_in_memory)
     c = m.compiled
     integrator = contact_integrator(m, integrator, contact)
     moreau = integrator == "moreau"
@@ -249,15 +240,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
     block = max(64, n_out // 200) if (progress or integ.control is None and n_out > 200000) else None
     if output is not None:  # stream in blocks: the file grows as the run goes on
         block = min(block or n_out, BLOCK_SAMPLES)
-    after_block = None
-    if project_every is not None:
-        if int(project_every) != project_every or project_every < 1:
-            raise ValueError(f"project_every must be a positive integer, got {project_every!r}")
-        if not c.nc:
-            raise ValueError("project_every: the model has no enabled constraints to project onto")
-        block = int(project_every)
-        solver = m.constraint_kinematics()
-        after_block = lambda integ: integ.project_onto_constraints(solver)  # noqa: E731
+    block, after_block = _projection(m, project_every, block)
     labels = coordinate_labels(m)
     writer = None if output is None else ResultWriter(output, c.nq, c.nu, labels)
     signals = RunSignals()
@@ -285,6 +268,35 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
         _attach(err, res, message)
         raise err
     return res
+
+
+def _checked_run(t_final, dt, save_every, output, keep_in_memory):
+    """(t_final, dt) as floats, with ``simulate``'s checks of its run arguments (ValueError
+    naming the bad one)."""
+    t_final_f = check_positive(t_final, "t_final")
+    dt_f = check_positive(dt, "dt")
+    if dt_f > t_final_f:
+        raise ValueError(f"dt ({dt_f}) must not exceed t_final ({t_final_f})")
+    if int(save_every) != save_every or save_every < 1:
+        raise ValueError(f"save_every must be a positive integer, got {save_every!r}")
+    if output is not None:
+        check_output_path(output, "output")
+    elif not keep_in_memory:
+        raise ValueError("keep_in_memory=False needs output= (a file to stream the samples to)")
+    return t_final_f, dt_f
+
+
+def _projection(m, project_every, block):
+    """(block, after_block): with ``project_every`` (steps), runs go in blocks of that many
+    steps, each followed by a projection onto the constraints; else ``block`` and None."""
+    if project_every is None:
+        return block, None
+    if int(project_every) != project_every or project_every < 1:
+        raise ValueError(f"project_every must be a positive integer, got {project_every!r}")
+    if not m.compiled.nc:
+        raise ValueError("project_every: the model has no enabled constraints to project onto")
+    solver = m.constraint_kinematics()
+    return int(project_every), lambda integ: integ.project_onto_constraints(solver)
 
 
 def _loop(integ, signals, bar, t_final, dt, **options):
