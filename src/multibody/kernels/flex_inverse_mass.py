@@ -24,16 +24,10 @@ from .layout import NU, PARENT, S_COLS, SUBTREE_END, UOFF
 
 
 @njit(cache=True)
-def flex_inverse_mass_matrix(mi, mf, ws, fi, Mb, fnode, q, u0, phi, V, abias, pose, VN, P, G, Dinv, scratch, W,
-                             Minv):
-    """M(q)^-1 into Minv (nu, nu). u0: zeros (nu,) (only the placements and Phi^T are
-    needed); W: scratch (sum of nb, nu) holding F_k, then A_k, in the rows fi[k, VOFF]..;
-    scratch: at least max(nb NUALL, 6 nb, NUALL) of the largest link. False when some D is
-    not positive definite."""
+def _inward_pass(mi, mf, fi, phi, G, Dinv, scratch, W, Minv):
+    """Pass 1 of ``flex_inverse_mass_matrix``, tip to root: each link's rows of M^-1 for
+    the columns of its subtree (D^-1 eps), and its parent's F columns in W."""
     n = mi.shape[0]
-    nu_all = Minv.shape[0]
-    flex_kinematics(mi, mf, ws, fi, fnode, q, u0, phi, V, abias, pose, VN)
-    ok = flex_articulated_inertia_pass(mi, mf, fi, Mb, phi, P, G, Dinv, scratch)
     for k in range(n - 1, -1, -1):  # 1. inward
         nb, nk, nu = fi[k, FL.NB], fi[k, FL.NUALL], mi[k, NU]
         vo, ga, da = fi[k, FL.VOFF], fi[k, FL.GADR], fi[k, FL.DADR]
@@ -72,6 +66,14 @@ def flex_inverse_mass_matrix(mi, mf, ws, fi, Mb, fnode, q, u0, phi, V, abias, po
                     for r in range(6):
                         s += phi[o + r * nbp + a] * scratch[nk + r]
                     W[vp + a, c] = s
+
+
+@njit(cache=True)
+def _outward_pass(mi, mf, fi, phi, G, scratch, W, Minv):
+    """Pass 2 of ``flex_inverse_mass_matrix``, root to tip: each link's rows of M^-1 less
+    G^T of its parent's A columns, the symmetric entries, and its own A columns in W."""
+    n = mi.shape[0]
+    nu_all = Minv.shape[0]
     for k in range(n):  # 2. outward
         nb, nk, nu = fi[k, FL.NB], fi[k, FL.NUALL], mi[k, NU]
         vo, ga = fi[k, FL.VOFF], fi[k, FL.GADR]
@@ -107,4 +109,17 @@ def flex_inverse_mass_matrix(mi, mf, ws, fi, Mb, fnode, q, u0, phi, V, abias, po
         for a in range(nk):  # the own block's lower triangle: the upper's, exactly
             for b in range(a):
                 Minv[u0k + a, u0k + b] = Minv[u0k + b, u0k + a]
+
+
+@njit(cache=True)
+def flex_inverse_mass_matrix(mi, mf, ws, fi, Mb, fnode, q, u0, phi, V, abias, pose, VN, P, G, Dinv, scratch, W,
+                             Minv):
+    """M(q)^-1 into Minv (nu, nu). u0: zeros (nu,) (only the placements and Phi^T are
+    needed); W: scratch (sum of nb, nu) holding F_k, then A_k, in the rows fi[k, VOFF]..;
+    scratch: at least max(nb NUALL, 6 nb, NUALL) of the largest link. False when some D is
+    not positive definite."""
+    flex_kinematics(mi, mf, ws, fi, fnode, q, u0, phi, V, abias, pose, VN)
+    ok = flex_articulated_inertia_pass(mi, mf, fi, Mb, phi, P, G, Dinv, scratch)
+    _inward_pass(mi, mf, fi, phi, G, Dinv, scratch, W, Minv)
+    _outward_pass(mi, mf, fi, phi, G, scratch, W, Minv)
     return ok

@@ -140,14 +140,21 @@ def compile_flex(mb, c):
     fi[:, FL.SCR] = madr  # the shared scratch, behind the mass blocks
     madr += FL.SCR_BLOCKS * int(fi[:, FL.NB].max(initial=6)) ** 2
     _check_welded_at_deforming_nodes(mb, c)
-    frame_node = np.full(c.fr.shape[0], -1, dtype=np.int64)
-    for name, f in c.frame_rows.items():
-        if name in node_index:
-            frame_node[f] = node_index[name]
+    frame_node = _frame_nodes(c, node_index)
     con_table, con_work = constraint_tables(c.fr, c.cr, fi, n, c.nu, padr)
     constants = [pool.array() for pool in (mass, first, second, nodes, stiffness, damping)] + [frame_node, con_table]
     work = _work_sizes(fi, c.nu, (madr, voff, padr, phiadr, gadr, dadr, eadr)) + (con_work,)
     return flex_block(fi, constants, work, c.buf.shape[1])
+
+
+def _frame_nodes(c, node_index):
+    """(nf,) int64: per frame row of compiled model ``c`` its node record's address in fnode
+    (``node_index``: node name -> address), -1 for a frame that is not a deforming node."""
+    frame_node = np.full(c.fr.shape[0], -1, dtype=np.int64)
+    for name, f in c.frame_rows.items():
+        if name in node_index:
+            frame_node[f] = node_index[name]
+    return frame_node
 
 
 def _work_sizes(fi, nu, sizes):
