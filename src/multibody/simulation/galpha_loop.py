@@ -40,10 +40,9 @@ from .force_kernels import apply_forces
 from .galpha_step import G_ATOL, G_BETA, G_GAMMA, G_ALPHA_F, G_ALPHA_M, G_MAXIT, G_RTOL, advance_state, \
     iteration_matrix, residual
 from .kernels import (
-    C_BAD, C_CHARTS, C_OUT, C_STAGE, C_STEP, C_WRITTEN, K_STEP, K_T, K_TBAD, K_TOUT,
-    O_CONTROL, O_NSTEPS, O_STRIDE, _begin_step, _failed, _stop, control_at_step_start,
+    C_BAD, C_CHARTS, C_OUT, C_STAGE, C_STEP, K_STEP, K_T, K_TBAD, K_TOUT,
+    O_CONTROL, O_NSTEPS, O_STRIDE, _begin_step, _failed, _stop, control_at_step_start, write_sample,
 )
-from .lie import to_start_charts
 from .stages import after_step, first_bad
 
 __all__ = ["galpha_entry_point", "allocate_galpha_work"]
@@ -240,12 +239,7 @@ def _make_galpha_loop(links, controlled):
             ctr[C_STEP] += 1
             if ctr[C_STEP] % iopt[O_STRIDE] == 0 or ctr[C_STEP] == iopt[O_NSTEPS]:
                 ctr[C_OUT] += 1
-                w = ctr[C_WRITTEN]
-                T[w] = clk[K_T]
-                to_start_charts(mi, ws, chart0, q, Q[w])
-                for i in range(nu):
-                    U[w, i] = u[i]
-                ctr[C_WRITTEN] = w + 1
+                write_sample(mi, ws, chart0, clk[K_T], q, u, T, Q, U, ctr)
 
     return run
 

@@ -144,6 +144,20 @@ def control_at_step_start(mi, ws, chart0, q, u, tau0, qview, uview, tauc, clk, c
 
 
 @njit(cache=True, inline="always")
+def write_sample(mi, ws, chart0, t, q, u, T, Q, U, ctr):
+    """Store the sample (t, q re-expressed in the run's start charts, u) in the next output
+    row and count it (the implicit and contact loops; the RK loop writes its own, with a
+    variant without charts). Returns the row."""
+    w = ctr[C_WRITTEN]
+    T[w] = t
+    to_start_charts(mi, ws, chart0, q, Q[w])
+    for i in range(u.shape[0]):
+        U[w, i] = u[i]
+    ctr[C_WRITTEN] = w + 1
+    return w
+
+
+@njit(cache=True, inline="always")
 def _stop(ctr, status):
     ctr[C_STATUS] = status
     return status

@@ -35,11 +35,10 @@ from ..kernels.status import MIN_STEP, NONFINITE_STATE, RUNNING, SINGULAR
 from ..kernels.variants import variant
 from .galpha_step import iteration_matrix
 from .kernels import (
-    C_BAD, C_CHARTS, C_HIT, C_OUT, C_REJECT, C_STAGE, C_STEP, C_WRITTEN, F_HMIN, K_H, K_STEP, K_T, K_TBAD,
+    C_BAD, C_CHARTS, C_HIT, C_OUT, C_REJECT, C_STAGE, C_STEP, F_HMIN, K_H, K_STEP, K_T, K_TBAD,
     K_TOUT, O_ADAPT, O_CONTROL, O_EVERY, O_NSTEPS, O_STRIDE, O_WORLDF, _begin_step, _failed, _stop,
-    control_at_step_start,
+    control_at_step_start, write_sample,
 )
-from .lie import to_start_charts
 from .radau_newton import (
     N_ROPT, R_ATOL, R_NIT, R_RTOL, R_THET, S_HHFAC, S_THETA, error_estimate, radau_newton_flex0_links0, rate,
     radau_newton_flex0_links1, radau_newton_flex1_links0,
@@ -245,12 +244,7 @@ def _accept(mi, ws, iopt, clk, ctr, rst, ropt, max_angles, chart0, q, u, rw, h, 
         if store:
             ctr[C_OUT] += 1
     if store:
-        w = ctr[C_WRITTEN]
-        T[w] = clk[K_T]
-        to_start_charts(mi, ws, chart0, q, Q[w])
-        for i in range(nu):
-            U[w, i] = u[i]
-        ctr[C_WRITTEN] = w + 1
+        write_sample(mi, ws, chart0, clk[K_T], q, u, T, Q, U, ctr)
     return RUNNING
 
 
