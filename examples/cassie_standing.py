@@ -54,6 +54,8 @@ MOTORS = [f"{s}-{j}-op" for s in SIDES for j in ("roll", "yaw", "pitch", "knee",
 ROTORS = [h.replace("-op", "-ip") for h in MOTORS]
 KNEE_SPRING = [f"{s}-{j}" for s in SIDES for j in ("knee-spring-joint", "knee-shin-joint")]
 FEET = [f"{s}-foot" for s in SIDES]
+SOLE_HALF = 0.09    # [m] the added soles' spheres, ahead of and behind each foot's middle (0.18 m apart: the file's foot cylinder's length)
+SOLE_RADIUS = 0.02  # [m] their radius
 
 
 def cassie_path():
@@ -65,15 +67,53 @@ def cassie_path():
     return next((f.locate() for f in files if str(f).endswith("cassie_description/robots/cassie.sdf")), None)
 
 
-def load_cassie(path=None):
+def load_cassie(path=None, floating_base=False):
     """Cassie with its loops and gearboxes, the pelvis fixed at its file pose (q = 0 is the
-    file's standing configuration, where every loop is closed)."""
+    file's standing configuration, where every loop is closed), or on a free hinge
+    (``floating_base``: q[:3] its rotation vector, q[3:6] its position)."""
     path = path or cassie_path()
     if path is None:
         raise FileNotFoundError("example-robot-data's cassie.sdf is not installed (pip install example-robot-data)")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # two rotor inertias break the triangle inequality
-        return mb.load_sdf(path, floating_base=False)
+        return mb.load_sdf(path, floating_base=floating_base)
+
+
+def _foot_centre(m, q, foot):
+    """The world position [m] of the middle of the file's collision cylinder on ``foot``."""
+    shape = next(s for s in m.collision_shapes if s.body.name == foot)
+    return (m.body_pose(q, foot) @ shape.pose)[:3, 3]
+
+
+def on_ground(m, sole=SOLE_HALF, radius=SOLE_RADIUS, mu=1.0):
+    """Put free-pelvis Cassie (``load_cassie(floating_base=True)``) on a floor: returns q0 at
+    the file's joint pose, pitched about y so that the centre of mass is over the feet, with
+    a floor (the plane z = 0, friction mu) added and a sole under each foot: two spheres of
+    ``radius`` [m], ``sole`` [m] ahead of and behind the foot's middle, resting on the floor.
+
+    Why soles: at the file's pose the foot's collision cylinder stands on its rim (its axis
+    63 degrees from the horizontal), one point per foot, and the centre of mass is 0.24 m
+    ahead of the feet (a level pelvis would fall forward). The file's foot and tarsus
+    cylinders are kept for everything but the floor."""
+    q = m.neutral_q()
+    base = m.q_slice("root_joint")
+    feet = np.mean([_foot_centre(m, q, f) for f in FEET], axis=0)
+    d = m.center_of_mass(q) - feet
+    q[base.start + 1] = np.arctan2(-d[0], d[2])  # about y: the centre of mass over the feet
+    centres = [_foot_centre(m, q, f) for f in FEET]
+    z = min(c[2] for c in centres)
+    for foot, c in zip(FEET, centres):
+        T = np.linalg.inv(m.body_pose(q, foot))
+        for end, dx in (("toe", sole), ("heel", -sole)):
+            P = np.eye(4)
+            P[:3, 3] = (T @ np.r_[c[0] + dx, c[1], z, 1.0])[:3]
+            m.add_collision(foot, mb.Sphere(radius), P, name=f"{foot}/{end}", friction=mu)
+    m.add_collision(m.world, mb.Plane(), name="floor", friction=mu)
+    for s in SIDES:
+        for part in ("foot", "tarsus"):
+            m.exclude_collision(f"{s}-{part}/{s}-{part}_collision", "floor")
+    q[base.start + 3:base.start + 6] -= np.r_[np.mean([c[:2] for c in centres], axis=0), z - radius]
+    return q
 
 
 def force_models(m, q_ref, kp=2000.0, kd=50.0):

@@ -8,74 +8,97 @@ the contact impulses lambda:
 
 Eliminating mu (Gamma = Gc M^-1 Gc^T, seed 000's Gamma in joint coordinates):
 
-    mu = Gamma^+ (g - Gc u_f - Gc M^-1 J^T lambda), so
     u+ = u_c + P J^T lambda,   u_c = u_f + M^-1 Gc^T Gamma^+ (g - Gc u_f),
     P = M^-1 - M^-1 Gc^T Gamma^+ Gc M^-1,
 
 P the constrained compliance (the loops' motion's M^-1: Gc P = 0, P = P^T >= 0). The
 contact problem is then the tree's with P for M^-1 (W = J P J^T, free speeds u_c), and any
-contact impulses keep Gc u+ = g. Gamma is factored as tree-augmented dynamics factors it
-(``constrained_dynamics.factor_gamma``: LDL^T in row order, rows whose pivot falls below
-1e-12 of the largest diagonal dropped, mu = 0 on them), so both drop the same redundant
-rows. Dense, O(nu^2 nr + nu nr^2): the step's M^-1 and W are dense already.
+contact impulses keep Gc u+ = g.
+
+How, in the kinetic metric: with M^-1 = L L^T (Cholesky) and B = Gc L = U S V^T (SVD), the
+loops' free directions are V's columns past B's rank r, so
+
+    P = (L V0)(L V0)^T   (V0 = V[:, r:]),    u_c = u_f + L V_r S_r^-1 U_r^T (g - Gc u_f),
+
+P positive semi-definite by construction and Gc P = B V0 (...) zero to the rounding of B.
+Rank: singular values below RANK_TOL of the largest are dropped (Gamma = B B^T, so this is
+tree-augmented dynamics' test of Gamma's pivots against 1e-12 of its largest diagonal).
+Why not Gamma's LDL^T, as TA: on Cassie (36 rows of rank 28, rotors with M^-1 entries of
+1e5, the knee-spring slider loops nearly singular) M^-1 - M^-1 Gc^T Gamma^+ Gc M^-1 lost
+its positivity to cancellation: Gc P was 2e-8 of |Gc| |P|, and the contact solve on that
+P kept a 200 Hz chatter of the feet alive. Dense, O(nu^3 + nr nu^2) per step: the step's
+M^-1 and W are dense already.
 """
+import numpy as np
 from numba import njit
 
-from .constrained_dynamics import factor_gamma, ldl_solve
+__all__ = ["loop_basis", "constrained_compliance", "project_speeds", "RANK_TOL"]
 
-__all__ = ["constrained_compliance", "project_speeds"]
+#: Singular values of Gc L below this fraction of the largest count as redundant rows.
+RANK_TOL = 1e-6
 
 
 @njit(cache=True)
-def constrained_compliance(Minv, G, nr, MGt, A, P):
-    """P (nu, nu) = M^-1 - M^-1 Gc^T Gamma^+ Gc M^-1 (module docstring) from Minv (nu, nu) and
-    Gc = G[:nr] (nr, nu); leaves MGt[:, :nr] = M^-1 Gc^T (nu, nr) and Gamma's LDL^T factors in
-    A[:, :nr] (A: (nr, nr + 1), its last column the solves' scratch) for ``project_speeds``.
-    Returns the number of rows dropped as redundant."""
+def loop_basis(Minv, G, nr, LV, S, U):
+    """The kinetic-metric SVD of the loop rows Gc = G[:nr, :nu] (module docstring): LV (nu, nu)
+    = L V with M^-1 = L L^T (Minv (nu, nu)), S[:min(nr, nu)] the singular values of Gc L
+    (descending), U[:nr, :nr] its left singular vectors. Returns the rank r (RANK_TOL), or -1
+    when M^-1 is not positive definite."""
     nu = Minv.shape[0]
+    for a in range(nu):  # (Cholesky needs exact symmetry; M^-1 is symmetric up to rounding)
+        for b in range(a):
+            s = 0.5 * (Minv[a, b] + Minv[b, a])
+            Minv[a, b] = s
+            Minv[b, a] = s
     for a in range(nu):
-        for i in range(nr):
-            s = 0.0
-            for k in range(nu):
-                s += Minv[a, k] * G[i, k]
-            MGt[a, i] = s
-    for i in range(nr):
-        for j in range(i + 1):
-            s = 0.0
-            for k in range(nu):
-                s += G[i, k] * MGt[k, j]
-            A[i, j] = s
-            A[j, i] = s
-    dropped = factor_gamma(A, 0, nr)  # (nu = 0: Gamma's columns start at column 0)
-    for a in range(nu):  # column a of P: M^-1's minus M^-1 Gc^T Gamma^+ (row a of M^-1 Gc^T)^T
-        for i in range(nr):
-            A[i, nr] = MGt[a, i]
-        ldl_solve(A, 0, nr, nr)
-        for b in range(nu):
-            s = 0.0
-            for i in range(nr):
-                s += MGt[b, i] * A[i, nr]
-            P[b, a] = Minv[b, a] - s
-    return dropped
+        if not Minv[a, a] > 0.0:
+            return -1
+    L = np.linalg.cholesky(Minv)
+    B = np.ascontiguousarray(G[:nr, :nu]) @ L
+    u, s, vt = np.linalg.svd(B)
+    k = s.shape[0]
+    r = 0
+    for i in range(k):
+        S[i] = s[i]
+        if s[i] > RANK_TOL * s[0]:
+            r += 1
+    LV[:, :] = L @ vt.T
+    U[:nr, :nr] = u
+    return r
 
 
 @njit(cache=True)
-def project_speeds(G, nr, MGt, A, g, u):
-    """u <- u + M^-1 Gc^T Gamma^+ (g - Gc u) in place: the speeds nearest u in the kinetic
-    metric with Gc u = g on the rows Gamma's factors keep (``constrained_compliance`` left
-    MGt and A). Gc = G[:nr] (nr, nu), g (nr,). Returns the largest |Gc u - g| before."""
+def constrained_compliance(LV, r, P):
+    """P (nu, nu) = (L V0)(L V0)^T, the compliance of the loops' free motion, from
+    ``loop_basis``'s LV and rank r."""
+    nu = P.shape[0]
+    for a in range(nu):
+        for b in range(a + 1):
+            s = 0.0
+            for k in range(r, nu):
+                s += LV[a, k] * LV[b, k]
+            P[a, b] = s
+            P[b, a] = s
+
+
+@njit(cache=True)
+def project_speeds(G, nr, LV, S, U, r, g, u, x):
+    """u <- u + L V_r S_r^-1 U_r^T (g - Gc u) in place (Gc = G[:nr]): the speeds nearest u in
+    the kinetic metric with Gc u = g on the rows of rank r (``loop_basis``). g (nr,), x
+    scratch (nr,). Returns the largest |Gc u - g| before."""
     nu = u.shape[0]
     worst = 0.0
     for i in range(nr):
         s = g[i]
         for k in range(nu):
             s -= G[i, k] * u[k]
-        A[i, nr] = s
+        x[i] = s
         worst = max(worst, abs(s))
-    ldl_solve(A, 0, nr, nr)
-    for a in range(nu):
+    for j in range(r):
         s = 0.0
         for i in range(nr):
-            s += MGt[a, i] * A[i, nr]
-        u[a] += s
+            s += U[i, j] * x[i]
+        s /= S[j]
+        for a in range(nu):
+            u[a] += LV[a, j] * s
     return worst

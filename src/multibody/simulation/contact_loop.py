@@ -31,7 +31,7 @@ from ..kernels.coordinates import integrate_q
 from ..kernels.constrained_dynamics import constraint_rows_at
 from ..kernels.constraint_work import WC_ROW, row_offset
 from ..kernels.inverse_mass_matrix import minv_core, work_shape
-from ..kernels.loop_impulses import constrained_compliance, project_speeds
+from ..kernels.loop_impulses import constrained_compliance, loop_basis, project_speeds
 from ..kernels.joint_transform import world_placements
 from ..kernels.status import CONTACT_ROWS, CONTACT_UNSOLVED, NONFINITE_STATE, RUNNING, SINGULAR
 from ..kernels.variants import variant
@@ -89,13 +89,14 @@ def allocate_contact_work(nq, nu, n_links, maxc):
 
 
 def allocate_loop_work(wc, nu):
-    """The loop rows' arrays of a contact run (``kernels/loop_impulses``): (wc, MGt, A, P, g),
-    wc the run's constraint work (Gc, the rows' coefficients), or small placeholders for a
-    model without enabled constraints (the loop variant without loops never reads them)."""
+    """The loop rows' arrays of a contact run (``kernels/loop_impulses``): (wc, LV, S, U, P, g,
+    x), wc the run's constraint work (Gc, the rows' coefficients), or small placeholders for
+    a model without enabled constraints (the loop variant without loops never reads them)."""
     if wc is None:
-        return (np.zeros((1, 1)), np.zeros((1, 1)), np.zeros((1, 2)), np.zeros((1, 1)), np.zeros(1))
+        wc, nu = np.zeros((1, 1)), 1
     nr = wc.shape[0]
-    return (wc, np.zeros((nu, nr)), np.zeros((nr, nr + 1)), np.zeros((nu, nu)), np.zeros(nr))
+    return (wc, np.zeros((nu, nu)), np.zeros(max(min(nr, nu), 1)), np.zeros((nr, nr)), np.zeros((nu, nu)),
+            np.zeros(nr), np.zeros(nr))
 
 
 @njit(cache=True)
@@ -158,9 +159,10 @@ def _make_contact_loop(links, controlled, loops):
         ci, cf, ci_prev, lam_prev, J, MJt, W, vfree, b, lam, v, mu, comp, Minv, Mwork, uf, umid, kq, ku, tau, \
             q1, u1, rec = cw
         tauc, qview, uview = ctl
-        wc, MGt, A, P, g = lw
+        wc, LV, Sg, Ug, P, g, xg = lw  # (U, the samples' speeds, is an argument: not U here)
         nr = cr.shape[0]
         col_r = row_offset(u.shape[0], nr) + WC_ROW  # each loop row's residual in wc
+        rank = 0  # (the loop rows' rank, each step's)
         nq = q.shape[0]
         nu = u.shape[0]
         control = 0
@@ -196,8 +198,13 @@ def _make_contact_loop(links, controlled, loops):
             if loops:  # the loop rows eliminated: compliance P, free speeds on the loops (Gc u_f = g)
                 constraint_rows_at(mi, mf, fr, cr, ws, q, u, wc)
                 loop_targets(wc, col_r, nr, h, g)
-                cst[S_DROPPED] = constrained_compliance(Minv, wc, nr, MGt, A, P)
-                project_speeds(wc, nr, MGt, A, g, uf)
+                rank = loop_basis(Minv, wc, nr, LV, Sg, Ug)
+                if rank < 0:
+                    clk[K_TBAD] = t
+                    return _failed(ctr, q, u, SINGULAR)
+                cst[S_DROPPED] = nr - rank
+                constrained_compliance(LV, rank, P)
+                project_speeds(wc, nr, LV, Sg, Ug, rank, g, uf, xg)
             world_placements(mi, mf, ws, q)  # (M^-1 just used them as scratch: kernels/placements.py)
             nc = detect(si, sf, verts, allow, ws, dwork, ci, cf)
             if nc < 0:
@@ -247,7 +254,7 @@ def _make_contact_loop(links, controlled, loops):
                 cst[S_MOST] = max(cst[S_MOST], nc)
                 apply_impulses(MJt, lam, m, uf, u1)
                 if loops:  # Gc P = 0 up to rounding: the rounding taken out of u+
-                    cst[S_LOOPMISS] = max(cst[S_LOOPMISS], project_speeds(wc, nr, MGt, A, g, u1))
+                    cst[S_LOOPMISS] = max(cst[S_LOOPMISS], project_speeds(wc, nr, LV, Sg, Ug, rank, g, u1, xg))
             cst[S_NPREV] = keep_contacts(ci, lam, nc, ci_prev, lam_prev)
             # 4. the new state
             for i in range(nu):
