@@ -56,6 +56,8 @@ KNEE_SPRING = [f"{s}-{j}" for s in SIDES for j in ("knee-spring-joint", "knee-sh
 FEET = [f"{s}-foot" for s in SIDES]
 SOLE_HALF = 0.09    # [m] the added soles' spheres, ahead of and behind each foot's middle (0.18 m apart: the file's foot cylinder's length)
 SOLE_RADIUS = 0.02  # [m] their radius
+LEAF_SPRINGS = [f"{s}-{j}" for s in SIDES for j in ("knee-shin-joint", "tarsus-spring-joint")]
+SPRING_HOLD = 2e4   # [N m/rad] the on-ground run's PD on the leaf springs (``ground_forces``)
 
 
 def cassie_path():
@@ -199,10 +201,66 @@ def stand(m, q0, q_ref, t_final=2.0, dt=1e-3, kp=2000.0, kd=50.0, stabilization_
     return res, summary
 
 
+def ground_forces(m, q_ref, kp=2000.0, kd=50.0, spring_hold=SPRING_HOLD):
+    """``force_models`` plus, unless ``spring_hold`` is 0, a PD of ``spring_hold`` [N m/rad]
+    (damping 5 N m s/rad) holding the knee and heel leaf-spring hinges at q_ref: with only the
+    file's springs (1500 and 1250 N m/rad) the free-standing robot is an inverted pendulum in
+    pitch that PD on the motors does not hold (it falls backwards in about 1.2 s)."""
+    forces = force_models(m, q_ref, kp, kd)
+    if spring_hold:
+        forces += [JointSpringDamper(h, spring_hold, 5.0, q_ref[m.q_slice(h)]) for h in LEAF_SPRINGS]
+    return forces
+
+
+def _grouped_closure(m, Q):
+    """(largest loop residual of the knee-spring slider loops, of every other row) over Q."""
+    errors = np.array([np.abs(m.pose_error(x, "residual")) for x in Q])
+    slider = np.zeros(errors.shape[1], dtype=bool)
+    for con in m.enabled_constraints:
+        slider[m.compiled.constraint_rows[con]] = getattr(con, "kind", None) == "slider"
+    return float(errors[:, slider].max()), float(errors[:, ~slider].max())
+
+
+def stand_on_ground(m, q0, t_final=2.0, dt=5e-4, kp=2000.0, kd=50.0, spring_hold=SPRING_HOLD):
+    """Free-pelvis Cassie (``on_ground``'s model and q0) from rest on the floor under
+    ``ground_forces`` (Moreau-Jean time stepping with hard contact, the loops exact); returns
+    (result, summary): pelvis height range [m], the total vertical contact force over the
+    weight at the end (mean of the last 50 steps and last step), the deepest penetration [m],
+    the loops' closure errors [m, rad] and the wall time [s]."""
+    forces = ground_forces(m, q0, kp, kd, spring_hold)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JointLimitWarning)  # the foot limits: see the module docstring
+        start = time.perf_counter()
+        res = mb.simulate(m, q0, np.zeros(m.nu), t_final, dt=dt, forces=forces, limits=False,
+                          joint_dynamics=False, contact_output=True)  # (contacts on: integrator "moreau")
+        wall = time.perf_counter() - start
+    weight = sum(b.mass for b in m.bodies) * float(np.linalg.norm(m.gravity))
+    fz = -res.contacts.total_force()[:, 2] / weight  # (the floor is each pair's shape b)
+    z = res.q[:, m.q_slice("root_joint").start + 5]
+    depth = max(0.0, -min(min(m.contacts(x).distances, default=0.0) for x in res.q[::10]))
+    slider, others = _grouped_closure(m, res.q)
+    return res, {"pelvis_z_range": float(np.ptp(z)), "pelvis_z_drop": float(z[0] - z[-1]),
+                 "force_over_weight_end": float(fz[-1]), "force_over_weight_mean": float(fz[-50:].mean()),
+                 "deepest_penetration": depth, "closure_max_slider": slider, "closure_max_others": others,
+                 "speed_end": float(np.abs(res.u[-1]).max()), "wall_time": wall, "steps": len(res.t) - 1}
+
+
+def _report_ground(s, t_final, dt):
+    print(f"on the floor, {t_final:g} s at dt = {dt:g} (moreau, hard contact, loops exact): {s['steps']} steps in "
+          f"{s['wall_time']:.2f} s")
+    print(f"pelvis height range {1e3 * s['pelvis_z_range']:.2f} mm (sag {1e3 * s['pelvis_z_drop']:.2f} mm); "
+          f"vertical contact force / weight at the end {s['force_over_weight_end']:.6f}; deepest penetration "
+          f"{1e3 * s['deepest_penetration']:.4f} mm")
+    print(f"loop closure error [m, rad]: achilles and plantar loops and gearboxes {s['closure_max_others']:.1e}, "
+          f"knee-spring slider loops {s['closure_max_slider']:.1e}; largest speed at the end {s['speed_end']:.1e}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--t-final", type=float, default=2.0)
-    ap.add_argument("--dt", type=float, default=1e-3)
+    ap.add_argument("--dt", type=float, default=None, help="step [s] (default 5e-4 on the floor, 1e-3 fixed)")
+    ap.add_argument("--fixed", action="store_true", help="pelvis fixed at its file pose, no floor (RK4)")
+    ap.add_argument("--soft-springs", action="store_true", help="on the floor, only the file's leaf springs")
     ap.add_argument("--crouch", type=float, default=0.0, help="start with the hips pitched by this [rad]")
     ap.add_argument("--kp", type=float, default=2000.0, help="PD stiffness on the motor outputs [N m/rad]")
     ap.add_argument("--kd", type=float, default=50.0, help="PD damping [N m s/rad]")
@@ -211,6 +269,16 @@ def main(argv=None):
     ap.add_argument("--diagnose", action="store_true", help="print the model's numbers behind the settings")
     ap.add_argument("--plot", default=None, help="write a PNG plot here")
     args = ap.parse_args(argv)
+    if not args.fixed:
+        m = load_cassie(floating_base=True)
+        q0 = on_ground(m)
+        dt = args.dt or 5e-4
+        print(f"Cassie on a free pelvis on the floor: nu = {m.nu}, {len(m.enabled_constraints)} constraints, "
+              f"{len(m.collision_shapes)} collision shapes")
+        res, s = stand_on_ground(m, q0, args.t_final, dt, args.kp, args.kd, 0.0 if args.soft_springs else SPRING_HOLD)
+        _report_ground(s, args.t_final, dt)
+        return res, s
+    args.dt = args.dt or 1e-3
     m = load_cassie()
     q_stand = m.neutral_q()
     print(f"Cassie, pelvis fixed: nq = nu = {m.nu}, {len(m.enabled_constraints)} constraints "
