@@ -178,8 +178,8 @@ def stand(m, q0, q_ref, t_final=2.0, dt=1e-3, kp=2000.0, kd=50.0, stabilization_
         start = time.perf_counter()
         res = mb.simulate(m, q0, np.zeros(m.nu), t_final, dt=dt, forces=forces, limits=False,
                           joint_dynamics=False,  # (force_models has the file's springs and dampers)
-                          contact=False,  # (its pelvis is held: the file's collision shapes stay apart, and
-                          stabilization_gains=stabilization_gains)  # contact with loops is not built yet)
+                          contact=False,  # (no floor, and the file's collision shapes stay apart: RK4 runs)
+                          stabilization_gains=stabilization_gains)
         wall = time.perf_counter() - start
     errors = np.array([np.abs(m.pose_error(x, "residual")) for x in res.q])
     c = m.compiled
