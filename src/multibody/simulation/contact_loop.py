@@ -6,9 +6,14 @@ Fixed steps h; per step, from (q, u) at time t:
    (``stages.stage_rates``) at the step's start;
 2. contacts at q (``kernels/collision/detect``), their rows J (``contact_step``), M^-1
    (``kernels/inverse_mass_matrix``), the Delassus matrix W = J M^-1 J^T and the targets b;
+   with enabled constraints (the ``loops`` variant) their rows are eliminated first
+   (``kernels/loop_impulses``): u_f is projected onto Gc u = g (g = -LOOP_RECOVERY r / h,
+   ``contact_step.loop_targets``) and P, the constrained compliance, stands for M^-1 in W
+   and in the impulses' speeds, so that u+ keeps Gc u+ = g;
 3. the impulses lambda of the Coulomb problem (``kernels/contact_solver``), warm-started
    from the last step's contacts of the same shapes and feature;
-4. u+ = u_f + M^-1 J^T lambda and q+ = q (+) h (u + u+)/2 (the midpoint speed: a body
+4. u+ = u_f + M^-1 J^T lambda (P J^T lambda with loops, then u+ projected onto Gc u+ = g
+   once more: rounding) and q+ = q (+) h (u + u+)/2 (the midpoint speed: a body
    that slides at constant deceleration moves by the trapezoid rule, exact for it), then
    quaternions re-normalised and charts re-centred as in the RK loop.
 
@@ -28,15 +33,13 @@ from ..kernels.collision.layout import CF_COLS, CF_MU, CI_COLS
 from ..kernels.common import constraint_table, data_start, frame_table, link_rows, ragged
 from ..kernels.contact_solver import natural_residual, solve_contacts
 from ..kernels.coordinates import integrate_q
-from ..kernels.constrained_dynamics import constraint_rows_at
 from ..kernels.constraint_work import WC_ROW, row_offset
 from ..kernels.inverse_mass_matrix import minv_core, work_shape
-from ..kernels.loop_impulses import constrained_compliance, loop_basis, project_speeds
 from ..kernels.joint_transform import world_placements
 from ..kernels.status import CONTACT_ROWS, CONTACT_UNSOLVED, NONFINITE_STATE, RUNNING, SINGULAR
 from ..kernels.variants import variant
 from .contact_step import apply_impulses, contact_jacobian, contact_record, delassus, drop_immobile, \
-    keep_contacts, loop_targets, velocity_targets, warm_start
+    eliminate_loop_rows, keep_contacts, project_loops, velocity_targets, warm_start
 from .kernels import (
     C_BAD, C_CHARTS, C_OUT, C_STAGE, C_STEP, C_WRITTEN, K_STEP, K_T, K_TBAD, K_TOUT,
     O_CONTROL, O_NSTEPS, O_STRIDE, O_WORLDF, _begin_step, _failed, _stop, control_at_step_start,
@@ -159,9 +162,9 @@ def _make_contact_loop(links, controlled, loops):
         ci, cf, ci_prev, lam_prev, J, MJt, W, vfree, b, lam, v, mu, comp, Minv, Mwork, uf, umid, kq, ku, tau, \
             q1, u1, rec = cw
         tauc, qview, uview = ctl
-        wc, LV, Sg, Ug, P, g, xg = lw  # (U, the samples' speeds, is an argument: not U here)
+        P = lw[4]  # the constrained compliance (loops)
         nr = cr.shape[0]
-        col_r = row_offset(u.shape[0], nr) + WC_ROW  # each loop row's residual in wc
+        col_r = row_offset(u.shape[0], nr) + WC_ROW  # each loop row's residual in lw[0]
         rank = 0  # (the loop rows' rank, each step's)
         nq = q.shape[0]
         nu = u.shape[0]
@@ -196,15 +199,11 @@ def _make_contact_loop(links, controlled, loops):
                 clk[K_TBAD] = t
                 return _failed(ctr, q, u, SINGULAR)
             if loops:  # the loop rows eliminated: compliance P, free speeds on the loops (Gc u_f = g)
-                constraint_rows_at(mi, mf, fr, cr, ws, q, u, wc)
-                loop_targets(wc, col_r, nr, h, g)
-                rank = loop_basis(Minv, wc, nr, LV, Sg, Ug)
+                rank = eliminate_loop_rows(mi, mf, fr, cr, ws, q, u, h, lw, col_r, Minv, uf)
                 if rank < 0:
                     clk[K_TBAD] = t
                     return _failed(ctr, q, u, SINGULAR)
                 cst[S_DROPPED] = nr - rank
-                constrained_compliance(LV, rank, P)
-                project_speeds(wc, nr, LV, Sg, Ug, rank, g, uf, xg)
             world_placements(mi, mf, ws, q)  # (M^-1 just used them as scratch: kernels/placements.py)
             nc = detect(si, sf, verts, allow, ws, dwork, ci, cf)
             if nc < 0:
@@ -254,7 +253,7 @@ def _make_contact_loop(links, controlled, loops):
                 cst[S_MOST] = max(cst[S_MOST], nc)
                 apply_impulses(MJt, lam, m, uf, u1)
                 if loops:  # Gc P = 0 up to rounding: the rounding taken out of u+
-                    cst[S_LOOPMISS] = max(cst[S_LOOPMISS], project_speeds(wc, nr, LV, Sg, Ug, rank, g, u1, xg))
+                    cst[S_LOOPMISS] = max(cst[S_LOOPMISS], project_loops(lw, rank, u1))
             cst[S_NPREV] = keep_contacts(ci, lam, nc, ci_prev, lam_prev)
             # 4. the new state
             for i in range(nu):

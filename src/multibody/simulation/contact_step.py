@@ -22,11 +22,13 @@ Normal targets b_n (``velocity_targets``): the contact is to satisfy v_n+ + b_n 
 from numba import njit
 
 from ..kernels.collision.layout import CF_DIST, CF_N, CF_P, CF_REST, CF_T1, CF_T2, CI_A, CI_B, CI_FEATURE, SI_LINK
+from ..kernels.constrained_dynamics import constraint_rows_at
 from ..kernels.layout import NU, PARENT, UOFF, W_PW
+from ..kernels.loop_impulses import constrained_compliance, loop_basis, project_speeds
 from ..kernels.spatial_inline import world_subspace_column
 
 __all__ = ["contact_jacobian", "delassus", "velocity_targets", "drop_immobile", "warm_start", "apply_impulses",
-           "loop_targets", "PENETRATION_RECOVERY", "RESTITUTION_SPEED", "CONTACT_SLOP", "RECOVERY_SPEED",
+           "loop_targets", "eliminate_loop_rows", "project_loops", "PENETRATION_RECOVERY", "RESTITUTION_SPEED", "CONTACT_SLOP", "RECOVERY_SPEED",
            "LOOP_RECOVERY"]
 
 #: The fraction of a penetration removed per step (Baumgarte-like, at the velocity level):
@@ -140,6 +142,32 @@ def loop_targets(Wc, c0, nr, h, g):
     row's is 0)."""
     for i in range(nr):
         g[i] = -LOOP_RECOVERY * Wc[i, c0] / h
+
+
+@njit(cache=True)
+def eliminate_loop_rows(mi, mf, fr, cr, ws, q, u, h, lw, col_r, Minv, uf):
+    """The loop rows at the step's start (q, u) eliminated (``kernels/loop_impulses``): in lw =
+    (wc, LV, S, U, P, g, x) the rows (wc), their targets g (``loop_targets``; residuals at
+    column col_r of wc), the kinetic-metric basis and the constrained compliance P; uf
+    projected onto Gc uf = g in place. Minv (M^-1) is symmetrized in place. Returns the rank of
+    the rows, or -1 when M^-1 is not positive definite."""
+    wc, LV, S, U, P, g, x = lw
+    nr = cr.shape[0]
+    constraint_rows_at(mi, mf, fr, cr, ws, q, u, wc)
+    loop_targets(wc, col_r, nr, h, g)
+    rank = loop_basis(Minv, wc, nr, LV, S, U)
+    if rank >= 0:
+        constrained_compliance(LV, rank, P)
+        project_speeds(wc, nr, LV, S, U, rank, g, uf, x)
+    return rank
+
+
+@njit(cache=True)
+def project_loops(lw, rank, u):
+    """u projected onto Gc u = g in place with ``eliminate_loop_rows``' basis (lw, rank);
+    returns the largest |Gc u - g| before."""
+    wc, LV, S, U, P, g, x = lw
+    return project_speeds(wc, wc.shape[0], LV, S, U, rank, g, u, x)
 
 
 @njit(cache=True)
