@@ -225,7 +225,7 @@ def ground_forces(m, q_ref, kp=2000.0, kd=50.0, spring_hold=SPRING_HOLD):
     """``force_models`` plus, unless ``spring_hold`` is 0, a PD of ``spring_hold`` [N m/rad]
     (damping 5 N m s/rad) holding the knee and heel leaf-spring hinges at q_ref: with only the
     file's springs (1500 and 1250 N m/rad) the free-standing robot is an inverted pendulum in
-    pitch that PD on the motors does not hold (it falls backwards in about 1.2 s)."""
+    pitch that PD on the motors does not hold (at dt = 1e-4 it falls backwards in about 1.2 s)."""
     forces = force_models(m, q_ref, kp, kd)
     if spring_hold:
         forces += [JointSpringDamper(h, spring_hold, 5.0, q_ref[m.q_slice(h)]) for h in LEAF_SPRINGS]
