@@ -320,10 +320,19 @@ def evaluate_constraint_rows(dbuf, q, u, W):
     st = check_state(mi, q, u, u, 1, -1)
     if st != OK:
         return st
+    constraint_rows_at(mi, mf, fr, cr, ws, q, u, W)
+    return OK
+
+
+@njit(**NO_NRT)
+def constraint_rows_at(mi, mf, fr, cr, ws, q, u, W):
+    """``evaluate_constraint_rows`` on the model rows (mi, mf) and link rows ws, unchecked: the
+    link placements (world and tree) at q are left in ws, Gc in W[:, :nu], the rows'
+    coefficients at W[:, c0 + WC_ROW] (the contact step's loop rows read them)."""
     nu = u.shape[0]
     nc = cr.shape[0]
     if nc == 0:
-        return OK
+        return
     c0 = row_offset(nu, nc)
     l0 = c0 + WC_COLS
     place_links(mi, mf, ws, q)
@@ -338,4 +347,3 @@ def evaluate_constraint_rows(dbuf, q, u, W):
         if int(cr[i0, CR_TYPE]) != COORD:
             group_jacobian(mi, ws, W, i0, i1, c0, l0)
         i0 = i1
-    return OK

@@ -6,9 +6,14 @@ Fixed steps h; per step, from (q, u) at time t:
    (``stages.stage_rates``) at the step's start;
 2. contacts at q (``kernels/collision/detect``), their rows J (``contact_step``), M^-1
    (``kernels/inverse_mass_matrix``), the Delassus matrix W = J M^-1 J^T and the targets b;
+   with enabled constraints (the ``loops`` variant) their rows are eliminated first
+   (``kernels/loop_impulses``): u_f is projected onto Gc u = g (g = -LOOP_RECOVERY r / h,
+   ``contact_step.loop_targets``) and P, the constrained compliance, stands for M^-1 in W
+   and in the impulses' speeds, so that u+ keeps Gc u+ = g;
 3. the impulses lambda of the Coulomb problem (``kernels/contact_solver``), warm-started
    from the last step's contacts of the same shapes and feature;
-4. u+ = u_f + M^-1 J^T lambda and q+ = q (+) h (u + u+)/2 (the midpoint speed: a body
+4. u+ = u_f + M^-1 J^T lambda (P J^T lambda with loops, then u+ projected onto Gc u+ = g
+   once more: rounding) and q+ = q (+) h (u + u+)/2 (the midpoint speed: a body
    that slides at constant deceleration moves by the trapezoid rule, exact for it), then
    quaternions re-normalised and charts re-centred as in the RK loop.
 
@@ -28,12 +33,13 @@ from ..kernels.collision.layout import CF_COLS, CF_MU, CI_COLS
 from ..kernels.common import constraint_table, data_start, frame_table, link_rows, ragged
 from ..kernels.contact_solver import natural_residual, solve_contacts
 from ..kernels.coordinates import integrate_q
+from ..kernels.constraint_work import WC_ROW, row_offset
 from ..kernels.inverse_mass_matrix import minv_core, work_shape
 from ..kernels.joint_transform import world_placements
 from ..kernels.status import CONTACT_ROWS, CONTACT_UNSOLVED, NONFINITE_STATE, RUNNING, SINGULAR
 from ..kernels.variants import variant
 from .contact_step import apply_impulses, contact_jacobian, contact_record, delassus, drop_immobile, \
-    keep_contacts, velocity_targets, warm_start
+    eliminate_loop_rows, keep_contacts, project_loops, velocity_targets, warm_start
 from .kernels import (
     C_BAD, C_CHARTS, C_OUT, C_STAGE, C_STEP, C_WRITTEN, K_STEP, K_T, K_TBAD, K_TOUT,
     O_CONTROL, O_NSTEPS, O_STRIDE, O_WORLDF, _begin_step, _failed, _stop, control_at_step_start,
@@ -41,7 +47,7 @@ from .kernels import (
 from .lie import to_start_charts
 from .stages import after_step, first_bad, stage_rates
 
-__all__ = ["contact_entry_point", "allocate_contact_work", "RECORD_COLS"]
+__all__ = ["contact_entry_point", "allocate_contact_work", "allocate_loop_work", "RECORD_COLS"]
 
 # --- contact options (float64 array copt)
 P_TOL = 0        # the solver's tolerance on the natural-map residual
@@ -62,7 +68,9 @@ S_SHORT = 6      # solves that stopped above P_TOL (at most P_ACCEPT): the run g
 S_TSHORT = 7     # the time of the step whose solve stopped furthest above P_TOL
 S_SOFT = 8       # steps solved with the compliance P_SOFT (``_soft_retry``)
 S_TSOFT = 9      # the time of the first of them
-N_CST = 10
+S_LOOPMISS = 10  # the largest |Gc u+ - g| a step's final projection found (loops: rounding)
+S_DROPPED = 11   # the loop rows the last step dropped as redundant
+N_CST = 12
 
 #: Columns of a contact record (``contact_step.contact_record``): a, b, p (3), n (3), f (3).
 RECORD_COLS = 11
@@ -81,6 +89,17 @@ def allocate_contact_work(nq, nu, n_links, maxc):
           np.zeros(nu), np.zeros(nu), np.zeros(nq), np.zeros(nu), np.zeros(nu), np.zeros(nq), np.zeros(nu),
           np.zeros((max(maxc, 1), RECORD_COLS)))
     return cw, np.zeros(N_CST)
+
+
+def allocate_loop_work(wc, nu):
+    """The loop rows' arrays of a contact run (``kernels/loop_impulses``): (wc, LV, S, U, P, g,
+    x), wc the run's constraint work (Gc, the rows' coefficients), or small placeholders for
+    a model without enabled constraints (the loop variant without loops never reads them)."""
+    if wc is None:
+        wc, nu = np.zeros((1, 1)), 1
+    nr = wc.shape[0]
+    return (wc, np.zeros((nu, nu)), np.zeros(max(min(nr, nu), 1)), np.zeros((nr, nr)), np.zeros((nu, nu)),
+            np.zeros(nr), np.zeros(nr))
 
 
 @njit(cache=True)
@@ -124,14 +143,15 @@ def _soft_retry(W, vfree, b, mu, comp, lam, v, keep, max_sweeps, tol, res, sweep
     return res, sweeps + sweeps2, False
 
 
-def _make_contact_loop(links, controlled):
-    """The contact loop (module docstring) with two constants: ``links`` (link-level force
-    models) and ``controlled`` (a Python control, as iopt[O_CONTROL] says). Classic
-    coordinates (quaternions re-normalised), trees (no TA), rigid bodies."""
+def _make_contact_loop(links, controlled, loops):
+    """The contact loop (module docstring) with three constants: ``links`` (link-level force
+    models), ``controlled`` (a Python control, as iopt[O_CONTROL] says) and ``loops`` (enabled
+    constraints: their rows eliminated, ``kernels/loop_impulses``). Classic coordinates
+    (quaternions re-normalised), rigid bodies."""
 
-    @variant(f"run_moreau_links{int(links)}_controlled{int(controlled)}")
+    @variant(f"run_moreau_links{int(links)}_controlled{int(controlled)}_loops{int(loops)}")
     def run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt, max_angles, chart0, q, u, clk, ctr, ctl, T, Q, U,
-            cm, dwork, cw, copt, cst, R, NR):
+            cm, dwork, cw, copt, cst, R, NR, lw):
         n = mi.shape[0]
         d0 = data_start(dbuf, n)
         ws = link_rows(dbuf, d0, n)
@@ -142,6 +162,10 @@ def _make_contact_loop(links, controlled):
         ci, cf, ci_prev, lam_prev, J, MJt, W, vfree, b, lam, v, mu, comp, Minv, Mwork, uf, umid, kq, ku, tau, \
             q1, u1, rec = cw
         tauc, qview, uview = ctl
+        P = lw[4]  # the constrained compliance (loops)
+        nr = cr.shape[0]
+        col_r = row_offset(u.shape[0], nr) + WC_ROW  # each loop row's residual in lw[0]
+        rank = 0  # (the loop rows' rank, each step's)
         nq = q.shape[0]
         nu = u.shape[0]
         control = 0
@@ -174,6 +198,12 @@ def _make_contact_loop(links, controlled):
             if not minv_core(mi, mf, ws, z, q, Mwork, Minv):
                 clk[K_TBAD] = t
                 return _failed(ctr, q, u, SINGULAR)
+            if loops:  # the loop rows eliminated: compliance P, free speeds on the loops (Gc u_f = g)
+                rank = eliminate_loop_rows(mi, mf, fr, cr, ws, q, u, h, lw, col_r, Minv, uf)
+                if rank < 0:
+                    clk[K_TBAD] = t
+                    return _failed(ctr, q, u, SINGULAR)
+                cst[S_DROPPED] = nr - rank
             world_placements(mi, mf, ws, q)  # (M^-1 just used them as scratch: kernels/placements.py)
             nc = detect(si, sf, verts, allow, ws, dwork, ci, cf)
             if nc < 0:
@@ -185,7 +215,10 @@ def _make_contact_loop(links, controlled):
                 u1[i] = uf[i]
             if nc > 0:
                 contact_jacobian(mi, mf, ws, si, ci, cf, nc, J)
-                delassus(J, Minv, m, MJt, W)
+                if loops:
+                    delassus(J, P, m, MJt, W)
+                else:
+                    delassus(J, Minv, m, MJt, W)
                 velocity_targets(J, u, uf, cf, nc, h, vfree, b)
                 drop_immobile(W, nc, vfree, b)
                 warm_start(ci, nc, ci_prev, lam_prev, int(cst[S_NPREV]), lam)
@@ -219,6 +252,8 @@ def _make_contact_loop(links, controlled):
                 cst[S_WORST] = max(cst[S_WORST], res)
                 cst[S_MOST] = max(cst[S_MOST], nc)
                 apply_impulses(MJt, lam, m, uf, u1)
+                if loops:  # Gc P = 0 up to rounding: the rounding taken out of u+
+                    cst[S_LOOPMISS] = max(cst[S_LOOPMISS], project_loops(lw, rank, u1))
             cst[S_NPREV] = keep_contacts(ci, lam, nc, ci_prev, lam_prev)
             # 4. the new state
             for i in range(nu):
@@ -254,14 +289,15 @@ def _make_contact_loop(links, controlled):
 _LOOPS = {}
 
 
-def contact_entry_point(links=True, control=True):
+def contact_entry_point(links=True, control=True, loops=False):
     """The compiled contact loop ``run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt, max_angles,
-    chart0, q, u, clk, ctr, ctl, T, Q, U, cm, dwork, cw, copt, cst, R, NR)`` (module
+    chart0, q, u, clk, ctr, ctl, T, Q, U, cm, dwork, cw, copt, cst, R, NR, lw)`` (module
     docstring): cm = (si, sf, verts, allow) of ``m.compiled.contact``, dwork detection's
     work, cw and cst from ``allocate_contact_work``, copt the solver's options (P_*), R
     (rows, maxc, RECORD_COLS) and NR (rows,) the contact records per sample (R with no
-    rows: none kept). Made (and compiled or loaded from the cache) on first use."""
-    key = (int(bool(links)), int(bool(control)))
+    rows: none kept), lw the loop rows' arrays (``allocate_loop_work``). Made (and compiled
+    or loaded from the cache) on first use."""
+    key = (int(bool(links)), int(bool(control)), int(bool(loops)))
     run = _LOOPS.get(key)
     if run is None:
         run = _LOOPS.setdefault(key, _make_contact_loop(*key))

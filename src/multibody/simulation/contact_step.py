@@ -22,15 +22,24 @@ Normal targets b_n (``velocity_targets``): the contact is to satisfy v_n+ + b_n 
 from numba import njit
 
 from ..kernels.collision.layout import CF_DIST, CF_N, CF_P, CF_REST, CF_T1, CF_T2, CI_A, CI_B, CI_FEATURE, SI_LINK
+from ..kernels.constrained_dynamics import constraint_rows_at
 from ..kernels.layout import NU, PARENT, UOFF, W_PW
+from ..kernels.loop_impulses import constrained_compliance, loop_basis, project_speeds
 from ..kernels.spatial_inline import world_subspace_column
 
 __all__ = ["contact_jacobian", "delassus", "velocity_targets", "drop_immobile", "warm_start", "apply_impulses",
-           "PENETRATION_RECOVERY", "RESTITUTION_SPEED", "CONTACT_SLOP", "RECOVERY_SPEED"]
+           "loop_targets", "eliminate_loop_rows", "project_loops", "PENETRATION_RECOVERY", "RESTITUTION_SPEED", "CONTACT_SLOP", "RECOVERY_SPEED",
+           "LOOP_RECOVERY"]
 
 #: The fraction of a penetration removed per step (Baumgarte-like, at the velocity level):
 #: 0.2 recovers 1 - 0.8^k of it in k steps without a visible pop.
 PENETRATION_RECOVERY = 0.2
+#: The fraction of a loop row's residual r removed per step (the loops' drift correction,
+#: ``loop_targets``): the step asks Gc u+ = -LOOP_RECOVERY r / h. With the midpoint position
+#: update the residual then follows r' = r - (LOOP_RECOVERY / 2) (r_prev + r) + e (e: the
+#: step's second-order drift, O(h^2 |u|^2) times the loop's curvature): at 0.5 both roots
+#: have modulus 0.5 (a residual halves per step, oscillating), and the drift settles at 2 e.
+LOOP_RECOVERY = 0.5
 #: [m/s] The fastest push out of a penetration (a 1 cm one takes about 0.1 s; the body
 #: then rises RECOVERY_SPEED^2 / (2 g) = 0.5 mm above rest at most).
 RECOVERY_SPEED = 0.1
@@ -124,6 +133,41 @@ def velocity_targets(J, u, uf, cf, nc, h, vfree, b):
             if -vn > RESTITUTION_SPEED and -vn * h >= dist:
                 bn = min(bn, e * vn)
         b[3 * c] = bn
+
+
+@njit(cache=True)
+def loop_targets(Wc, c0, nr, h, g):
+    """g[:nr] = -LOOP_RECOVERY r / h: the loop rows' wanted rates after the step, from each
+    row's residual r (column c0 of the constraint work Wc, ``constraint_rows_at``'s; a convel
+    row's is 0)."""
+    for i in range(nr):
+        g[i] = -LOOP_RECOVERY * Wc[i, c0] / h
+
+
+@njit(cache=True)
+def eliminate_loop_rows(mi, mf, fr, cr, ws, q, u, h, lw, col_r, Minv, uf):
+    """The loop rows at the step's start (q, u) eliminated (``kernels/loop_impulses``): in lw =
+    (wc, LV, S, U, P, g, x) the rows (wc), their targets g (``loop_targets``; residuals at
+    column col_r of wc), the kinetic-metric basis and the constrained compliance P; uf
+    projected onto Gc uf = g in place. Minv (M^-1) is symmetrized in place. Returns the rank of
+    the rows, or -1 when M^-1 is not positive definite."""
+    wc, LV, S, U, P, g, x = lw
+    nr = cr.shape[0]
+    constraint_rows_at(mi, mf, fr, cr, ws, q, u, wc)
+    loop_targets(wc, col_r, nr, h, g)
+    rank = loop_basis(Minv, wc, nr, LV, S, U)
+    if rank >= 0:
+        constrained_compliance(LV, rank, P)
+        project_speeds(wc, nr, LV, S, U, rank, g, uf, x)
+    return rank
+
+
+@njit(cache=True)
+def project_loops(lw, rank, u):
+    """u projected onto Gc u = g in place with ``eliminate_loop_rows``' basis (lw, rank);
+    returns the largest |Gc u - g| before."""
+    wc, LV, S, U, P, g, x = lw
+    return project_speeds(wc, wc.shape[0], LV, S, U, rank, g, u, x)
 
 
 @njit(cache=True)

@@ -175,7 +175,11 @@ class MoreauIntegrator(RungeKuttaIntegrator):
         (``RETRY_REGULARIZATION``, 1e-4; 0: no such try). Such steps are counted
         (``soft_solves``) and warned about at the end of the run.
 
-    Models with constraints (loops) or modal bodies are refused (NotImplementedError).
+    Enabled constraints (loops, convel and coordinate rows) act as bilateral impulses
+    eliminated from the contact problem (``kernels/loop_impulses``): the step's speeds meet
+    Gc u+ = -LOOP_RECOVERY r / h (``simulation/contact_step.py``), which takes the place of
+    Baumgarte's ``stabilization_gains`` (only None and "default" are accepted). Models with
+    modal bodies are refused (NotImplementedError).
     """
 
     def __init__(self, m, q0, u0, tableau=None, sink=None, control=None, tau=None, forces=(), adaptive=None,
@@ -189,10 +193,13 @@ class MoreauIntegrator(RungeKuttaIntegrator):
         if c.flex is not None:
             raise NotImplementedError("contact with modal (flexible) bodies is not available yet: simulate "
                                       "with contact=False")
-        if c.nc:
-            raise NotImplementedError("contact with constraints (closed loops, coordinate or convel rows) is not "
-                                      "available yet: simulate with contact=False")
+        if not (stabilization_gains is None or isinstance(stabilization_gains, str)
+                and stabilization_gains == "default"):
+            raise ValueError(f"stabilization_gains={stabilization_gains!r}: integrator 'moreau' keeps the loops "
+                             f"closed at the velocity level (Gc u+ = -LOOP_RECOVERY r / h, "
+                             f"simulation/contact_step.py), not by Baumgarte gains; leave it as None or 'default'")
         super().__init__(m, q0, u0, "euler", sink, control, tau, forces, adaptive=False, t0=t0)
+        self._lw = CL.allocate_loop_work(self._wc, c.nu)  # (self._wc: the constraint work, None for a tree)
         margin = float(contact_margin)
         if not margin >= 0 or not math.isfinite(margin):
             raise ValueError(f"contact_margin must be finite and >= 0, got {contact_margin!r}")
@@ -316,8 +323,8 @@ class MoreauIntegrator(RungeKuttaIntegrator):
                 NR = self._NR = np.zeros(len(T), dtype=np.int64)
         args = (c.mi, self.mf, self.data.buf, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
                 self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr, self._ctl, T, Q, U,
-                self._cm, self._dwork, self._cw, self.copt, self.cst, R, NR)
-        return CL.contact_entry_point(self._links, self.control is not None), args
+                self._cm, self._dwork, self._cw, self.copt, self.cst, R, NR, self._lw)
+        return CL.contact_entry_point(self._links, self.control is not None, self._wc is not None), args
 
     def advance(self, T, Q, U):
         """Run until the buffers (T, Q, U) are full or the end; return (Status, rows). Grows
