@@ -41,10 +41,9 @@ from ..kernels.variants import variant
 from .contact_step import apply_impulses, contact_jacobian, contact_record, delassus, drop_immobile, \
     eliminate_loop_rows, keep_contacts, project_loops, velocity_targets, warm_start
 from .kernels import (
-    C_BAD, C_CHARTS, C_OUT, C_STAGE, C_STEP, C_WRITTEN, K_STEP, K_T, K_TBAD, K_TOUT,
-    O_CONTROL, O_NSTEPS, O_STRIDE, O_WORLDF, _begin_step, _failed, _stop, control_at_step_start,
+    C_BAD, C_CHARTS, C_OUT, C_STAGE, C_STEP, K_STEP, K_T, K_TBAD, K_TOUT,
+    O_CONTROL, O_NSTEPS, O_STRIDE, O_WORLDF, _begin_step, _failed, _stop, control_at_step_start, write_sample,
 )
-from .lie import to_start_charts
 from .stages import after_step, first_bad, stage_rates
 
 __all__ = ["contact_entry_point", "allocate_contact_work", "allocate_loop_work", "RECORD_COLS"]
@@ -274,14 +273,9 @@ def _make_contact_loop(links, controlled, loops):
             ctr[C_STEP] += 1
             if ctr[C_STEP] % iopt[O_STRIDE] == 0 or ctr[C_STEP] == iopt[O_NSTEPS]:
                 ctr[C_OUT] += 1
-                w = ctr[C_WRITTEN]
-                T[w] = clk[K_T]
-                to_start_charts(mi, ws, chart0, q, Q[w])
-                for i in range(nu):
-                    U[w, i] = u[i]
+                w = write_sample(mi, ws, chart0, clk[K_T], q, u, T, Q, U, ctr)
                 if records:  # the contacts of the step that ends on the sample
                     NR[w] = contact_record(ci, cf, lam, min(nc, R.shape[1]), h, R[w])
-                ctr[C_WRITTEN] = w + 1
 
     return run
 
