@@ -74,7 +74,9 @@ MOTORS = [f"{s}-{j}-op" for s in SIDES for j in ("roll", "yaw", "pitch", "knee",
 ROTORS = [h.replace("-op", "-ip") for h in MOTORS]
 KNEE_SPRING = [f"{s}-{j}" for s in SIDES for j in ("knee-spring-joint", "knee-shin-joint")]
 FEET = [f"{s}-foot" for s in SIDES]
-SOLE_HALF = 0.09    # [m] the added soles' spheres, ahead of and behind each foot's middle (0.18 m apart: the file's foot cylinder's length)
+# [m] the added soles' spheres, ahead of and behind each foot's middle (0.18 m apart: the
+# file's foot cylinder's length)
+SOLE_HALF = 0.09
 SOLE_RADIUS = 0.02  # [m] their radius
 LEAF_SPRINGS = [f"{s}-{j}" for s in SIDES for j in ("knee-shin-joint", "tarsus-spring-joint")]
 SPRING_HOLD = 2e4   # [N m/rad] the on-ground run's PD on the leaf springs (``ground_forces``)
@@ -310,7 +312,8 @@ def main(argv=None):
               + ", ".join(f"{k} {v:.1e}" for k, v in d["slider_second_singular_value"].items()))
         for side in ("outputs", "rotors"):
             w = d[f"fastest_mode_pd_on_{side}"]
-            print(f"PD kp = {args.kp:g} on the {side}: fastest mode {w:,.0f} rad/s, RK4 stable for dt < {2.78 / w:.1e} s")
+            print(f"PD kp = {args.kp:g} on the {side}: fastest mode {w:,.0f} rad/s, "
+                  f"RK4 stable for dt < {2.78 / w:.1e} s")
     q0 = crouched(m, q_stand, args.crouch) if args.crouch else q_stand
     gains = "default" if args.baumgarte is None else tuple(args.baumgarte)
     res, s = stand(m, q0, q_stand, args.t_final, args.dt, args.kp, args.kd, gains)

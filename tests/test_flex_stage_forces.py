@@ -151,14 +151,14 @@ def test_stage_constraint_force_is_the_facades():
     constrained dynamics for the stage's joint forces plus the joint force models) is the
     facade's Gc^T lambda for those forces: bit for bit without force models (one
     implementation serves both), and with a joint spring-damper added to the forces."""
-    from multibody.algorithms.constraints import baumgarte_gains
+    from multibody.algorithms.constraints import simulation_work
     from multibody.simulation.flex_stage_forces import FlexStageForces
     from multibody.simulation.forces import JointSpringDamper, pack_force_models
     m, q0 = flexible_four_bar()
     rng = np.random.default_rng(3)
     q, u, tau = q0 + 0.02 * rng.normal(size=m.nq), rng.normal(size=m.nu), rng.normal(size=m.nu)
-    gains = baumgarte_gains(m, "default")
-    stage = FlexStageForces(m, [], gains, *pack_force_models(m, [])[:2])
+    work = simulation_work(m, "default")  # the run's constraint work array, its gains written in
+    stage = FlexStageForces(m, [], work, *pack_force_models(m, [])[:2])
     force = stage.constraint_force(0.2, q, u, tau).copy()
     res = m.constrained_dynamics(q, u, tau, stabilization_gains="default")
     assert np.abs(force).max() > 1.0
@@ -168,7 +168,7 @@ def test_stage_constraint_force_is_the_facades():
     np.testing.assert_array_equal(out, tau + force)
 
     spring = JointSpringDamper(m.hinges[0].name, stiffness=3.0, damping=0.4, q_ref=0.1)
-    stage = FlexStageForces(m, [spring], gains, *pack_force_models(m, [spring])[:2])
+    stage = FlexStageForces(m, [spring], work, *pack_force_models(m, [spring])[:2])
     tau_full = tau.copy()
     tau_full[m.u_slice(m.hinges[0].name)] -= 3.0 * (q[0] - 0.1) + 0.4 * u[0]
     res = m.constrained_dynamics(q, u, tau_full, stabilization_gains="default")

@@ -28,8 +28,8 @@ from ..kernels.loop_impulses import constrained_compliance, loop_basis, project_
 from ..kernels.spatial_inline import world_subspace_column
 
 __all__ = ["contact_jacobian", "delassus", "velocity_targets", "drop_immobile", "warm_start", "apply_impulses",
-           "loop_targets", "eliminate_loop_rows", "project_loops", "PENETRATION_RECOVERY", "RESTITUTION_SPEED", "CONTACT_SLOP", "RECOVERY_SPEED",
-           "LOOP_RECOVERY"]
+           "loop_targets", "eliminate_loop_rows", "project_loops", "PENETRATION_RECOVERY", "RESTITUTION_SPEED",
+           "CONTACT_SLOP", "RECOVERY_SPEED", "LOOP_RECOVERY"]
 
 #: The fraction of a penetration removed per step (Baumgarte-like, at the velocity level):
 #: 0.2 recovers 1 - 0.8^k of it in k steps without a visible pop.
