@@ -351,8 +351,8 @@ def radau_entry_point(links=True, control=True, flex=False, ta=False):
     """The compiled Radau loop ``run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt, ropt, rc, smap,
     max_angles, chart0, q, u, clk, ctr, ctl, T, Q, U, rw, rst)`` (module docstring): ropt
     the method's options (``radau_newton.R_*``), rc ``radau_step.radau_constants()``, rw and
-    rst from ``allocate_radau_work`` (with ``ta``: its ``ta_work``). Made (and compiled or loaded from the cache) on first
-    use."""
+    rst from ``allocate_radau_work`` (with ``ta``: its ``ta_work``). Made (and compiled or
+    loaded from the cache) on first use."""
     key = (int(bool(links)) and not flex, int(bool(control)), int(bool(flex)), int(bool(ta)) and not flex)
     run = _LOOPS.get(key)
     if run is None:

@@ -15,8 +15,9 @@ linear system splits into one real system (gamma/h I - J) and one complex one
 ((alpha - i beta)/h I - J), each 2 nu x 2 nu. J = [[D, I], [A, B]] at phi = 0: D =
 dphi_dot/dphi (-1/2 ad_u on a rotation: ``tangent_jacobian``, by differences of
 ``dexp_inv``), A = du_dot/dq (tangent) and B = du_dot/du, held as M^-1 (-K, -C): M, C, K
-the inverse dynamics' derivatives for rigid trees, or (I, -B, -A) by finite differences
-for modal bodies. Eliminating the phi rows, each system is one nu x nu system
+the inverse dynamics' derivatives for rigid trees, (I, -B, -A) of the tree-augmented
+constrained dynamics' analytic derivatives for closed loops (``ta_jacobian``), or (I, -B, -A)
+by finite differences for modal bodies. Eliminating the phi rows, each system is one nu x nu system
 (g M + C)(g - D) + K = g^2 M + g (C - M D) + K - C D (``factor``, ``solve_real``,
 ``solve_complex``). J only steers the iteration: it converges to the exact collocation
 solution whatever J's error, which costs iterations, never accuracy.
@@ -35,7 +36,8 @@ from .galpha_step import force_jacobian
 from .lie import dexp_inv
 from .stages import stage_rates
 
-__all__ = ["radau_constants", "stage_rate", "fd_jacobian", "ta_jacobian", "tangent_jacobian", "factor", "solve_real", "solve_complex",
+__all__ = ["radau_constants", "stage_rate", "fd_jacobian", "ta_jacobian", "tangent_jacobian", "factor", "solve_real",
+           "solve_complex",
            "N_RC", "RC_GAMMA", "RC_ALPHA", "RC_BETA", "RC_C", "RC_DD", "RC_T", "RC_TI"]
 
 # --- the method's constants (float64 array rc, ``radau_constants``)
