@@ -62,18 +62,20 @@ def run_options(integrator, options, implicit_damping):
     return True, settings, False
 
 
-def refuse_unserved(m, fmi, integrator="generalized_alpha", modal_ok=False):
+def refuse_unserved(m, fmi, integrator="generalized_alpha", modal_ok=False, loops_ok=False):
     """NotImplementedError naming what ``integrator`` (generalized_alpha, or radau with
-    ``modal_ok``) does not serve in model ``m`` with the packed force models ``fmi``: modal
-    bodies (unless ``modal_ok``), enabled constraints, contact, and force models whose
-    derivatives are not built (world-axes wrenches, springs between points)."""
+    ``modal_ok`` and ``loops_ok``) does not serve in model ``m`` with the packed force models
+    ``fmi``: modal bodies (unless ``modal_ok``), enabled constraints (unless ``loops_ok``),
+    contact, and force models whose derivatives are not built (world-axes wrenches, springs
+    between points)."""
     c = m.compiled
     if c.flex is not None and not modal_ok:
         raise NotImplementedError(f"integrator='{integrator}' does not serve models with modal (flexible) bodies "
                                   "yet: use an explicit method ('rk4', 'dopri5')")
-    if c.nc:
+    if c.nc and not loops_ok:
         raise NotImplementedError(f"integrator='{integrator}' does not serve enabled constraints (closed loops, "
-                                  "coordinate or convel rows) yet: use an explicit method ('rk4', 'dopri5')")
+                                  "coordinate or convel rows) yet: use integrator='radau' or an explicit method "
+                                  "('rk4', 'dopri5')")
     types = set(int(x) for x in fmi[:, FMI_TYPE])
     for typ, what in ((FM_WORLD, "ExternalForce in world axes (frame='world')"),
                       (FM_LINEAR, "LinearSpringDamper")):

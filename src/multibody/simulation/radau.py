@@ -88,7 +88,14 @@ class RadauIntegrator(RungeKuttaIntegrator):
     The control (if any) is called once per step, at its start, with that state; its forces
     are held over the step. Refused (NotImplementedError): enabled constraints, contact, the
     force models ``ExternalForce`` in world axes and ``LinearSpringDamper`` (their
-    derivatives are not built), link-level force models on modal bodies.
+    derivatives are not built), link-level force models on modal bodies, constraints on models with
+    modal bodies.
+
+    Enabled constraints (closed loops, coordinate and convel rows): the ODE is the
+    tree-augmented constrained dynamics with Baumgarte stabilization (the run's
+    ``stabilization_gains``, as the explicit methods), its Jacobian the analytic derivatives
+    of that dynamics (``constrained_forward_dynamics_derivatives``' kernel, gains included).
+    The loop closure is held at the Baumgarte level, not to round-off.
     """
 
     lie_group = True
@@ -105,13 +112,13 @@ class RadauIntegrator(RungeKuttaIntegrator):
             raise ValueError(f"max_iterations must be a positive integer, got {max_iterations!r}")
         rate = check_positive(jacobian_rate, "jacobian_rate")
         c = m.compiled
-        if c.nc or (c.flex is not None and needs_stage_forces(m, forces)):
-            raise NotImplementedError("integrator='radau' does not serve enabled constraints (closed loops, coordinate "
-                                      "or convel rows) nor link-level force models on modal bodies yet: use an "
-                                      "explicit method ('dopri5')")
+        if c.flex is not None and (c.nc or needs_stage_forces(m, forces)):
+            raise NotImplementedError("integrator='radau' does not serve enabled constraints on models with modal "
+                                      "bodies nor link-level force models on modal bodies yet: use an explicit "
+                                      "method ('dopri5')")
         super().__init__(m, q0, u0, "euler", sink, control, tau, forces, adaptive=False, rtol=rtol, atol=atol,
                          h_min=h_min, h_max=h_max, t0=t0, stabilization_gains=stabilization_gains)
-        refuse_unserved(m, self.fmi, "radau", modal_ok=True)
+        refuse_unserved(m, self.fmi, "radau", modal_ok=True, loops_ok=True)
         self.adaptive = bool(adaptive)
         self.iopt[RL.O_ADAPT] = int(self.adaptive)
         normalize_quaternions(c.mi, self._q)
@@ -122,7 +129,8 @@ class RadauIntegrator(RungeKuttaIntegrator):
         self.ropt[RN.R_FNEWT] = default_tol if newton_tol is None else check_positive(newton_tol, "newton_tol")
         self.ropt[RN.R_NIT] = int(max_iterations)
         self.ropt[RN.R_THET] = rate
-        self._rw, self.rst = RL.allocate_radau_work(c.nq, c.nu)
+        ta = None if self._wc is None else RL.ta_work(c, self._wc)
+        self._rw, self.rst = RL.allocate_radau_work(c.nq, c.nu, ta)
 
     @property
     def newton_iterations(self):
@@ -169,7 +177,7 @@ class RadauIntegrator(RungeKuttaIntegrator):
         args = (c.mi, self.mf, self.data.buf, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt, self.ropt,
                 _CONSTANTS, self.smap, self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr, self._ctl,
                 T, Q, U, self._rw, self.rst)
-        return RL.radau_entry_point(self._links, self.control is not None, self.flex), args
+        return RL.radau_entry_point(self._links, self.control is not None, self.flex, self._wc is not None), args
 
     def advance(self, T, Q, U):
         """Run until the buffers (T, Q, U) are full or the end; return (Status, rows)."""

@@ -40,13 +40,15 @@ from .kernels import (
     control_at_step_start, write_sample,
 )
 from .radau_newton import (
-    N_ROPT, R_ATOL, R_NIT, R_RTOL, R_THET, S_HHFAC, S_THETA, error_estimate, radau_newton_flex0_links0, rate,
-    radau_newton_flex0_links1, radau_newton_flex1_links0,
+    N_ROPT, R_ATOL, R_NIT, R_RTOL, R_THET, S_HHFAC, S_THETA, error_estimate, rate, radau_newton_flex0_links0_ta0,
+    radau_newton_flex0_links0_ta1, radau_newton_flex0_links1_ta0, radau_newton_flex0_links1_ta1,
+    radau_newton_flex1_links0_ta0,
 )
-from .radau_step import RC_C, RC_GAMMA, fd_jacobian, factor, solve_real, tangent_jacobian
+from ..kernels.constraint_work import K_COLS
+from .radau_step import RC_C, RC_GAMMA, fd_jacobian, factor, solve_real, ta_jacobian, tangent_jacobian
 from .stages import after_step, first_bad
 
-__all__ = ["radau_entry_point", "allocate_radau_work", "N_RST", "N_ROPT"]
+__all__ = ["radau_entry_point", "allocate_radau_work", "ta_work", "N_RST", "N_ROPT"]
 
 # --- method state (float64 array rst; entries 0..3 are radau_newton's)
 S_READY = 4        # 1: the run is under way (0: first step, or after set_state)
@@ -71,16 +73,29 @@ SAFE = 0.9         # the step-size controller's safety factor
 FAC_UP = 8.0       # the next step is at most 8 and at least 1/5 times this one
 FAC_DOWN = 5.0
 
-def allocate_radau_work(nq, nu):
+def ta_work(c, wc):
+    """The work of the tree-augmented (closed-loop) rates and their Jacobian (``radau_step.
+    ta_jacobian``) for compiled model c and the run's constraint work wc (its Baumgarte
+    gains): (Wc, M^-1's work, T (3, nu, nu), E (5, nc, nu), VA (n, 12), KT (3, 2 K_COLS),
+    Minv, Kf, Cf (nu, nu)); with wc None (a tree) arrays of the same kinds, unread."""
+    if wc is None:
+        return (np.zeros((1, 1)), np.zeros((1, 1)), np.zeros((1, 1, 1)), np.zeros((1, 1, 1)), np.zeros((1, 12)),
+                np.zeros((3, 2 * K_COLS))) + tuple(np.zeros((1, 1)) for _ in range(3))
+    nu = c.nu
+    return (wc, np.zeros(c.minv_work_shape), np.zeros((3, nu, nu)), np.zeros((5, c.nc, nu)), np.zeros((c.n_links, 12)),
+            np.zeros((3, 2 * K_COLS))) + tuple(np.zeros((nu, nu)) for _ in range(3))
+
+
+def allocate_radau_work(nq, nu, ta=None):
     """The arrays of a Radau run: (rw, rst); rw = (Z, W, F, DW, Zold, f0, scal, ev, M, C, K,
-    E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp, Kp) (``radau_newton``
-    reads them in this order)."""
+    E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp, Kp, ta) (``radau_newton``
+    reads them in this order; ta: ``ta_work``'s tuple, or its unread stand-in)."""
     n2 = 2 * nu
     stages = tuple(np.zeros((3, n2)) for _ in range(5))
     rw = stages + (np.zeros(n2), np.ones(n2), np.zeros(n2)) + tuple(np.zeros((nu, nu)) for _ in range(4)) + (
         np.zeros(nu, dtype=np.int64), np.zeros((n2, n2)), np.zeros(n2, dtype=np.int64), np.zeros(nu),
         np.zeros(n2), np.zeros(nq), np.zeros(nu), np.zeros(nu), np.zeros(nu), np.zeros(nu), np.zeros(nu),
-        np.zeros(nq)) + tuple(np.zeros((nu, nu)) for _ in range(3))
+        np.zeros(nq)) + tuple(np.zeros((nu, nu)) for _ in range(3)) + (ta_work(None, None) if ta is None else ta,)
     return rw, np.zeros(N_RST)
 
 
@@ -150,11 +165,11 @@ def _retry(adapt, rst, ctr, clk, fopt, h, cut):
 
 
 @njit(cache=True, inline="always")
-def _second_estimate(flex, links, model, rc, t, h, q, u, src, rw):
+def _second_estimate(flex, links, ta, model, rc, t, h, q, u, src, rw):
     """The estimate once more from f at y0 + err (Hairer & Wanner IV.8, after (8.20)): for a
     first or a rejected step whose estimate is >= 1, where stiff components overestimate it."""
     F, scal, ev, M, C, E1, piv1, b1, D = rw[2], rw[6], rw[7], rw[8], rw[9], rw[11], rw[12], rw[15], rw[24]
-    if not rate(flex, links, model, t, q, u, ev, src, rw, F[0]):
+    if not rate(flex, links, ta, model, t, q, u, ev, src, rw, F[0]):
         return math.inf
     for i in range(ev.shape[0]):
         ev[i] = F[0, i] + F[1, i]
@@ -166,18 +181,18 @@ def _second_estimate(flex, links, model, rc, t, h, q, u, src, rw):
 
 
 @njit(cache=True, inline="always")
-def _prepare(flex, links, model, ropt, rc, smap, t, h, q, u, src, rw, rst):
+def _prepare(flex, links, ta, model, ropt, rc, smap, t, h, q, u, src, rw, rst):
     """f0 and the scale at the step's start, the Jacobian where asked for, the systems
     factored for h. Returns 0 (ready), 1 (the systems are singular at h) or 2 (an inertia
     is singular at the start)."""
     mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf = model
     (Z, W, F, DW, Zold, f0, scal, ev, M, C, K, E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp,
-     Kp) = rw
+     Kp) = rw[:27]
     nu = u.shape[0]
     if rst[S_F0] == 0.0:
         for i in range(2 * nu):
             ev[i] = 0.0
-        if not rate(flex, links, model, t, q, u, ev, src, rw, f0):
+        if not rate(flex, links, ta, model, t, q, u, ev, src, rw, f0):
             return 2
         _scale(ropt, smap, q, u, scal)
         rst[S_F0] = 1.0
@@ -185,6 +200,9 @@ def _prepare(flex, links, model, ropt, rc, smap, t, h, q, u, src, rw, rst):
         if flex:
             if not fd_jacobian(mi, mf, ws, dbuf, fmi, fmf, smap, t, q, u, f0, src, qs, us, phi, tau, kq, ku, M, C,
                                K):
+                return 2
+        elif ta:  # (I, -du_dot/du, -du_dot/dq) of the constrained dynamics
+            if not ta_jacobian(mi, mf, fr, cr, ws, z, fmi, fmf, links, t, q, u, src, tau, rw[27], M, C, K):
                 return 2
         else:  # (M, C, K): the inverse dynamics' derivatives less the force models'
             iteration_matrix(mi, mf, ws, fmi, fmf, links, t, q, u, f0[nu:], src, tau, 0.0, 0.0, K, C, M)
@@ -205,7 +223,7 @@ def _accept(mi, ws, iopt, clk, ctr, rst, ropt, max_angles, chart0, q, u, rw, h, 
     """Take the step: (q, u) = (q0 (+) phi_3, u0 + du_3), the state for the next step, the
     sample stored where due. Returns RUNNING or NONFINITE_STATE."""
     (Z, W, F, DW, Zold, f0, scal, ev, M, C, K, E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp,
-     Kp) = rw
+     Kp) = rw[:27]
     nq = q.shape[0]
     nu = u.shape[0]
     for i in range(nu):
@@ -248,12 +266,13 @@ def _accept(mi, ws, iopt, clk, ctr, rst, ropt, max_angles, chart0, q, u, rw, h, 
     return RUNNING
 
 
-def _make_radau_loop(links, controlled, flex):
-    """The Radau loop (module docstring) with three constants: ``links`` (link wrenches
+def _make_radau_loop(links, controlled, flex, ta):
+    """The Radau loop (module docstring) with four constants: ``links`` (link wrenches
     among the force models), ``controlled`` (a Python control, as iopt[O_CONTROL] says),
-    ``flex`` (modal bodies: their rates and a finite-difference Jacobian)."""
+    ``flex`` (modal bodies: their rates and a finite-difference Jacobian), ``ta`` (closed
+    loops: the tree-augmented dynamics with Baumgarte gains, their analytic Jacobian)."""
 
-    @variant(f"run_radau_links{int(links)}_controlled{int(controlled)}_flex{int(flex)}")
+    @variant(f"run_radau_links{int(links)}_controlled{int(controlled)}_flex{int(flex)}_ta{int(ta)}")
     def run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt, ropt, rc, smap, max_angles, chart0, q, u, clk, ctr, ctl,
             T, Q, U, rw, rst):
         n = mi.shape[0]
@@ -283,7 +302,7 @@ def _make_radau_loop(links, controlled, flex):
                 src = tauc
             if rst[S_READY] == 0.0:
                 rst[S_READY], rst[S_F0], rst[S_NEEDJAC], rst[S_FIRST], rst[S_ACCEPTED] = 1.0, 0.0, 1.0, 1.0, 0.0
-            ready = _prepare(flex, links, model, ropt, rc, smap, t, h, q, u, src, rw, rst)
+            ready = _prepare(flex, links, ta, model, ropt, rc, smap, t, h, q, u, src, rw, rst)
             if ready == 2 or (ready == 1 and not _retry(adapt, rst, ctr, clk, fopt, h, 0.5)):
                 clk[K_TBAD] = t
                 return _failed(ctr, q, u, SINGULAR)
@@ -291,11 +310,15 @@ def _make_radau_loop(links, controlled, flex):
                 continue
             _start_iterate(rc, h, rst, Z, Zold)
             if flex:
-                k = radau_newton_flex1_links0(model, t, h, q, u, src, rw, rc, ropt, rst, adapt)
+                k = radau_newton_flex1_links0_ta0(model, t, h, q, u, src, rw, rc, ropt, rst, adapt)
+            elif ta and links:
+                k = radau_newton_flex0_links1_ta1(model, t, h, q, u, src, rw, rc, ropt, rst, adapt)
+            elif ta:
+                k = radau_newton_flex0_links0_ta1(model, t, h, q, u, src, rw, rc, ropt, rst, adapt)
             elif links:
-                k = radau_newton_flex0_links1(model, t, h, q, u, src, rw, rc, ropt, rst, adapt)
+                k = radau_newton_flex0_links1_ta0(model, t, h, q, u, src, rw, rc, ropt, rst, adapt)
             else:
-                k = radau_newton_flex0_links0(model, t, h, q, u, src, rw, rc, ropt, rst, adapt)
+                k = radau_newton_flex0_links0_ta0(model, t, h, q, u, src, rw, rc, ropt, rst, adapt)
             if k == -3 and rst[S_JACNOW] == 0.0:  # fixed steps: once more with a fresh Jacobian
                 rst[S_NEEDJAC] = 1.0
                 continue
@@ -306,7 +329,7 @@ def _make_radau_loop(links, controlled, flex):
             if k >= 0 and adapt:
                 err = error_estimate(rc, h, Z, f0, F[1], ev, M, C, D, E1, piv1, b1, scal)
                 if err >= 1.0 and (rst[S_FIRST] != 0.0 or rst[S_REJECT] != 0.0):
-                    err = _second_estimate(flex, links, model, rc, t, h, q, u, src, rw)
+                    err = _second_estimate(flex, links, ta, model, rc, t, h, q, u, src, rw)
             if k < 0 or err >= 1.0:
                 cut = rst[S_HHFAC] if k < 0 else _next_step(ropt, rst, h, err, k, nit) / h
                 if not _retry(adapt, rst, ctr, clk, fopt, h, cut):
@@ -324,13 +347,13 @@ def _make_radau_loop(links, controlled, flex):
 _LOOPS = {}
 
 
-def radau_entry_point(links=True, control=True, flex=False):
+def radau_entry_point(links=True, control=True, flex=False, ta=False):
     """The compiled Radau loop ``run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt, ropt, rc, smap,
     max_angles, chart0, q, u, clk, ctr, ctl, T, Q, U, rw, rst)`` (module docstring): ropt
     the method's options (``radau_newton.R_*``), rc ``radau_step.radau_constants()``, rw and
-    rst from ``allocate_radau_work``. Made (and compiled or loaded from the cache) on first
-    use."""
-    key = (int(bool(links)) and not flex, int(bool(control)), int(bool(flex)))
+    rst from ``allocate_radau_work`` (with ``ta``: its ``ta_work``). Made (and compiled or
+    loaded from the cache) on first use."""
+    key = (int(bool(links)) and not flex, int(bool(control)), int(bool(flex)), int(bool(ta)) and not flex)
     run = _LOOPS.get(key)
     if run is None:
         run = _LOOPS.setdefault(key, _make_radau_loop(*key))

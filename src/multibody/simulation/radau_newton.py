@@ -1,6 +1,7 @@
 """The simplified Newton iteration and the error estimate of a Radau IIA step (Hairer &
 Wanner's RADAU5, section IV.8), compiled per variant of the loop (``radau_loop``): rigid
-trees with or without link-level force models, or modal bodies (``flex``).
+trees with or without link-level force models, their tree-augmented closed-loop dynamics
+(``ta``), or modal bodies (``flex``).
 
 ``newton`` iterates on W = T^-1 Z (``radau_step``): per iteration the three stage rates,
 the transformed residuals, one real and one complex solve on the factored matrices, the
@@ -19,7 +20,9 @@ from .radau_step import (
     RC_ALPHA, RC_BETA, RC_C, RC_DD, RC_GAMMA, RC_T, RC_TI, UROUND, solve_complex, solve_real, stage_rate,
 )
 
-__all__ = ["newton_variant", "rate", "radau_newton_flex0_links0", "radau_newton_flex0_links1", "radau_newton_flex1_links0",
+__all__ = ["newton_variant", "rate", "radau_newton_flex0_links0_ta0",
+           "radau_newton_flex0_links1_ta0", "radau_newton_flex1_links0_ta0", "radau_newton_flex0_links0_ta1",
+           "radau_newton_flex0_links1_ta1",
            "error_estimate", "scaled_rms", "R_RTOL", "R_ATOL", "R_FNEWT", "R_NIT", "R_THET", "N_ROPT", "S_THETA",
            "S_FACCON", "S_HHFAC", "S_ITERS"]
 
@@ -70,38 +73,45 @@ def scaled_rms(X, scal, rows):
     return math.sqrt(acc / (rows * X.shape[1]))
 
 
-def rate_variant(flex, links):
+def rate_variant(flex, links, ta):
     """The compiled ``rate(model, t, q0, u0, zrow, src, rw, out)`` of the variant:
-    ``radau_step.stage_rate`` on the scratch of rw, compiled once per variant (the
-    iteration, the step's start and the error estimate call it: inlined in each, the force
-    models' code was compiled three times over)."""
+    ``radau_step.stage_rate`` on the scratch of rw (``ta``: the tree-augmented dynamics with
+    the run's constraint work rw[27][0]), compiled once per variant (the iteration, the
+    step's start and the error estimate call it: inlined in each, the force models' code
+    was compiled three times over)."""
 
-    @variant(f"radau_rate_flex{int(flex)}_links{int(links)}")
+    @variant(f"radau_rate_flex{int(flex)}_links{int(links)}_ta{int(ta)}")
     def rate(model, t, q0, u0, zrow, src, rw, out):
         mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf = model
-        return stage_rate(flex, links, mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf, t, q0, u0, zrow, src, rw[17],
-                          rw[18], rw[19], rw[20], out)
+        return stage_rate(flex, links, ta, mi, mf, ws, z, fr, cr, rw[27][0], dbuf, worldf, fmi, fmf, t, q0, u0, zrow,
+                          src, rw[17], rw[18], rw[19], rw[20], out)
 
     return rate
 
 
-radau_rate_flex0_links0 = rate_variant(0, 0)
-radau_rate_flex0_links1 = rate_variant(0, 1)
-radau_rate_flex1_links0 = rate_variant(1, 0)
+radau_rate_flex0_links0_ta0 = rate_variant(0, 0, 0)
+radau_rate_flex0_links1_ta0 = rate_variant(0, 1, 0)
+radau_rate_flex1_links0_ta0 = rate_variant(1, 0, 0)
+radau_rate_flex0_links0_ta1 = rate_variant(0, 0, 1)
+radau_rate_flex0_links1_ta1 = rate_variant(0, 1, 1)
 
 
 @njit(cache=True, inline="always")
-def rate(flex, links, model, t, q0, u0, zrow, src, rw, out):
-    """out = f(t, y0 + zrow) through the variant's ``rate`` (``flex``, ``links``: constants
-    whose branches are pruned). False if an inertia is singular there."""
+def rate(flex, links, ta, model, t, q0, u0, zrow, src, rw, out):
+    """out = f(t, y0 + zrow) through the variant's ``rate`` (``flex``, ``links``, ``ta``:
+    constants whose branches are pruned). False if an inertia is singular there."""
     if flex:
-        return radau_rate_flex1_links0(model, t, q0, u0, zrow, src, rw, out)
+        return radau_rate_flex1_links0_ta0(model, t, q0, u0, zrow, src, rw, out)
+    if ta:
+        if links:
+            return radau_rate_flex0_links1_ta1(model, t, q0, u0, zrow, src, rw, out)
+        return radau_rate_flex0_links0_ta1(model, t, q0, u0, zrow, src, rw, out)
     if links:
-        return radau_rate_flex0_links1(model, t, q0, u0, zrow, src, rw, out)
-    return radau_rate_flex0_links0(model, t, q0, u0, zrow, src, rw, out)
+        return radau_rate_flex0_links1_ta0(model, t, q0, u0, zrow, src, rw, out)
+    return radau_rate_flex0_links0_ta0(model, t, q0, u0, zrow, src, rw, out)
 
 
-def newton_variant(flex, links):
+def newton_variant(flex, links, ta):
     """The compiled ``newton(model, t, h, q0, u0, src, rw, rc, ropt, rst, adapt)`` of the
     variant (module docstring): model = (mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf), rw
     the work of ``radau_loop.allocate_radau_work`` (Z holds the starting iterate, and the
@@ -109,7 +119,7 @@ def newton_variant(flex, links):
     rst[S_HHFAC] is the step's cut), -2 (a singular inertia at a stage) or -3 (fixed steps:
     not converged in nit iterations; Z the last iterate)."""
 
-    @variant(f"radau_newton_flex{int(flex)}_links{int(links)}")
+    @variant(f"radau_newton_flex{int(flex)}_links{int(links)}_ta{int(ta)}")
     def newton(model, t, h, q0, u0, src, rw, rc, ropt, rst, adapt):
         Z, W, F, DW, scal, M, C, E1, piv1, E2, piv2 = rw[0], rw[1], rw[2], rw[3], rw[6], rw[8], rw[9], rw[11], \
             rw[12], rw[13], rw[14]
@@ -127,7 +137,7 @@ def newton_variant(flex, links):
                 rst[S_HHFAC] = 0.5
                 return -1 if adapt else -3
             for s in range(3):
-                if not rate(flex, links, model, t + rc[RC_C + s] * h, q0, u0, Z[s], src, rw, F[s]):
+                if not rate(flex, links, ta, model, t + rc[RC_C + s] * h, q0, u0, Z[s], src, rw, F[s]):
                     rst[S_HHFAC] = 0.5
                     return -2
             _transformed_residual(rc, h, F, W, DW)
@@ -168,9 +178,11 @@ def newton_variant(flex, links):
 
 # the variants the loop calls, module globals under their own names (a dispatcher captured
 # by the loop's closure would put its random uuid into Numba's cache key)
-radau_newton_flex0_links0 = newton_variant(0, 0)
-radau_newton_flex0_links1 = newton_variant(0, 1)
-radau_newton_flex1_links0 = newton_variant(1, 0)
+radau_newton_flex0_links0_ta0 = newton_variant(0, 0, 0)
+radau_newton_flex0_links1_ta0 = newton_variant(0, 1, 0)
+radau_newton_flex1_links0_ta0 = newton_variant(1, 0, 0)
+radau_newton_flex0_links0_ta1 = newton_variant(0, 0, 1)
+radau_newton_flex0_links1_ta1 = newton_variant(0, 1, 1)
 
 
 @njit(cache=True, inline="always")

@@ -15,8 +15,9 @@ linear system splits into one real system (gamma/h I - J) and one complex one
 ((alpha - i beta)/h I - J), each 2 nu x 2 nu. J = [[D, I], [A, B]] at phi = 0: D =
 dphi_dot/dphi (-1/2 ad_u on a rotation: ``tangent_jacobian``, by differences of
 ``dexp_inv``), A = du_dot/dq (tangent) and B = du_dot/du, held as M^-1 (-K, -C): M, C, K
-the inverse dynamics' derivatives for rigid trees, or (I, -B, -A) by finite differences
-for modal bodies. Eliminating the phi rows, each system is one nu x nu system
+the inverse dynamics' derivatives for rigid trees, (I, -B, -A) of the tree-augmented
+constrained dynamics' analytic derivatives for closed loops (``ta_jacobian``), or (I, -B, -A)
+by finite differences for modal bodies. Eliminating the phi rows, each system is one nu x nu system
 (g M + C)(g - D) + K = g^2 M + g (C - M D) + K - C D (``factor``, ``solve_real``,
 ``solve_complex``). J only steers the iteration: it converges to the exact collocation
 solution whatever J's error, which costs iterations, never accuracy.
@@ -26,13 +27,17 @@ import math
 import numpy as np
 from numba import njit
 
+from ..kernels.constrained_dynamics_derivatives import constrained_derivatives_core
 from ..kernels.coordinates import integrate_q
 from ..kernels.dense_lu import lu_factor, lu_solve
 from .flex_stepping import flex_stage_rates
+from .force_kernels import apply_forces
+from .galpha_step import force_jacobian
 from .lie import dexp_inv
 from .stages import stage_rates
 
-__all__ = ["radau_constants", "stage_rate", "fd_jacobian", "tangent_jacobian", "factor", "solve_real", "solve_complex",
+__all__ = ["radau_constants", "stage_rate", "fd_jacobian", "ta_jacobian", "tangent_jacobian", "factor", "solve_real",
+           "solve_complex",
            "N_RC", "RC_GAMMA", "RC_ALPHA", "RC_BETA", "RC_C", "RC_DD", "RC_T", "RC_TI"]
 
 # --- the method's constants (float64 array rc, ``radau_constants``)
@@ -75,10 +80,12 @@ def radau_constants():
 
 
 @njit(cache=True, inline="always")
-def stage_rate(flex, links, mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf, t, q0, u0, zrow, src, qs, us, phi, tau,
-               out):
+def stage_rate(flex, links, ta, mi, mf, ws, z, fr, cr, Wc, dbuf, worldf, fmi, fmf, t, q0, u0, zrow, src, qs, us,
+               phi, tau, out):
     """out = f(t, y0 + zrow) (2 nu,): (phi_dot, u_dot) at q0 (+) zrow[:nu], u0 + zrow[nu:];
-    ``flex`` (a constant): modal bodies' rates. False if an inertia is singular there."""
+    ``flex`` (a constant): modal bodies' rates; ``ta`` (a constant): the tree-augmented
+    dynamics of the constraint rows cr with the run's Baumgarte gains and work Wc. False if
+    an inertia is singular there."""
     n = u0.shape[0]
     for i in range(n):
         phi[i] = zrow[i]
@@ -86,7 +93,7 @@ def stage_rate(flex, links, mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf, t, q0
     integrate_q(mi, ws, q0, phi, 1.0, qs)
     if flex:
         return flex_stage_rates(mi, mf, ws, dbuf, 1, fmi, fmf, t, qs, us, phi, src, tau, out[:n], out[n:])
-    return stage_rates(mi, mf, ws, z, 1, 0, links, 0, fr, cr, None, worldf, fmi, fmf, t, qs, us, phi, src, tau,
+    return stage_rates(mi, mf, ws, z, 1, ta, links, 0, fr, cr, Wc, worldf, fmi, fmf, t, qs, us, phi, src, tau,
                        out[:n], out[n:])
 
 
@@ -117,6 +124,34 @@ def fd_jacobian(mi, mf, ws, dbuf, fmi, fmf, smap, t, q0, u0, f0, src, qs, us, ph
             else:
                 C[i, k] = -dudot
             M[i, k] = 1.0 if i == k else 0.0
+    return True
+
+
+@njit(cache=True, inline="always")
+def ta_jacobian(mi, mf, fr, cr, ws, z, fmi, fmf, links, t, q0, u0, src, tau, ta_work, M, C, K):
+    """M = I, K = -du_dot/dq (tangent), C = -du_dot/du at (q0, u0) of the tree-augmented
+    constrained dynamics with the run's Baumgarte gains (``constrained_derivatives_core``),
+    the joint-level force models' derivatives taken through Mc^-1 = du_dot/dtau
+    (``galpha_step.force_jacobian``; link-level wrenches are held, J only steers the
+    iteration). ta_work from ``radau_loop.ta_work``. False if an inertia is singular."""
+    Wc, Wm, T, E, VA, KT, Minv, Kf, Cf = ta_work
+    n = u0.shape[0]
+    use = apply_forces(mi, mf, ws, fmi, fmf, q0, u0, t, src, tau, links)
+    if not constrained_derivatives_core(mi, mf, fr, cr, ws, z, q0, u0, tau, use, Wc, Wm, T, E, VA, KT, K, C, Minv):
+        return False
+    Kf[:, :] = 0.0
+    Cf[:, :] = 0.0
+    force_jacobian(fmi, fmf, q0, u0, Kf, Cf)  # Kf = -dtau/dq, Cf = -dtau/du of the force models
+    for r in range(n):
+        for c in range(n):
+            a = 0.0
+            b = 0.0
+            for k in range(n):
+                a += Minv[r, k] * Kf[k, c]
+                b += Minv[r, k] * Cf[k, c]
+            K[r, c] = a - K[r, c]
+            C[r, c] = b - C[r, c]
+            M[r, c] = 1.0 if r == c else 0.0
     return True
 
 
