@@ -120,6 +120,9 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
     (NotImplementedError).
     """
 
+    LOOP_NAME = "the generalized-alpha simulation loop"
+    CHECKED_LOOP = False  # (no recorded check run for its variants yet)
+
     lie_group = True
 
     def __init__(self, m, q0, u0, tableau=None, sink=None, control=None, tau=None, forces=(), adaptive=None,
@@ -201,8 +204,3 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
                 self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr, self._ctl, T, Q, U,
                 self._gw, self.gst)
         return GL.galpha_entry_point(self._links, self.control is not None), args
-
-    def advance(self, T, Q, U):
-        """Run until the buffers (T, Q, U) are full or the end; return (Status, rows)."""
-        return self.advance_held_control(T, Q, U, "the generalized-alpha simulation loop")
-

@@ -12,6 +12,7 @@ One compiled stepping loop (``simulation.kernels.entry_point``) serves every run
 """
 import math
 import time
+from contextlib import nullcontext
 
 import numpy as np
 
@@ -86,6 +87,9 @@ class RungeKuttaIntegrator:
     """
 
     lie_group = False
+    #: the loop's name in the "compiling" notice; whether its variants have recorded checks
+    LOOP_NAME = "the simulation loop"
+    CHECKED_LOOP = True
 
     def __init__(self, m, q0, u0, tableau="rk4", sink=None, control=None, tau=None, forces=(),
                  adaptive=None, rtol=1e-6, atol=1e-9, h_min=None, h_max=math.inf, t0=0.0,
@@ -241,44 +245,29 @@ class RungeKuttaIntegrator:
     def advance(self, T, Q, U):
         """Run until the buffers (T, Q, U) are full or the end; return (Status, rows)."""
         self.ctr[K.C_WRITTEN] = 0
-        run, args = self.loop_call(T, Q, U)
-        if run is not self._ready and not run.signatures:  # (signatures: ~45 us; runs in segments call often)
-            with compiling_notice("the simulation loop"):  # the first run compiles the loop (or loads it), checked
-                loop_check.verify(run)
-        self._ready = run
-        st = run(*args)
-        if st == NEED_CONTROL:
-            control, clk = self.control, self.clk
-            tau_out, q, u = self._ctl
-            while st == NEED_CONTROL:
-                r = control(clk[K.K_TSTAGE], q, u, tau_out)
-                if r is not None and r is not tau_out:
-                    raise TypeError(f"control returned a {type(r).__name__} at t = {clk[K.K_TSTAGE]:.6g} s; "
-                                    f"the returned value would be ignored: write the joint forces into "
-                                    f"its 4th argument in place (tau_out[:] = ...) and return None")
-                st = run(*args)
+        st = self.run_loop(*self.loop_call(T, Q, U))
         return Status(st), int(self.ctr[K.C_WRITTEN])
 
-    def advance_held_control(self, T, Q, U, what):
-        """``advance`` of the loops that call their control once per step at its start
-        (generalized_alpha, radau: ``loop_call`` gives theirs): run until (T, Q, U) are full
-        or the end, calling the control where the loop asks; the first run compiles the loop
-        (``what`` in the notice). Returns (Status, rows)."""
-        self.ctr[K.C_WRITTEN] = 0
-        run, args = self.loop_call(T, Q, U)
-        if not run.signatures:
-            with compiling_notice(what):
-                st = run(*args)
-        else:
+    def run_loop(self, run, args):
+        """Run the loop variant ``run`` on ``args`` (``loop_call``'s) until it stops, calling the
+        control where it asks; returns its status. A variant's first run compiles (or loads) it
+        under a ``LOOP_NAME`` notice, checked on its recorded run if ``CHECKED_LOOP`` (loop_check)."""
+        first = run is not self._ready and not run.signatures  # (signatures: ~45 us; segments call often)
+        self._ready = run
+        if first and self.CHECKED_LOOP:
+            with compiling_notice(self.LOOP_NAME):
+                loop_check.verify(run)  # (compiles or loads it, then runs its recorded check)
+        with compiling_notice(self.LOOP_NAME) if first and not self.CHECKED_LOOP else nullcontext():
             st = run(*args)
-        tau_out, q, u = self._ctl
+        clk, (tau_out, q, u) = self.clk, self._ctl
         while st == NEED_CONTROL:
-            r = self.control(self.clk[K.K_TSTAGE], q, u, tau_out)
+            r = self.control(clk[K.K_TSTAGE], q, u, tau_out)
             if r is not None and r is not tau_out:
-                raise TypeError("control must write the joint forces into its 4th argument in place and "
-                                "return None")
+                raise TypeError(f"control returned a {type(r).__name__} at t = {clk[K.K_TSTAGE]:.6g} s; "
+                                f"the returned value would be ignored: write the joint forces into "
+                                f"its 4th argument in place (tau_out[:] = ...) and return None")
             st = run(*args)
-        return Status(st), int(self.ctr[K.C_WRITTEN])
+        return st
 
     def step(self, t, dt):
         """Take one step of size dt [s] from time t (fixed step; no error control) and

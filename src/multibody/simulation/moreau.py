@@ -15,8 +15,7 @@ from ..kernels.collision.layout import CF_DIST, CI_A, CI_B, SF_MARGIN
 from ..kernels.common import data_start, link_rows
 from ..kernels.joint_transform import forward_kinematics_pass
 from ..kernels.collision.work import contact_work
-from ..kernels.status import CONTACT_ROWS, NEED_CONTROL, Status
-from ..progress import compiling_notice
+from ..kernels.status import CONTACT_ROWS, Status
 from . import contact_loop as CL
 from . import kernels as K
 from .integrators import RungeKuttaIntegrator
@@ -182,6 +181,9 @@ class MoreauIntegrator(RungeKuttaIntegrator):
     modal bodies are refused (NotImplementedError).
     """
 
+    LOOP_NAME = "the contact simulation loop"
+    CHECKED_LOOP = False  # (no recorded check run for its variants yet)
+
     def __init__(self, m, q0, u0, tableau=None, sink=None, control=None, tau=None, forces=(), adaptive=None,
                  rtol=1e-6, atol=1e-9, h_min=None, h_max=math.inf, t0=0.0, stabilization_gains=None,
                  lie_group=None, *, contact_tol=CONTACT_TOL, max_sweeps=MAX_SWEEPS, contact_output=False,
@@ -331,18 +333,7 @@ class MoreauIntegrator(RungeKuttaIntegrator):
         the contact rows when a step finds more contacts than they hold."""
         self.ctr[K.C_WRITTEN] = 0
         while True:
-            run, args = self.loop_call(T, Q, U)
-            if not run.signatures:
-                with compiling_notice("the contact simulation loop"):
-                    st = run(*args)
-            else:
-                st = run(*args)
-            while st == NEED_CONTROL:
-                r = self.control(self.clk[K.K_TSTAGE], self._ctl[1], self._ctl[2], self._ctl[0])
-                if r is not None and r is not self._ctl[0]:
-                    raise TypeError("control must write the joint forces into its 4th argument in place and "
-                                    "return None")
-                st = run(*args)
+            st = self.run_loop(*self.loop_call(T, Q, U))
             if st != CONTACT_ROWS:
                 break
             written = int(self.ctr[K.C_WRITTEN])
