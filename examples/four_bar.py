@@ -35,18 +35,25 @@ def four_bar():
     return m
 
 
+def closed_start(m):
+    """(q, u) of ``four_bar()`` model ``m`` at the example's start: the loop closed near the
+    crank at 1.67 rad (q [rad]), the crank turning at 2 rad/s and the other speeds those
+    the loop then allows (u [rad/s])."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a planar loop has redundant rows
+        cks = m.constraint_kinematics()
+        q = cks.solve_q(np.array([1.6707963267948966, -1.4591054166649482, 1.5397303602625536]))
+        u = cks.solve_u(q, [2.0, 0.0, 0.0], frozen=["crank_joint"])
+    return q, u
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--t-final", type=float, default=5.0)
     ap.add_argument("--plot", default=None, help="write a PNG plot here")
     args = ap.parse_args(argv)
     m = four_bar()
-    q = np.array([1.6707963267948966, -1.4591054166649482, 1.5397303602625536])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a planar loop has redundant rows
-        cks = m.constraint_kinematics()
-        q = cks.solve_q(q)
-        u = cks.solve_u(q, [2.0, 0.0, 0.0], frozen=["crank_joint"])
+    q, u = closed_start(m)
 
     def separation(res):
         return np.array([np.abs(m.pose_error(x, "residual")).max() for x in res.q])

@@ -11,7 +11,6 @@ step (kernels/loop_impulses.py, simulation/contact_loop.py).
 """
 import math
 import sys
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +19,7 @@ import pytest
 import multibody as mb
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "examples"))
-from four_bar import four_bar  # noqa: E402  (the example's model: one definition of the four-bar)
+from four_bar import closed_start, four_bar  # noqa: E402  (the example's model and start)
 
 G = 9.81
 LEG, HALF_ANGLE, TIE_AT = 1.0, math.radians(25.0), 0.5    # [m], [rad], the tie's place on the legs
@@ -123,11 +122,7 @@ def test_a_frame_dropped_far_from_the_origin_lands_and_rests_with_its_loop_exact
 def test_four_bar_under_moreau_converges_to_the_tree_augmented_run_at_first_order():
     m = four_bar()
     m.add_collision(m.world, mb.Plane(), _at((0, 0, -10.0)), name="floor")  # out of reach: no contact
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a planar loop: 3 of its 5 rows are redundant
-        cks = m.constraint_kinematics()
-        q = cks.solve_q([1.6707963267948966, -1.4591054166649482, 1.5397303602625536])
-        u = cks.solve_u(q, [2.0, 0.0, 0.0], frozen=["crank_joint"])
+    q, u = closed_start(m)
     ref = mb.simulate(m, q, u, 0.5, dt=1e-4, contact=False)  # RK4, TA
     errors, closures, speeds = [], [], []
     for h in (1e-3, 5e-4):
