@@ -146,32 +146,27 @@ def test_sinusoidal_wrench_at_a_deforming_node_follows_its_time_law(axes):
     np.testing.assert_allclose(integ.u, u0 + h * udot, rtol=0, atol=1e-12 * np.abs(udot).max())
 
 
-def test_stage_constraint_force_is_the_facades():
-    """The stages' constraint force (FlexStageForces.constraint_force: the compiled flex
-    constrained dynamics for the stage's joint forces plus the joint force models) is the
-    facade's Gc^T lambda for those forces: bit for bit without force models (one
-    implementation serves both), and with a joint spring-damper added to the forces."""
-    from multibody.algorithms.constraints import simulation_work
-    from multibody.simulation.flex_stage_forces import FlexStageForces
-    from multibody.simulation.forces import JointSpringDamper, pack_force_models
+def test_the_constrained_flex_loop_is_the_facades_constrained_dynamics():
+    """The loop's constrained flex variant (``flex_stepping``, ``ta``: the compiled flex
+    tree-augmented dynamics in the stage) steps with the facade's constrained udot: one Euler
+    step u1 = u0 + h udot, with the joint force models' forces added (a joint spring-damper)
+    and with a wrench at a deforming node (the control hand-over's) taken as f_ext."""
+    from multibody.simulation.forces import JointSpringDamper
     m, q0 = flexible_four_bar()
     rng = np.random.default_rng(3)
-    q, u, tau = q0 + 0.02 * rng.normal(size=m.nq), rng.normal(size=m.nu), rng.normal(size=m.nu)
-    work = simulation_work(m, "default")  # the run's constraint work array, its gains written in
-    stage = FlexStageForces(m, [], work, *pack_force_models(m, [])[:2])
-    force = stage.constraint_force(0.2, q, u, tau).copy()
-    res = m.constrained_dynamics(q, u, tau, stabilization_gains="default")
-    assert np.abs(force).max() > 1.0
-    np.testing.assert_array_equal(force, res.constraint_force)
-    out = tau.copy()
-    stage(0.2, q, u, out)  # as the loop's control: the constraint force added to the stage's forces
-    np.testing.assert_array_equal(out, tau + force)
-
+    q0 = q0 + 0.02 * rng.normal(size=m.nq)  # off the closed state: the gains act
+    u0, tau = rng.normal(size=m.nu), rng.normal(size=m.nu)
     spring = JointSpringDamper(m.hinges[0].name, stiffness=3.0, damping=0.4, q_ref=0.1)
-    stage = FlexStageForces(m, [spring], work, *pack_force_models(m, [spring])[:2])
+    wrench = ExternalForce("coupler_mid", (0.0, 0.3, 0.0, 0.0, 0.0, -2.0))
+    h = 1e-3
     tau_full = tau.copy()
-    tau_full[m.u_slice(m.hinges[0].name)] -= 3.0 * (q[0] - 0.1) + 0.4 * u[0]
-    res = m.constrained_dynamics(q, u, tau_full, stabilization_gains="default")
-    np.testing.assert_allclose(stage.constraint_force(0.2, q, u, tau), res.constraint_force, rtol=0,
-                               atol=1e-13 * np.abs(res.constraint_force).max())
-    assert np.abs(res.constraint_force - force).max() > 1e-3  # the spring changes the loop's force
+    tau_full[m.u_slice(m.hinges[0].name)] -= 3.0 * (q0[0] - 0.1) + 0.4 * u0[0]
+    for forces, f_ext in (([spring], None), ([spring, wrench], {"coupler_mid": wrench.wrench})):
+        integ = RungeKuttaIntegrator(m, q0, u0, tableau="euler", tau=tau, forces=forces,
+                                     stabilization_gains="default")
+        integ.step(0.0, h)
+        udot = m.constrained_dynamics(q0, u0, tau_full, f_ext=f_ext, stabilization_gains="default").udot
+        assert np.abs(udot).max() > 1.0
+        np.testing.assert_allclose(integ.u, u0 + h * udot, rtol=0, atol=1e-12 * np.abs(udot).max())
+    without = m.constrained_dynamics(q0, u0, tau_full, stabilization_gains="default").udot
+    assert np.abs(udot - without).max() > 1e-2  # the wrench changes the motion

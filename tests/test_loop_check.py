@@ -30,6 +30,7 @@ from test_kernel_check import check_model
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "examples"))
 from four_bar import four_bar  # noqa: E402
+from flexible_four_bar import flexible_four_bar  # noqa: E402
 
 STORED = Path(mb.__file__).parent / "data" / "loop_check.npz"
 STEPS, DT = 10, 2e-3
@@ -48,6 +49,11 @@ def family_model(kind):
             cks = m.constraint_kinematics()
             q = cks.solve_q([1.67, -1.46, 1.54])
             return m, q, cks.solve_u(q, [2.0, 0.0, 0.0], frozen=["crank_joint"])
+    if kind == "flexta":
+        m, q = flexible_four_bar(EI=5.0)
+        u = np.zeros(m.nu)
+        u[0] = 2.0
+        return m, q, m.constraint_kinematics().solve_u(q, u, frozen=[0])
     m = flexible_tree(rng, gravity=(0.0, 0.0, -9.81))
     return (m, *flex_state(m, rng))
 
@@ -56,7 +62,7 @@ def recorded_run(kind, lie, adaptive):
     """(model, family name, loop variant, recorded values) of a family's run from its start."""
     m, q0, u0 = family_model(kind)
     integ = RungeKuttaIntegrator(m, q0, u0, tableau="dopri5" if adaptive else "rk4", lie_group=bool(lie),
-                                 rtol=1e-7, atol=1e-9, stabilization_gains=(0.0, 0.0) if kind == "ta" else None)
+                                 rtol=1e-7, atol=1e-9, stabilization_gains=(0.0, 0.0) if kind.endswith("ta") else None)
     n = integ.setup(STEPS * DT, DT)
     integ.ctr[K.C_WRITTEN] = 0
     run, args = integ.loop_call(np.zeros(n), np.zeros((n, m.nq)), np.zeros((n, m.nu)))
@@ -66,7 +72,7 @@ def recorded_run(kind, lie, adaptive):
     return m, name, run, loop_check.pack(name, start, loop_check.outputs(args, run(*args)))
 
 
-FAMILIES = list(itertools.product(("pins", "general", "ta", "flex"), (0, 1), (0, 1)))
+FAMILIES = list(itertools.product(("pins", "general", "ta", "flex", "flexta"), (0, 1), (0, 1)))
 
 
 def write_recordings(path=STORED):

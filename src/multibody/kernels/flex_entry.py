@@ -15,7 +15,8 @@ its flex region (kernels/flex_layout.py, its scratch sized for every kernel here
 reference counting (``_nrt=False``: views only, see flex_views). The work arrays W are the
 caller's, of the shapes ``work_shapes`` gives for the model (the rigid kernels' too). A compiled model with modal bodies takes these as ``c.kernels.<name>``
 (algorithms/entry.py), so the facade calls them as it calls the rigid ones. ``flex_udot``
-is the unchecked forward dynamics the stepping loop and the batched calls share.
+is the unchecked forward dynamics the stepping loop and the batched calls share, and
+``flex_constrained_udot`` the stepping loop's constrained one.
 """
 import numpy as np
 from numba import njit
@@ -277,6 +278,26 @@ def constraint_rows_flex(dbuf, q, u, W):
 
 
 @njit(**_VIEWS_ONLY)
+def flex_constrained_udot(dbuf, q, u, tau, W, udot):
+    """The tree-augmented constrained udot at (q, u, tau), unchecked: the stepping loop's
+    (``flex_stepping``) and the checked kernel's. The Baumgarte gains are read from W's WC_KP,
+    WC_KD columns; Gc, the rows and the multipliers stay in the flex constraint work. Returns
+    OK or SINGULAR."""
+    a = flex_arrays(dbuf)
+    nu, nc = u.shape[0], a.cr.shape[0]
+    c0 = row_offset(nu, nc)
+    st = flex_constrained_dynamics(a.mi, a.mf, a.ws, a.fi, a.fmass, a.fm1, a.fm2, a.M, a.fnode, a.frame_node, a.fr,
+                                   a.cr, a.stiffness, a.damping, q, u, tau, W[:, c0 + WC_KP:c0 + WC_KD + 1], a.phi,
+                                   a.V, a.A, a.F, a.abias, a.pose, a.VN, a.P, a.G, a.Dinv, a.eps, a.scratch,
+                                   a.con_table, a.con_work)
+    if st == OK:
+        vec = piece(a.con_work, a.con_table, F_VEC, N_VEC, nu)
+        for c in range(nu):
+            udot[c] = vec[V_UDOT, c]
+    return st
+
+
+@njit(**_VIEWS_ONLY)
 def constrained_forward_dynamics_flex(dbuf, q, u, tau, W, udot):
     """Checked constrained forward dynamics (``flex_constrained.flex_constrained_dynamics``)
     with the Baumgarte gains at W's WC_KP, WC_KD columns (written by the caller, as for the
@@ -288,16 +309,8 @@ def constrained_forward_dynamics_flex(dbuf, q, u, tau, W, udot):
         return BAD_LENGTH_ARG2
     if st != OK:
         return st
-    nu, nc = u.shape[0], a.cr.shape[0]
-    c0 = row_offset(nu, nc)
-    st = flex_constrained_dynamics(a.mi, a.mf, a.ws, a.fi, a.fmass, a.fm1, a.fm2, a.M, a.fnode, a.frame_node, a.fr,
-                                   a.cr, a.stiffness, a.damping, q, u, tau, W[:, c0 + WC_KP:c0 + WC_KD + 1], a.phi,
-                                   a.V, a.A, a.F, a.abias, a.pose, a.VN, a.P, a.G, a.Dinv, a.eps, a.scratch,
-                                   a.con_table, a.con_work)
+    st = flex_constrained_udot(dbuf, q, u, tau, W, udot)
     if st != OK:
         return st
-    vec = piece(a.con_work, a.con_table, F_VEC, N_VEC, nu)
-    for c in range(nu):
-        udot[c] = vec[V_UDOT, c]
     _constraint_outputs(a, u, W, True)
     return result_status(st, udot)

@@ -1,11 +1,12 @@
-"""Link-level force models and constraints for runs of models with modal (flexible) bodies.
+"""Link-level force models for runs of models with modal (flexible) bodies.
 
-The compiled loop's flex variant (``flex_stepping``) takes joint forces only. Wrenches at
-frames (``ExternalForce``), springs between frames (``LinearSpringDamper``) and enabled
-constraints (loops, constant-velocity, coordinate constraints) reach it instead through the
-loop's control hand-over: at every Runge-Kutta stage the loop pauses, ``FlexStageForces``
-(called as a control) adds their generalized forces to the stage's joint forces, and the
-loop goes on with its flexible forward dynamics and its joint force models.
+The compiled loop's flex variants (``flex_stepping``) take joint forces and enabled
+constraints (loops, constant-velocity, coordinate constraints: the ``ta`` variants).
+Wrenches at frames (``ExternalForce``) and springs between frames (``LinearSpringDamper``)
+reach it instead through the loop's control hand-over: at every Runge-Kutta stage the loop
+pauses, ``FlexStageForces`` (called as a control) adds their generalized forces to the
+stage's joint forces, and the loop goes on with its flexible (constrained) forward dynamics
+and its joint force models.
 
 * A wrench w at frame F (a body or a node, whose pose and Jacobian follow the deformation):
   tau += J_F^T w, with J_F the frame's Jacobian in its own axes (the model's kernel
@@ -16,43 +17,28 @@ loop goes on with its flexible forward dynamics and its joint force models.
 
 The wrench's time law and the spring's tension are the compiled loop's own
 (``force_kernels.wrench_phase``, ``wrench_component``, ``spring_tension``), evaluated on the
-force models' packed rows.
-* Constraints: the multipliers of the tree-augmented constrained dynamics (the model's
-  kernel ``constrained_forward_dynamics``: one compiled call, the facade's own, with the
-  run's constraint work array and its Baumgarte gains) for the stage's full joint forces, which include the joint force models
-  the loop adds after the pause (evaluated here by the loop's own ``apply_forces``, so both
-  use the same formula); the stage's forces become tau + Gc^T lambda, and the loop's
-  articulated-body recursion then gives the constrained accelerations.
-
-A stage with constraints alone is two compiled calls and the control hand-over (about 25 us
-on the flexible four-bar, against 250 us when the constrained dynamics was Python over the
-flex kernels); wrenches and springs are still evaluated in Python.
+force models' packed rows; the frames' Jacobians are compiled, the rest is Python.
 """
 import numpy as np
 
-from ..algorithms.checks import check_vector, frame_row, raise_status, run_kernel
-from ..kernels.constraint_work import WC_LAMBDA, row_offset
-from .force_kernels import apply_forces, spring_tension, wrench_component, wrench_phase
+from ..algorithms.checks import check_vector, frame_row, raise_status
+from .force_kernels import spring_tension, wrench_component, wrench_phase
 from .forces import ExternalForce, LinearSpringDamper
 
 __all__ = ["FlexStageForces", "needs_stage_forces"]
 
 
 def needs_stage_forces(m, forces):
-    """True when a run of modal-body model ``m`` has link-level force models or enabled
-    constraints, which ``FlexStageForces`` supplies."""
-    return m.compiled.nc > 0 or any(isinstance(f, (ExternalForce, LinearSpringDamper)) for f in forces or ())
+    """True when a run of modal-body model ``m`` has link-level force models, which
+    ``FlexStageForces`` supplies."""
+    return any(isinstance(f, (ExternalForce, LinearSpringDamper)) for f in forces or ())
 
 
 class FlexStageForces:
     """A control ``(t, q, u, tau_out)`` that first calls the user's ``control`` (if any),
-    then adds the link-level forces and the constraint forces (see the module docstring).
-    ``work``: the run's constraint work array with its Baumgarte gains
-    (``constraints.simulation_work``), None without constraints; ``fmi``, ``fmf``: the run's
-    packed force models (their joint entries are evaluated here for the constraint solve
-    only)."""
+    then adds the link-level forces (see the module docstring)."""
 
-    def __init__(self, m, forces, work, fmi, fmf, control=None):
+    def __init__(self, m, forces, control=None):
         self.model = m
         c = m.compiled
         self._wrenches = []  # (row, link, ExternalForce, its packed row (1, N_FMF))
@@ -65,12 +51,8 @@ class FlexStageForces:
                 ra, rb = frame_row(c, f.frame_a), frame_row(c, f.frame_b)
                 (la, Ta), (lb, Tb) = c.frame_in_link(ra), c.frame_in_link(rb)
                 self._springs.append((ra, la, Ta, rb, lb, Tb, f._entries(m)[0][1][None]))
-        self._work = work
-        self._fmi, self._fmf = fmi, fmf
         self.control = control
-        self._c = c
         self.data = c.create_data()  # this object's own kinematics and work
-        self._tau_full, self._udot, self._force = np.empty(c.nu), np.empty(c.nu), np.empty(c.nu)
 
     def __call__(self, t, q, u, tau_out):
         r = None
@@ -80,8 +62,6 @@ class FlexStageForces:
                 return r  # the caller's check names the mistake
         if self._wrenches or self._springs:
             tau_out += self.link_forces(t, q, u)
-        if self._work is not None:
-            tau_out += self.constraint_force(t, q, u, tau_out)
         return r
 
     def _frame(self, row, link, q, u, cache):
@@ -124,16 +104,3 @@ class FlexStageForces:
             F = spring_tension(packed, 0, length, rate) * e  # on b, world axes
             tau += Jb[3:].T @ (Tb[:3, :3].T @ F) - Ja[3:].T @ (Ta[:3, :3].T @ F)
         return tau
-
-    def constraint_force(self, t, q, u, tau):
-        """Gc^T lambda (nu,) for the stage's joint forces ``tau`` plus the joint force models
-        (this object's array, valid until its next call). Non-finite entries and a singular
-        inertia raise ValueError naming the argument."""
-        c, W = self._c, self._work
-        apply_forces(c.mi, c.mf, self.data.ws, self._fmi, self._fmf, q, u, t, tau, self._tau_full, False)
-        q, u = check_vector(q, c.nq, "q", c), check_vector(u, c.nu, "u", c)
-        st = run_kernel(c, q, c.kernels.constrained_forward_dynamics, self.data.buf, q, u, self._tau_full, W,
-                        self._udot)
-        if st:
-            raise_status(c, st, ("q", "u", "tau"), (q, u, self._tau_full))
-        return np.dot(W[:, :c.nu].T, W[:, row_offset.py_func(c.nu, c.nc) + WC_LAMBDA], out=self._force)

@@ -8,7 +8,9 @@ charts, output, control pauses); only a stage's rates differ:
   limits; ``force_kernels.apply_forces`` without link-level entries);
 * udot from the articulated-body recursion with (6 + n_modes) blocks
   (``kernels.flex_entry.flex_udot``: the flex tables in the model rows of the run's data
-  buffer, the flex work in its flex region, so the loop hands it that one buffer);
+  buffer, the flex work in its flex region, so the loop hands it that one buffer), or, with
+  enabled constraints (the loop's ``ta`` variants), the tree-augmented constrained dynamics
+  (``flex_constrained_udot``, the run's constraint work array Wc and its Baumgarte gains);
 * q_dot = N(q) u (``qdot_from_u`` copies eta' as eta's rate), or the Munthe-Kaas rates:
   ``dexp_inv`` of the hinges, and phi_dot = eta' for the modal coordinates (Euclidean).
 """
@@ -17,7 +19,8 @@ from numba import njit
 
 from ..kernels import flex_layout as FL
 from ..kernels.coordinates import qdot_from_u
-from ..kernels.flex_entry import flex_udot
+from ..kernels.flex_entry import flex_constrained_udot, flex_udot
+from ..kernels.status import OK
 from ..kernels.layout import BODY_NU, NU, UOFF
 from .force_kernels import apply_forces
 from .lie import dexp_inv
@@ -26,13 +29,17 @@ __all__ = ["flex_stage_rates", "error_scale"]
 
 
 @njit(cache=True, inline="always")
-def flex_stage_rates(mi, mf, ws, dbuf, lie, fmi, fmf, t, qs, us, phi, tau0, tau, kq, ku):
-    """Rates of one stage of a model with modal bodies: ku = udot, kq = q_dot (classic) or
-    phi_dot (Munthe-Kaas). Force models: joint springs and limits only (link-level ones and
-    constraints arrive in tau0 from ``flex_stage_forces`` through the control hand-over).
+def flex_stage_rates(mi, mf, ws, dbuf, lie, ta, Wc, fmi, fmf, t, qs, us, phi, tau0, tau, kq, ku):
+    """Rates of one stage of a model with modal bodies: ku = udot (with ``ta``, a constant of
+    the loop's variant: the constrained udot, Wc the run's constraint work), kq = q_dot
+    (classic) or phi_dot (Munthe-Kaas). Force models: joint springs and limits only
+    (link-level ones arrive in tau0 from ``flex_stage_forces`` through the control hand-over).
     Returns False when an articulated inertia is singular."""
     apply_forces(mi, mf, ws, fmi, fmf, qs, us, t, tau0, tau, False)
-    ok = flex_udot(dbuf, qs, us, tau, ku)
+    if ta:
+        ok = flex_constrained_udot(dbuf, qs, us, tau, Wc, ku) == OK
+    else:
+        ok = flex_udot(dbuf, qs, us, tau, ku)
     if lie:
         dexp_inv(mi, phi, us, kq)  # the hinges' rates
         for j in range(mi.shape[0]):  # eta is Euclidean: phi_dot = eta'

@@ -82,8 +82,9 @@ class RungeKuttaIntegrator:
     Models with modal (flexible) bodies step through the loop's flex variant
     (``simulation.flex_stepping``; its tables and work in the run's data buffer): joint forces
     (tau, control, ``JointSpringDamper``, ``JointLimits``) and every tableau, adaptive or
-    Munthe-Kaas; link wrenches, springs between frames and constraints are added at every
-    stage through the control hand-over (``simulation.flex_stage_forces``).
+    Munthe-Kaas; enabled constraints in the loop's constrained (``ta``) flex variant; link
+    wrenches and springs between frames are added at every stage through the control
+    hand-over (``simulation.flex_stage_forces``).
     """
 
     lie_group = False
@@ -118,10 +119,8 @@ class RungeKuttaIntegrator:
         self._links = link_forces(self.fmi)  # the loop variant with link-level force models
         self._wc = simulation_work(m, stabilization_gains)  # None for a tree: the loop without TA
         self.flex = c.flex is not None  # modal bodies: the loop's flex variant
-        if self.flex:
-            if needs_stage_forces(m, forces):  # link forces and constraints: per stage, in Python
-                self.control = FlexStageForces(m, forces, self._wc, self.fmi, self.fmf, control)
-            self._wc = None  # (the flex variant takes no TA work)
+        if self.flex and needs_stage_forces(m, forces):  # link-level forces: per stage, in Python
+            self.control = FlexStageForces(m, forces, control)
         if adaptive is None:
             adaptive = self.tableau.is_embedded
         if adaptive and not self.tableau.is_embedded:
@@ -238,8 +237,9 @@ class RungeKuttaIntegrator:
         if not self.flex:
             run = K.entry_point(self.lie_group, self._wc is not None, self._links, self.adaptive,
                                 self.control is not None, pins=c.all_pins)
-        else:  # modal bodies: the loop's flex variant (no TA, joint force models only)
-            run = K.entry_point(self.lie_group, False, False, self.adaptive, self.control is not None, flex=True)
+        else:  # modal bodies: the loop's flex variant (joint force models only)
+            run = K.entry_point(self.lie_group, self._wc is not None, False, self.adaptive, self.control is not None,
+                                flex=True)
         return run, args
 
     def advance(self, T, Q, U):

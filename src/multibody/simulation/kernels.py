@@ -268,7 +268,8 @@ def _make_loop(lie, ta, links, adaptive, controlled, flex=0, pins=0):
                     stage_state(mi, ws, tab, s, h, lie, q, u, Kq, Ku, phi, qs, us)
                     src = tau0
                 if flex:  # (a constant: rigid variants compile none of it)
-                    ok = flex_stage_rates(mi, mf, ws, dbuf, lie, fmi, fmf, ts, qs, us, phi, src, tau, Kq[s], Ku[s])
+                    ok = flex_stage_rates(mi, mf, ws, dbuf, lie, ta, Wc, fmi, fmf, ts, qs, us, phi, src, tau,
+                                          Kq[s], Ku[s])
                 else:
                     ok = stage_rates(mi, mf, ws, z, lie, ta, links, pins, fr, cr, Wc, worldf, fmi, fmf, ts, qs, us, phi,
                                      src, tau, Kq[s], Ku[s])
@@ -344,7 +345,8 @@ def entry_point(lie, ta=False, links=True, adaptive=True, control=True, flex=Fal
     without, only springs and limits are applied), adaptive steps (``adaptive``: as
     iopt[O_ADAPT] says; False: fixed steps only) and a Python control (``control``: as
     iopt[O_CONTROL] says; False: none), for a model with modal bodies (``flex``: its flex
-    tables and work in dbuf, no Wc; joint force models only), for a
+    tables and work in dbuf; with ``ta`` its constrained dynamics on Wc; joint force models
+    only), for a
     model whose links are all PIN (``pins``, ``joint_transform.pin_variant``; trees only):
     ``entry_point(lie)(mi, mf, dbuf, tab, fmi, fmf,
     tau0, iopt, fopt, smap, max_angles, chart0, q, u, clk, ctr, work, ctl, T, Q, U)``

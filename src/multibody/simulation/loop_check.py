@@ -3,7 +3,8 @@
 The loop's counterpart of ``algorithms/kernel_check.py``: when a run first takes a variant
 of the compiled loop (``kernels.entry_point``) in a process, the variant runs once on a
 recorded short run of a small model of its family (PIN links only, any kinds, a closed
-four-bar for the tree-augmented variants, a flexible tree for the modal ones; classic or
+four-bar for the tree-augmented variants, a flexible tree for the modal ones, the flexible
+four-bar of examples/flexible_four_bar.py for the constrained modal ones; classic or
 Munthe-Kaas, fixed or adaptive steps) and its samples and final state are compared with
 the recorded ones in ``data/loop_check.npz`` (recorded by ``tests/test_loop_check.py``,
 whose tests check those runs against the facade's dynamics). The recorded run has no
@@ -25,7 +26,8 @@ OUTPUTS = ("q", "u", "T", "Q", "U")
 def family(run):
     """The recording that serves the loop variant ``run``: e.g. ``"pins_lie0_adaptive1"``."""
     flags = {part[:-1]: int(part[-1]) for part in run.py_func.__name__.split("_")[1:]}  # kernels.loop_name
-    kind = "flex" if flags["flex"] else "ta" if flags["ta"] else "pins" if flags["pins"] else "general"
+    kind = ("flexta" if flags["ta"] else "flex") if flags["flex"] else "ta" if flags["ta"] else \
+        "pins" if flags["pins"] else "general"
     return f"{kind}_lie{flags['lie']}_adaptive{flags['adaptive']}"
 
 

@@ -92,7 +92,8 @@ def stage_rate(flex, links, ta, mi, mf, ws, z, fr, cr, Wc, dbuf, worldf, fmi, fm
         us[i] = u0[i] + zrow[n + i]
     integrate_q(mi, ws, q0, phi, 1.0, qs)
     if flex:
-        return flex_stage_rates(mi, mf, ws, dbuf, 1, fmi, fmf, t, qs, us, phi, src, tau, out[:n], out[n:])
+        return flex_stage_rates(mi, mf, ws, dbuf, 1, False, None, fmi, fmf, t, qs, us, phi, src, tau, out[:n],
+                                out[n:])
     return stage_rates(mi, mf, ws, z, 1, ta, links, 0, fr, cr, Wc, worldf, fmi, fmf, t, qs, us, phi, src, tau,
                        out[:n], out[n:])
 
@@ -114,7 +115,7 @@ def fd_jacobian(mi, mf, ws, dbuf, fmi, fmf, smap, t, q0, u0, f0, src, qs, us, ph
         for i in range(n):
             us[i] = u0[i] + (d if j >= n and i == k else 0.0)
         integrate_q(mi, ws, q0, phi, 1.0, qs)
-        if not flex_stage_rates(mi, mf, ws, dbuf, 1, fmi, fmf, t, qs, us, phi, src, tau, kq, ku):
+        if not flex_stage_rates(mi, mf, ws, dbuf, 1, False, None, fmi, fmf, t, qs, us, phi, src, tau, kq, ku):
             return False
         phi[k] = 0.0
         for i in range(n):
