@@ -6,7 +6,6 @@ from ..algorithms.checks import check_positive, refuse_zero_quaternions
 from ..algorithms.entry import real_array, stacked
 from ..kernels.status import FINISHED, Status
 from ..progress import ProgressBar
-from . import flex_rollout as FR
 from . import kernels as K
 from . import rollout_kernels as R
 from .failures import first_blown_row
@@ -60,7 +59,8 @@ def _stacked(x, shape, name):
 
 def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None, forces=(),
             save_every=1, lie_group=False, limits=True, progress=True, control_period=None, joint_dynamics=True,
-            efforts=True, ctrl=None, implicit_damping="auto", contact=True, integrator_options=None):
+            efforts=True, ctrl=None, implicit_damping="auto", contact=True, integrator_options=None,
+            stabilization_gains="default"):
     """Simulate B initial states from t = 0 to ``t_final`` in one compiled call across cores.
 
     Q0 (B, nq), U0 (B, nu): initial states (charts of the calling thread's default Data;
@@ -77,7 +77,9 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     k-th step. Each sample runs
     through the same compiled loop as ``simulate`` (so a sample's trajectory equals its own
     ``simulate`` run), on Numba's threads (``numba.get_num_threads()``), each with its own
-    data and work arrays; a sample that fails stops alone (see ``RolloutResult``).
+    data and work arrays; a sample that fails stops alone (see ``RolloutResult``). A model
+    with enabled constraints (loops, constant-velocity, coordinate) steps with its
+    tree-augmented dynamics, as in ``simulate``, with ``stabilization_gains`` as there.
 
     ``control(t, Q, U, TAU_out)``: an optional Python callback called once per Runge-Kutta
     stage for all samples at once: Q (B, nq) (start charts), U (B, nu) and TAU_out (B, nu)
@@ -114,13 +116,13 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
                        implicit_damping=implicit_damping)
     control = inputs.control
     tpl = RungeKuttaIntegrator(m, Q0[0], U0[0], tableau="euler" if moreau or galpha else integrator, adaptive=False,
-                               lie_group=lie_group,
-                               forces=inputs.forces)
+                               lie_group=lie_group, forces=inputs.forces,
+                               stabilization_gains=None if moreau or galpha else stabilization_gains)
     inputs.attach(tpl)
-    if tpl.control is not None:  # modal bodies with link forces or constraints (flex_stage_forces)
-        raise NotImplementedError("rollout: models with modal (flexible) bodies take joint forces only "
-                                  "(tau, control, JointSpringDamper, limits); ExternalForce, LinearSpringDamper "
-                                  "and constraints need simulate, one run per sample")
+    if tpl.control is not None:  # modal bodies with link forces (flex_stage_forces)
+        raise NotImplementedError("rollout: models with modal (flexible) bodies take joint forces and constraints "
+                                  "only (tau, control, JointSpringDamper, limits); ExternalForce and "
+                                  "LinearSpringDamper need simulate, one run per sample")
     n_rows = tpl.setup(t_final, dt, save_every)
     lie = int(tpl.lie_group)
     tau, segmented = _joint_forces(c, tau, B, n_rows, inputs)
@@ -168,7 +170,7 @@ def _initial_states(c, Q0, U0, t_final, dt):
 
 def _explicit_rollout(c, tpl, inputs, states, control, control_period, times, save_every, n_rows, lie, progress):
     """``rollout`` with an explicit method: every sample through the compiled loop across
-    cores (``rollout_kernels``, ``flex_rollout``), from the template integrator ``tpl``;
+    cores (``rollout_kernels.rollout_entry``: the loop's variant of the model), from the template integrator ``tpl``;
     ``states`` (Q0, U0, tau, whether tau is (B, N, nu)), ``times`` (t_final, dt)."""
     Q0, U0, tau, segmented = states
     t_final, dt = times
@@ -197,9 +199,9 @@ def _explicit_rollout(c, tpl, inputs, states, control, control_period, times, sa
     QO = np.full((B, n_rows + 1, c.nq), np.nan)
     UO = np.full((B, n_rows + 1, c.nu), np.nan)
     T[:, 0], QO[:, 0], UO[:, 0] = 0.0, Q0, U0
-    run = R.rollout_munthe_kaas if lie else R.rollout_classic
-    if tpl.flex:  # modal bodies: the loop's flex variants (their work in each worker's buffer)
-        run = FR.flex_rollout_munthe_kaas if lie else FR.flex_rollout_classic
+    wc = tpl._wc  # the run's constraint work array (None for a tree): one copy per worker
+    run = R.rollout_entry(lie, wc is not None, tpl.flex)
+    WCS = np.zeros((W, 1, 1)) if wc is None else np.repeat(wc[None], W, axis=0)
     args = (c.mi, tpl.mf, dbufs, tpl.tab, tpl.fmi, tpl.fmf)
     opts = (tpl.iopt, tpl.fopt, tpl.smap, tpl.max_angles, tpl.chart0, Q, U, CLK, CTR, CHARTS, WORK, CTL)
     if segmented:
@@ -214,11 +216,11 @@ def _explicit_rollout(c, tpl, inputs, states, control, control_period, times, sa
         if tau_k is None:
             tau_k = _held(sampled, (row0 // rows_per_sample) * float(control_period), QO[:, row0], UO[:, row0], tau)
         CTR[:, K.C_WRITTEN] = 0
-        run(*args, tau_k, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], row0, nrows)
+        run(*args, tau_k, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], row0, nrows, WCS)
         while control is not None and np.any(CTR[:, K.C_STATUS] == Status.NEED_CONTROL):
             waiting = int(np.argmax(CTR[:, K.C_STATUS] == Status.NEED_CONTROL))
             control(float(CLK[waiting, K.K_TSTAGE]), CTL[1], CTL[2], CTL[0])
-            run(*args, tau_k, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], row0, nrows)
+            run(*args, tau_k, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], row0, nrows, WCS)
         if bar is not None:
             bar.update((row0 + nrows) / n_rows, f"{row0 + nrows}/{n_rows} rows of {B} samples")
     if bar is not None:
