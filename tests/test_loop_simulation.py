@@ -148,6 +148,8 @@ def test_loop_examples_run(tmp_path):
         warnings.simplefilter("ignore")
         free, pulled = importlib.import_module("four_bar").main(["--t-final", "1", "--plot", str(tmp_path / "fb.png")])
         res = importlib.import_module("slider_crank").main(["--turns", "0.2"])
+        short = importlib.import_module("four_bar").main(["--t-final", "0.2", "--plot", ""])  # (under 1 s: crashed)
     assert (tmp_path / "fb.png").stat().st_size > 1000
     assert np.ptp(free.q[:, 0]) > 0.5 and pulled.status == "finished"
     assert res.status == "finished"
+    assert short[1].status == "finished" and short[1].t[-1] == pytest.approx(0.2)
