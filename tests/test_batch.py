@@ -12,6 +12,10 @@ def models():
     rng = np.random.default_rng(0)
     m = random_tree(rng, KINDS[:-1], n_bodies=10)
     out.append((m, "tool"))
+    pins = mb.Multibody("pins")  # PIN links only: the batches' PIN-only peers (kernels/pin_batch.py)
+    pins.add_serial_chain("p", 6)
+    assert pins.compiled.all_pins
+    out.append((pins, pins.bodies[-1].name))
     if robots_dir() is not None:
         out.append((mb.load_urdf(robot_urdf("talos"), floating_base="quaternion"), "left_sole_link"))
     return out

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..kernels import batch as K
 from ..kernels import flex_batch as FK
+from ..kernels import pin_batch as PK
 from .checks import frame_row, raise_status
 from .entry import stacked
 
@@ -56,12 +57,12 @@ def inverse_dynamics(m, Q, U, UDOT, out=None):
 
 def _dynamics(m, kernel, x_name, Q, U, X, out):
     """(B, nu) of a batch kernel on (Q, U, X), X named ``x_name`` in errors (modal bodies:
-    its flex peer, ``kernels/flex_batch.PEERS``)."""
+    its peer, ``_peer``)."""
     c = m.compiled
     B = np.shape(Q)[0]
     Q, U, X = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u"), stacked(X, (B, c.nu), x_name)
     out = np.empty((B, c.nu)) if out is None else stacked_out(out, (B, c.nu))
-    _run(c, _flex_peer(c, kernel), ("q", "u", x_name), (Q, U, X), out)
+    _run(c, _peer(c, kernel), ("q", "u", x_name), (Q, U, X), out)
     return out
 
 
@@ -89,29 +90,32 @@ def _at_rest(c, names, arrays):
     B = arrays[0].shape[0]
     zero = np.zeros((B, c.nu))
     out = np.empty((B, c.nu))
-    _run(c, _flex_peer(c, K.inverse_dynamics_batch), names, arrays, *(zero,) * (3 - len(arrays)), out)
+    _run(c, _peer(c, K.inverse_dynamics_batch), names, arrays, *(zero,) * (3 - len(arrays)), out)
     return out
 
 
-def _flex_peer(c, kernel):
+def _peer(c, kernel):
     """The batch kernel for ``_run``: a model with modal bodies gets the batched flex kernel
     that stands in for ``kernel`` (``kernels/flex_batch.PEERS``: the same arguments, its work
-    in the data buffers but for the arrays ``_run``'s ``work`` sizes for the model), a rigid
-    one ``kernel``."""
-    return kernel if c.flex is None else FK.PEERS[kernel]
+    in the data buffers but for the arrays ``_run``'s ``work`` sizes for the model), a model of
+    PIN links only its PIN-only variant where there is one (``kernels/pin_batch.PEERS``, as
+    its single calls), any other ``kernel``."""
+    if c.flex is not None:
+        return FK.PEERS[kernel]
+    return PK.PEERS.get(kernel, kernel) if c.all_pins else kernel
 
 
 def mass_matrix(m, Q, out=None):
     """Stacked mass matrices (B, nu, nu) for Q (B, nq)."""
     c, Q, out = _matrix_arguments(m, Q, out)
-    _run(c, _flex_peer(c, K.mass_matrix_batch), ("q",), (Q,), out)
+    _run(c, _peer(c, K.mass_matrix_batch), ("q",), (Q,), out)
     return out
 
 
 def inverse_mass_matrix(m, Q, out=None):
     """Stacked inverse mass matrices (B, nu, nu) for Q (B, nq)."""
     c, Q, out = _matrix_arguments(m, Q, out)
-    _run(c, _flex_peer(c, K.inverse_mass_matrix_batch), ("q",), (Q,), out, work=_minv_work)
+    _run(c, _peer(c, K.inverse_mass_matrix_batch), ("q",), (Q,), out, work=_minv_work)
     return out
 
 
@@ -163,7 +167,7 @@ def body_pose(m, Q, body):
     Q = stacked(Q, (B, c.nq), "q")
     out = np.empty((B, 4, 4))
     row = frame_row(c, body)
-    _run(c, _flex_peer(c, K.frame_pose_batch), ("q",), (Q,), row, out)
+    _run(c, _peer(c, K.frame_pose_batch), ("q",), (Q,), row, out)
     return out
 
 
@@ -174,7 +178,7 @@ def body_jacobian(m, Q, body):
     Q = stacked(Q, (B, c.nq), "q")
     out = np.zeros((B, 6, c.nu))
     row = frame_row(c, body)
-    _run(c, _flex_peer(c, K.frame_jacobian_batch), ("q",), (Q,), row, np.empty((B, 4, 4)), out)
+    _run(c, _peer(c, K.frame_jacobian_batch), ("q",), (Q,), row, np.empty((B, 4, 4)), out)
     return out
 
 
@@ -202,7 +206,7 @@ def kinetic_energy(m, Q, U):
     B = np.shape(Q)[0]
     Q, U = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u")
     out = np.empty(B)
-    _run(c, _flex_peer(c, K.kinetic_energy_batch), ("q", "u"), (Q, U), out)
+    _run(c, _peer(c, K.kinetic_energy_batch), ("q", "u"), (Q, U), out)
     return out
 
 
@@ -212,7 +216,7 @@ def mass_and_com(m, Q):
     B = np.shape(Q)[0]
     Q = stacked(Q, (B, c.nq), "q")
     out = np.empty((B, 4))
-    _run(c, _flex_peer(c, K.mass_and_com_batch), ("q",), (Q,), out)
+    _run(c, _peer(c, K.mass_and_com_batch), ("q",), (Q,), out)
     return out
 
 
