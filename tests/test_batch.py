@@ -120,3 +120,34 @@ def test_stacked_bias_gravity_and_pose_gradient_errors_name_the_users_argument()
         m.gravity_forces(Q, data=m.create_data())
     with pytest.raises(KeyError, match="unknown body, node or hinge 'nope'"):
         m.pose_gradient(Q, "nope")
+
+
+def test_stacked_forward_dynamics_with_constraints_equals_single_calls_bit_for_bit():
+    """Models with enabled constraints: stacked forward dynamics is the batched tree-augmented
+    dynamics (kernels/batch.constrained_forward_dynamics_batch, the flex peer for modal
+    bodies), sample for sample the single call's numbers; a bad sample is named."""
+    import sys
+    import warnings
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parents[1] / "examples"))
+    from flexible_four_bar import flexible_four_bar
+    from four_bar import four_bar
+    rng = np.random.default_rng(7)
+    for m in (four_bar(), flexible_four_bar()[0]):
+        B = 9
+        Q = np.array([m.random_q(rng) for _ in range(B)])
+        U, T = rng.normal(size=(B, m.nu)), rng.normal(size=(B, m.nu))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # planar loops: redundant rows
+            stacked = m.forward_dynamics(Q, U, T)
+            out = np.empty((B, m.nu))
+            assert m.forward_dynamics(Q, U, T, out=out) is out
+            for i in range(B):
+                single = m.forward_dynamics(Q[i], U[i], T[i])
+                assert np.array_equal(stacked[i], single) and np.array_equal(out[i], single), i
+            assert np.array_equal(m.forward_dynamics(Q[0], U[0], T[0], data=m.create_data()), stacked[0])
+            T[4, 1] = np.nan
+            with pytest.raises(ValueError, match="sample 4.*tau"):
+                m.forward_dynamics(Q, U, T)
+            with pytest.raises(ValueError, match="f_ext is not supported with stacked"):
+                m.forward_dynamics(Q, U, T, f_ext={m.bodies[0].name: np.zeros(6)})

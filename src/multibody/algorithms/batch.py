@@ -1,6 +1,7 @@
 """Batched algorithms: stacked states (B, ...) in one compiled call across cores.
 
-``forward_dynamics``, ``inverse_dynamics``, ``bias_forces``, ``gravity_forces``,
+``forward_dynamics`` (with enabled constraints: ``constrained_forward_dynamics``, the
+tree-augmented dynamics with the calling thread's Baumgarte gains), ``inverse_dynamics``, ``bias_forces``, ``gravity_forces``,
 ``mass_matrix``, ``inverse_mass_matrix``, ``body_pose``, ``body_jacobian``,
 ``pose_gradient``, ``kinetic_energy``, ``potential_energy`` (``strain_energy``),
 ``center_of_mass``, ``integrate``, ``inverse_dynamics_derivatives`` and
@@ -24,6 +25,7 @@ from ..kernels import batch as K
 from ..kernels import flex_batch as FK
 from ..kernels import pin_batch as PK
 from .checks import frame_row, raise_status
+from .constraints import constraint_work
 from .entry import stacked
 
 
@@ -48,6 +50,25 @@ def _run(c, kernel, names, arrays, *rest, work=None):
 def forward_dynamics(m, Q, U, TAU, out=None):
     """Stacked forward dynamics: UDOT (B, nu) for Q (B, nq), U (B, nu), TAU (B, nu)."""
     return _dynamics(m, K.forward_dynamics_batch, "tau", Q, U, TAU, out)
+
+
+def constrained_forward_dynamics(m, Q, U, TAU, out=None):
+    """Stacked forward dynamics of a model with enabled constraints: UDOT (B, nu) of the
+    tree-augmented dynamics for Q (B, nq), U (B, nu), TAU (B, nu), each sample as a single
+    ``forward_dynamics`` call (the Baumgarte gains of the calling thread's Data: each worker
+    gets a copy of its constraint work array)."""
+    c = m.compiled
+    B = np.shape(Q)[0]
+    Q, U, TAU = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u"), stacked(TAU, (B, c.nu), "tau")
+    out = np.empty((B, c.nu)) if out is None else stacked_out(out, (B, c.nu))
+    _run(c, _peer(c, K.constrained_forward_dynamics_batch), ("q", "u", "tau"), (Q, U, TAU), out,
+         work=_constraint_work)
+    return out
+
+
+def _constraint_work(c, b):
+    """(copies of the calling thread's constraint work array, one per worker of BatchData b,)."""
+    return (np.repeat(constraint_work(c, c.thread_data())[None], b.workers, axis=0),)
 
 
 def inverse_dynamics(m, Q, U, UDOT, out=None):

@@ -79,8 +79,10 @@ def _ta_arrays(c):
 def _constrained_udot_checked(m, q, u, tau, f_ext, out, data):
     """``_constrained_udot`` with f_ext, data=, coercion and the errors that name the argument."""
     c = m.compiled
-    if getattr(q, "ndim", 1) == 2:
-        raise ValueError("forward_dynamics: stacked states are not supported with constraints yet")
+    if getattr(q, "ndim", 1) == 2:  # stacked states: the batched tree-augmented dynamics
+        if f_ext is not None:
+            raise ValueError("forward_dynamics: f_ext is not supported with stacked states")
+        return _batched(m, "constrained_forward_dynamics", data, q, u, tau, out)
     if f_ext is not None:
         udot = constrained_dynamics(m, q, u, tau, f_ext=f_ext, data=data).udot
         if out is None:

@@ -21,6 +21,7 @@ from numba import njit, prange
 from .common import (
     check_state, check_state_modal_ok, data_start, frame_table, link_rows, model_arrays, ragged, result_status,
 )
+from .constrained_dynamics import constrained_forward_dynamics
 from .coordinates import integrate_q
 from .energy import kinetic_energy_core, mass_and_com_core
 from .forward_dynamics import aba_core
@@ -191,7 +192,15 @@ def _forward_dynamics_derivatives(dbuf, t, b, works, scratch, Q, U, TAU, DQ, DU,
     return result_status(result_status(result_status(st, DQ[b]), DU[b]), MINV[b])
 
 
+@njit(**SAMPLE)
+def _constrained_forward_dynamics(dbuf, t, b, works, Q, U, TAU, OUT, status):
+    """OUT[b] = the tree-augmented constrained forward dynamics at (Q[b], U[b], TAU[b]), the
+    single call's entry kernel on worker t's constraint work array (its Baumgarte gains)."""
+    return constrained_forward_dynamics(dbuf, Q[b], U[b], TAU[b], works[t], OUT[b])
+
+
 forward_dynamics_batch = batch_kernel("forward_dynamics_batch", _forward_dynamics)
+constrained_forward_dynamics_batch = batch_kernel("constrained_forward_dynamics_batch", _constrained_forward_dynamics)
 inverse_dynamics_batch = batch_kernel("inverse_dynamics_batch", _inverse_dynamics)
 mass_matrix_batch = batch_kernel("mass_matrix_batch", _mass_matrix)
 inverse_mass_matrix_batch = batch_kernel("inverse_mass_matrix_batch", _inverse_mass_matrix)

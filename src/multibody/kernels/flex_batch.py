@@ -12,8 +12,9 @@ from numba import njit
 from . import batch as K
 from .batch import SAMPLE, batch_kernel
 from .flex_entry import (
-    forward_dynamics_flex, frame_jacobian_flex, frame_pose_flex, inverse_dynamics_flex, inverse_mass_matrix_flex,
-    kinetic_energy_flex, mass_and_com_flex, mass_matrix_flex, strain_energy_flex,
+    constrained_forward_dynamics_flex, forward_dynamics_flex, frame_jacobian_flex, frame_pose_flex,
+    inverse_dynamics_flex, inverse_mass_matrix_flex, kinetic_energy_flex, mass_and_com_flex, mass_matrix_flex,
+    strain_energy_flex,
 )
 
 
@@ -21,6 +22,13 @@ from .flex_entry import (
 def _forward_dynamics(dbuf, t, b, Q, U, TAU, OUT, status):
     """OUT[b] = forward dynamics at (Q[b], U[b], TAU[b])."""
     return forward_dynamics_flex(dbuf, Q[b], U[b], TAU[b], OUT[b])
+
+
+@njit(**SAMPLE)
+def _constrained_forward_dynamics(dbuf, t, b, works, Q, U, TAU, OUT, status):
+    """OUT[b] = constrained forward dynamics at (Q[b], U[b], TAU[b]) on worker t's constraint
+    work array."""
+    return constrained_forward_dynamics_flex(dbuf, Q[b], U[b], TAU[b], works[t], OUT[b])
 
 
 @njit(**SAMPLE)
@@ -72,6 +80,8 @@ def _strain_energy(dbuf, t, b, Q, OUT, status):
 
 
 flex_forward_dynamics_batch = batch_kernel("flex_forward_dynamics_batch", _forward_dynamics)
+flex_constrained_forward_dynamics_batch = batch_kernel("flex_constrained_forward_dynamics_batch",
+                                                      _constrained_forward_dynamics)
 flex_inverse_dynamics_batch = batch_kernel("flex_inverse_dynamics_batch", _inverse_dynamics)
 flex_mass_matrix_batch = batch_kernel("flex_mass_matrix_batch", _mass_matrix)
 flex_inverse_mass_matrix_batch = batch_kernel("flex_inverse_mass_matrix_batch", _inverse_mass_matrix)
@@ -84,6 +94,7 @@ flex_strain_energy_batch = batch_kernel("flex_strain_energy_batch", _strain_ener
 #: the batched flex kernels, by the rigid batch kernel they stand in for (the strain energy
 #: has none: rigid models store no elastic energy)
 PEERS = {K.forward_dynamics_batch: flex_forward_dynamics_batch,
+         K.constrained_forward_dynamics_batch: flex_constrained_forward_dynamics_batch,
          K.inverse_dynamics_batch: flex_inverse_dynamics_batch,
          K.mass_matrix_batch: flex_mass_matrix_batch,
          K.inverse_mass_matrix_batch: flex_inverse_mass_matrix_batch,
