@@ -9,7 +9,7 @@ import math
 
 from numba import njit
 
-from ..spatial_inline import mul33_vec
+from ..spatial_inline import mul33T_vec, mul33_vec
 from .manifold import put_candidate, put_point, reduce_candidates
 from .support import support
 from .layout import ELLIPSOID
@@ -18,6 +18,10 @@ from .vec import axpy, column, cross, dot, perpendicular, scale, sub
 #: [m] A mesh's vertices count as one flat face on the plane when their heights are within this
 #: of the lowest (``plane_mesh``): a face resting flat gives its corners, a curved hull one point.
 MESH_FLATNESS = 1e-5
+#: [m] The slack of ``plane_mesh``'s first pass, whose heights in the mesh's frame differ from
+#: the world's by rounding (1e-16 of the mesh's distance from the plane's point): far more than
+#: that, so the vertices it passes on include every one the world heights keep.
+_SIEVE = 1e-7
 
 
 @njit(cache=True)
@@ -118,12 +122,25 @@ def plane_mesh(Rp, pp, Rm, pm, verts, vadr, vnum, margin, cand, cfeat, man, mfea
     several vertices within the margin around the lowest one: their rows are nearly the same,
     which makes W nearly singular and the solve slow, for no support a flat face would give.)"""
     n = column(Rp, 2)
+    # a first pass on the heights in the mesh's frame (3 products a vertex, not 12): h = nl.x + h0
+    # up to rounding; only vertices within _SIEVE of the lowest are then measured in the world
+    nl = mul33T_vec(Rm, n[0], n[1], n[2])
+    h0 = _height(n, pp, pm)
+    low_local = math.inf
+    for v in range(vadr, vadr + vnum):
+        low_local = min(low_local, nl[0] * verts[v, 0] + nl[1] * verts[v, 1] + nl[2] * verts[v, 2])
+    if low_local + h0 > margin + _SIEVE:
+        return 0
+    sieve = low_local + MESH_FLATNESS + _SIEVE
     low = math.inf
-    for v in range(vnum):
-        low = min(low, _height(n, pp, _mesh_vertex(Rm, pm, verts, vadr + v)))
+    for v in range(vadr, vadr + vnum):
+        if nl[0] * verts[v, 0] + nl[1] * verts[v, 1] + nl[2] * verts[v, 2] <= sieve:
+            low = min(low, _height(n, pp, _mesh_vertex(Rm, pm, verts, v)))
     reach = min(margin, low + MESH_FLATNESS)
     count = 0
     for v in range(vnum):
+        if nl[0] * verts[vadr + v, 0] + nl[1] * verts[vadr + v, 1] + nl[2] * verts[vadr + v, 2] > sieve:
+            continue
         x = _mesh_vertex(Rm, pm, verts, vadr + v)
         h = _height(n, pp, x)
         if h <= reach:

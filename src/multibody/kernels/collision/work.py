@@ -11,7 +11,8 @@ from .poses import POSE_COLS
 def contact_work(contact_model, max_contacts):
     """(work, ci, cf) for ``detect`` on ``contact_model`` (a ``ContactModel``: its ``si``):
     work, the tuple of its scratch arrays (poses, boxes, the sweep's order and cursor, a
-    pair's candidate and manifold rows, statistics); ci (max_contacts, CI_COLS) int64 and
+    pair's candidate and manifold rows, each pair's last separating direction,
+    ``separation.py``, statistics: the last); ci (max_contacts, CI_COLS) int64 and
     cf (max_contacts, CF_COLS) float64, the rows it writes contacts to."""
     if isinstance(max_contacts, bool) or not isinstance(max_contacts, (int, np.integer)) or max_contacts < 1:
         raise ValueError(f"contact_work: max_contacts must be a positive integer, got {max_contacts!r}")
@@ -28,7 +29,7 @@ def contact_work(contact_model, max_contacts):
     work = (np.zeros((ns, POSE_COLS)), np.zeros((ns, AABB_COLS)), order, cur,
             np.zeros((ncand, CAND_COLS)), np.zeros(ncand, dtype=np.int64),
             np.zeros((MAX_MANIFOLD, MAN_COLS)), np.zeros(MAX_MANIFOLD, dtype=np.int64),
-            np.zeros(STAT_COLS, dtype=np.int64))
+            np.zeros((ns, ns, 3)), np.zeros(STAT_COLS, dtype=np.int64))
     ci = np.zeros((int(max_contacts), CI_COLS), dtype=np.int64)
     cf = np.zeros((int(max_contacts), CF_COLS))
     return work, ci, cf
