@@ -122,25 +122,27 @@ def plane_mesh(Rp, pp, Rm, pm, verts, vadr, vnum, margin, cand, cfeat, man, mfea
     several vertices within the margin around the lowest one: their rows are nearly the same,
     which makes W nearly singular and the solve slow, for no support a flat face would give.)"""
     n = column(Rp, 2)
-    # a first pass on the heights in the mesh's frame (3 products a vertex, not 12): h = nl.x + h0
-    # up to rounding; only vertices within _SIEVE of the lowest are then measured in the world
+    # one pass on the heights in the mesh's frame (3 products a vertex, not 12): h = nl.x + h0 up
+    # to rounding; it lists (in cfeat, in vertex order) those within _SIEVE + MESH_FLATNESS of
+    # the lowest so far, a superset of those kept, which are then measured in the world
     nl = mul33T_vec(Rm, n[0], n[1], n[2])
-    h0 = _height(n, pp, pm)
     low_local = math.inf
-    for v in range(vadr, vadr + vnum):
-        low_local = min(low_local, nl[0] * verts[v, 0] + nl[1] * verts[v, 1] + nl[2] * verts[v, 2])
-    if low_local + h0 > margin + _SIEVE:
+    listed = 0
+    for v in range(vnum):
+        hl = nl[0] * verts[vadr + v, 0] + nl[1] * verts[vadr + v, 1] + nl[2] * verts[vadr + v, 2]
+        low_local = min(low_local, hl)
+        if hl <= low_local + MESH_FLATNESS + _SIEVE:
+            cfeat[listed] = v
+            listed += 1
+    if low_local + _height(n, pp, pm) > margin + _SIEVE:
         return 0
-    sieve = low_local + MESH_FLATNESS + _SIEVE
     low = math.inf
-    for v in range(vadr, vadr + vnum):
-        if nl[0] * verts[v, 0] + nl[1] * verts[v, 1] + nl[2] * verts[v, 2] <= sieve:
-            low = min(low, _height(n, pp, _mesh_vertex(Rm, pm, verts, v)))
+    for j in range(listed):
+        low = min(low, _height(n, pp, _mesh_vertex(Rm, pm, verts, vadr + cfeat[j])))
     reach = min(margin, low + MESH_FLATNESS)
     count = 0
-    for v in range(vnum):
-        if nl[0] * verts[vadr + v, 0] + nl[1] * verts[vadr + v, 1] + nl[2] * verts[vadr + v, 2] > sieve:
-            continue
+    for j in range(listed):  # (count <= j: a candidate's feature never overwrites one still to read)
+        v = cfeat[j]
         x = _mesh_vertex(Rm, pm, verts, vadr + v)
         h = _height(n, pp, x)
         if h <= reach:
