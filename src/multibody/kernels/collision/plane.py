@@ -11,6 +11,8 @@ from numba import njit
 
 from ..spatial_inline import mul33T_vec, mul33_vec
 from .manifold import put_candidate, put_point, reduce_candidates
+from .hull_walk import hull_below, hull_support
+from .separation import SEP_START_B
 from .support import support
 from .layout import ELLIPSOID
 from .vec import axpy, column, cross, dot, perpendicular, scale, sub
@@ -115,34 +117,33 @@ def plane_ellipsoid(Rp, pp, Re, pe, radii, margin, verts, man, mfeat):
 
 
 @njit(cache=True)
-def plane_mesh(Rp, pp, Rm, pm, verts, vadr, vnum, margin, cand, cfeat, man, mfeat):
+def plane_mesh(Rp, pp, Rm, pm, verts, vadr, vnum, margin, cand, cfeat, man, mfeat, adj_start, adj, cache):
     """Plane against a convex mesh: its hull vertices within the margin and within
     MESH_FLATNESS of the deepest, at most four (the deepest, then the most spread); feature:
     the vertex's index in the hull. (A tessellated curved hull, a robot's rounded foot, has
     several vertices within the margin around the lowest one: their rows are nearly the same,
-    which makes W nearly singular and the solve slow, for no support a flat face would give.)"""
+    which makes W nearly singular and the solve slow, for no support a flat face would give.)
+    The lowest vertex is found by a walk along the hull's edges (adj_start, adj:
+    ``hull_walk.py``) from the last one, cache[SEP_START_B] (set to the new one), and the
+    vertices near it by a walk around it."""
     n = column(Rp, 2)
-    # one pass on the heights in the mesh's frame (3 products a vertex, not 12): h = nl.x + h0 up
-    # to rounding; it lists (in cfeat, in vertex order) those within _SIEVE + MESH_FLATNESS of
-    # the lowest so far, a superset of those kept, which are then measured in the world
+    # heights in the mesh's frame (3 products a vertex, not 12): h = nl.x + h0 up to rounding;
+    # the vertices within _SIEVE + MESH_FLATNESS of the lowest are listed (in cfeat, in vertex
+    # order), a superset of those kept, which are then measured in the world
     nl = mul33T_vec(Rm, n[0], n[1], n[2])
-    low_local = math.inf
-    listed = 0
-    for v in range(vnum):
-        hl = nl[0] * verts[vadr + v, 0] + nl[1] * verts[vadr + v, 1] + nl[2] * verts[vadr + v, 2]
-        low_local = min(low_local, hl)
-        if hl <= low_local + MESH_FLATNESS + _SIEVE:
-            cfeat[listed] = v
-            listed += 1
+    low_row, top = hull_support(verts, adj_start, adj, vadr, vnum, int(cache[SEP_START_B]), (-nl[0], -nl[1], -nl[2]))
+    cache[SEP_START_B] = low_row
+    low_local = -top
     if low_local + _height(n, pp, pm) > margin + _SIEVE:
         return 0
+    listed = hull_below(verts, adj_start, adj, vadr, vnum, low_row, nl, low_local + MESH_FLATNESS + _SIEVE, cfeat)
     low = math.inf
     for j in range(listed):
-        low = min(low, _height(n, pp, _mesh_vertex(Rm, pm, verts, vadr + cfeat[j])))
+        low = min(low, _height(n, pp, _mesh_vertex(Rm, pm, verts, cfeat[j])))
     reach = min(margin, low + MESH_FLATNESS)
     count = 0
     for j in range(listed):  # (count <= j: a candidate's feature never overwrites one still to read)
-        v = cfeat[j]
+        v = cfeat[j] - vadr
         x = _mesh_vertex(Rm, pm, verts, vadr + v)
         h = _height(n, pp, x)
         if h <= reach:
