@@ -71,7 +71,8 @@ def _add_actuator(spec, a, mujoco):
     act.gainprm[0] = a.gain
     act.biastype = mujoco.mjtBias.mjBIAS_AFFINE
     act.biasprm[:3] = a.bias
-    for limited, rng, what in (("ctrllimited", a.ctrl_range, "ctrlrange"), ("forcelimited", a.force_range, "forcerange")):
+    for limited, rng, what in (("ctrllimited", a.ctrl_range, "ctrlrange"),
+                               ("forcelimited", a.force_range, "forcerange")):
         bounded = np.isfinite(rng).all()
         setattr(act, limited, mujoco.mjtLimited.mjLIMITED_TRUE if bounded else mujoco.mjtLimited.mjLIMITED_FALSE)
         if bounded:
