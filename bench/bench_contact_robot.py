@@ -1,11 +1,18 @@
 """Solo12 standing on the floor: our contact stepping against MuJoCo's ``mj_step``, same run.
 
 The scene of ``examples/solo12_drop.py`` (Solo12's 17 collision meshes, a floor, PD at every
-joint called once per 1 ms step): each simulator first runs the 0.3 m drop for 2 s, then is
-timed on 2 s more from that standing state (ours: ``mb.simulate`` with its Python control;
-MuJoCo: ``mj_step`` in a Python loop writing the same PD into ``qfrc_applied``, at its
-defaults with elliptic cones). Reported: steps per second of each, the ratio ours / MuJoCo
-(above 1: we are faster), and the contacts each had at the end.
+joint at 1 ms steps): each simulator first runs the 0.3 m drop for 2 s, then is timed on 2 s
+more from that standing state. Two ways of applying the same PD, each the same on both sides:
+
+* PD as compiled position actuators (``solo12_scene(actuators=True)``: ``m.actuators``,
+  ``ctrl`` = the pose; MuJoCo: the same gains as its general actuators through
+  ``mujoco_from_urdf(actuators=)``, ``d.ctrl`` = the pose). Ours: ``mb.simulate``; MuJoCo:
+  ``mj_step`` in a Python loop, and ``mujoco.rollout`` of the one run (no Python per step).
+* PD in Python at every step (ours: ``mb.simulate``'s control callback; MuJoCo: the same
+  law written into ``qfrc_applied`` before each ``mj_step``).
+
+MuJoCo at its defaults with elliptic cones. Reported: steps per second of each, the ratios
+ours / MuJoCo (above 1: we are faster), and the contacts each had at the end.
 
 Run:  python bench/bench_contact_robot.py
 """
@@ -21,33 +28,67 @@ sys.path.insert(0, os.path.join(HERE, "..", "examples"))
 import solo12_drop as solo  # noqa: E402
 from _timing import best_of  # noqa: E402
 
+STEPS = 2000
 
-def main():
-    import mujoco
+
+def ours(actuators):
+    """(seconds for STEPS steps from standing, contacts at the end)."""
     import multibody as mb
-    m, q0 = solo.solo12_scene()
-    landed = mb.simulate(m, q0, np.zeros(m.nu), 2.0, dt=1e-3, control=solo.pd)
+    m, q0 = solo.solo12_scene(actuators=actuators)
+    kw = dict(ctrl=solo.POSE) if actuators else dict(control=solo.pd)
+    landed = mb.simulate(m, q0, np.zeros(m.nu), 2.0, dt=1e-3, **kw)
     qs, us = landed.q[-1], landed.u[-1]
-    steps = 2000
-    t_ours, res = best_of(lambda: mb.simulate(m, qs, us, steps * 1e-3, dt=1e-3, control=solo.pd,
-                                              contact_output=True))
+    t, res = best_of(lambda: mb.simulate(m, qs, us, STEPS * 1e-3, dt=1e-3, contact_output=True, **kw))
+    return t, res.contacts.count[-1], m
+
+
+def theirs(m, actuators):
+    """(seconds of the mj_step loop, of mujoco.rollout (None without actuators), contacts)."""
+    import mujoco
     mm, d, layout, qadr, vadr = solo.mujoco_scene(m)
+    _, q0 = solo.solo12_scene()
     d.qpos[:] = layout.q_to(q0)
+
+    def pd():
+        if actuators:
+            d.ctrl[:] = solo.POSE
+        else:
+            d.qfrc_applied[vadr] = solo.KP * (solo.POSE - d.qpos[qadr]) - solo.KD * d.qvel[vadr]
     for _ in range(2000):  # its own landing
-        d.qfrc_applied[vadr] = solo.KP * (solo.POSE - d.qpos[qadr]) - solo.KD * d.qvel[vadr]
+        pd()
         mujoco.mj_step(mm, d)
     start = (d.qpos.copy(), d.qvel.copy())
 
-    def theirs():
+    def loop():
         d.qpos[:], d.qvel[:] = start
-        for _ in range(steps):
-            d.qfrc_applied[vadr] = solo.KP * (solo.POSE - d.qpos[qadr]) - solo.KD * d.qvel[vadr]
+        for _ in range(STEPS):
+            pd()
             mujoco.mj_step(mm, d)
-    t_mj, _ = best_of(theirs)
-    print(f"Solo12 standing, {steps} steps of 1 ms, PD in Python at each step")
-    print(f"ours   {steps / t_ours:10,.0f} steps/s  ({res.contacts.count[-1]} contacts)")
-    print(f"MuJoCo {steps / t_mj:10,.0f} steps/s  ({d.ncon} contacts)")
-    print(f"ratio ours / MuJoCo (steps per second): {t_mj / t_ours:.3f}")
+    t_loop, _ = best_of(loop)
+    ncon = d.ncon
+    if not actuators:
+        return t_loop, None, ncon
+    from mujoco import rollout
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    state = np.zeros(mujoco.mj_stateSize(mm, spec))
+    d.qpos[:], d.qvel[:] = start
+    mujoco.mj_getState(mm, d, state, spec)
+    ctrl = np.tile(solo.POSE, (1, STEPS, 1))
+    t_roll, _ = best_of(lambda: rollout.rollout(mm, mujoco.MjData(mm), state[None], ctrl))
+    return t_loop, t_roll, ncon
+
+
+def main():
+    print(f"Solo12 standing, {STEPS} steps of 1 ms (steps per second; ratio: ours / MuJoCo)")
+    for actuators in (True, False):
+        t_ours, nc, m = ours(actuators)
+        t_mj, t_roll, ncon = theirs(m, actuators)
+        what = "PD as compiled position actuators" if actuators else "PD in Python at each step"
+        print(f"{what}:")
+        print(f"  ours            {STEPS / t_ours:10,.0f}  ({nc} contacts)")
+        print(f"  MuJoCo mj_step  {STEPS / t_mj:10,.0f}  ({ncon} contacts)   ratio {t_mj / t_ours:.3f}")
+        if t_roll is not None:
+            print(f"  MuJoCo rollout  {STEPS / t_roll:10,.0f}                  ratio {t_roll / t_ours:.3f}")
 
 
 if __name__ == "__main__":

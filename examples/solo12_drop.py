@@ -37,10 +37,13 @@ def solo12_urdf():
     return str(path)
 
 
-def solo12_scene(path=None):
+def solo12_scene(path=None, actuators=False):
     """(model, q0): Solo12 on a quaternion free base, a floor, the overlapping base/upper-leg
-    pairs excluded, the base at DROP with the legs at POSE."""
+    pairs excluded, the base at DROP with the legs at POSE. ``actuators``: the PD as compiled
+    position servos on every joint (``m.actuators``; run with ``ctrl=POSE``), not a callback."""
     m = mb.load_urdf(path or solo12_urdf(), floating_base="quaternion")
+    if actuators:
+        m.actuators = [mb.Actuator.position(n, n, KP, KD) for n in m.hinge_names if n != "root_joint"]
     m.add_collision("world", mb.Plane(), name="floor", friction=1.0)
     for leg in LEGS:
         m.exclude_collision("base_link", f"{leg}_UPPER_LEG")
@@ -75,10 +78,11 @@ def foot_forces(m, res):
 
 
 def mujoco_scene(m, path=None):
-    """(MjModel, MjData, qpos/dof addresses of our joints in our order) of the same scene."""
+    """(MjModel, MjData, qpos/dof addresses of our joints in our order) of the same scene,
+    with m's actuators as MuJoCo's (d.ctrl in the order of m.actuators)."""
     import mujoco
     from multibody.interop import MujocoLayout, mujoco_from_urdf
-    mm = mujoco_from_urdf(path or solo12_urdf(), collisions=m)
+    mm = mujoco_from_urdf(path or solo12_urdf(), collisions=m, actuators=m.actuators)
     mm.opt.timestep = 1e-3
     mm.opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
     layout = MujocoLayout(m, mm)

@@ -258,3 +258,34 @@ def test_hinges_without_counterpart_are_refused():
     p.add_hinge(None, "a", kind="planar", name="j", axis=(0.0, 0.0, 1.0))
     with pytest.raises(ValueError, match=r"pin_model: hinge 'j' of kind 'planar' has no counterpart"):
         PinocchioLayout(p, pm)
+
+
+@needs_robots
+def test_mujoco_from_urdf_takes_our_actuators_with_the_same_force_law(tmp_path, monkeypatch):
+    """``actuators=m.actuators``: position and velocity servos and a motor become MuJoCo's
+    actuators on the same joints, in order; at a random state and ctrl its actuator forces
+    (qfrc_actuator) are ours, f = gain ctrl + b0 + b1 q + b2 u (gear 1), to rounding, and a
+    force range clips both alike."""
+    monkeypatch.chdir(tmp_path)
+    path = robot_urdf("solo12")
+    m = mb.load_urdf(path, floating_base="quaternion")
+    names = [n for n in m.hinge_names if n != "root_joint"]
+    m.actuators = [mb.Actuator.position(names[0], names[0], kp=6.0, kv=0.3),
+                   mb.Actuator.velocity(names[1], names[1], kv=2.0),
+                   mb.Actuator.motor(names[2], names[2], force_range=(-0.5, 0.5))]
+    mm = mujoco_from_urdf(path, actuators=m.actuators)
+    assert [mm.actuator(k).name for k in range(mm.nu)] == names[:3]
+    d = mujoco.MjData(mm)
+    rng = np.random.default_rng(1)
+    layout = MujocoLayout(m, mm)
+    q, u = m.neutral_q(), rng.normal(size=m.nu)
+    q[7:] = rng.uniform(-1, 1, 12)
+    d.qpos[:], d.qvel[:] = layout.q_to(q), layout.v_to(q, u)
+    ctrl = np.array([0.3, -0.7, 2.0])
+    d.ctrl[:] = ctrl
+    mujoco.mj_forward(mm, d)
+    qi = [m.compiled.q_slices[n].start for n in names[:3]]
+    ui = [m.compiled.u_slices[n].start for n in names[:3]]
+    expected = [6.0 * (ctrl[0] - q[qi[0]]) - 0.3 * u[ui[0]], 2.0 * (ctrl[1] - u[ui[1]]), 0.5]
+    got = [d.qfrc_actuator[mm.joint(n).dofadr[0]] for n in names[:3]]
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)

@@ -9,7 +9,8 @@ _MJ_KIND = {0: "free", 1: "ball", 2: "prismatic", 3: "revolute"}  # mjtJoint
 _WXYZ, _XYZW = np.r_[3, 0:3], np.r_[1:4, 0]
 
 
-def mujoco_from_urdf(path, floating_base=True, root_joint="root_joint", rigid_only=True, collisions=None):
+def mujoco_from_urdf(path, floating_base=True, root_joint="root_joint", rigid_only=True, collisions=None,
+                     actuators=None):
     """Load a URDF into a ``mujoco.MjModel`` whose rigid-body dynamics are ours.
 
     What is done, and why:
@@ -27,7 +28,11 @@ def mujoco_from_urdf(path, floating_base=True, root_joint="root_joint", rigid_on
     * ``collisions``: a Multibody loaded from the same file (with a floor added, say): its
       collision shapes and body exclusions become MuJoCo's geoms and ``<exclude>``s
       (``_mujoco_geoms``), and contacts stay on (``rigid_only`` then disables the joint
-      limits, friction loss, springs and dampers only), so both collide the same geometry.
+      limits, friction loss, springs and dampers only), so both collide the same geometry;
+    * ``actuators``: our ``Actuator`` list (``m.actuators``) become MuJoCo's general
+      actuators on the same joints, in the same order (``d.ctrl[k]`` drives ours k), with the
+      same gear, fixed gain, affine bias (b0, b1, b2) and control and force ranges: the same
+      compiled force law on both sides (a position servo: MuJoCo's ``<position>``).
 
     Gravity stays MuJoCo's default (0, 0, -9.81) m/s^2, as ours. Returns the MjModel.
     """
@@ -43,10 +48,38 @@ def mujoco_from_urdf(path, floating_base=True, root_joint="root_joint", rigid_on
     d = mujoco.mjtDisableBit
     if collisions is not None:
         add_collision_geoms(spec, collisions)
+    for a in actuators or ():
+        _add_actuator(spec, a, mujoco)
     if rigid_only:
         off = d.mjDSBL_CONTACT | d.mjDSBL_CONSTRAINT if collisions is None else d.mjDSBL_LIMIT | d.mjDSBL_FRICTIONLOSS
         spec.option.disableflags |= int(off | d.mjDSBL_SPRING | d.mjDSBL_DAMPER)
     return spec.compile()
+
+
+def _add_actuator(spec, a, mujoco):
+    """Our affine actuator ``a`` (``simulation.actuators.Actuator``) as a MuJoCo general
+    actuator of ``spec`` on its hinge (a one-coordinate joint of the same name)."""
+    if a.coordinate != 0:
+        raise ValueError(f"actuator {a.name!r}: MuJoCo's joint transmission drives a joint's one coordinate; "
+                         f"coordinate {a.coordinate} has none")
+    act = spec.add_actuator()
+    act.name = a.name
+    act.target = a.hinge
+    act.trntype = mujoco.mjtTrn.mjTRN_JOINT
+    act.gear[0] = a.gear
+    act.gaintype = mujoco.mjtGain.mjGAIN_FIXED
+    act.gainprm[0] = a.gain
+    act.biastype = mujoco.mjtBias.mjBIAS_AFFINE
+    act.biasprm[:3] = a.bias
+    for limited, rng, what in (("ctrllimited", a.ctrl_range, "ctrlrange"),
+                               ("forcelimited", a.force_range, "forcerange")):
+        bounded = np.isfinite(rng).all()
+        setattr(act, limited, mujoco.mjtLimited.mjLIMITED_TRUE if bounded else mujoco.mjtLimited.mjLIMITED_FALSE)
+        if bounded:
+            setattr(act, what, list(rng))
+        elif np.isfinite(rng).any():
+            raise ValueError(f"actuator {a.name!r}: MuJoCo's ranges are bounded on both sides or not at all, "
+                             f"got {what[:-5]}_range {rng}")
 
 
 class MujocoLayout:

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..kernels import layout as L
 from ..kernels.collision import layout as CL
+from ..kernels.collision.hull_walk import hull_adjacency
 
 
 class ContactModel:
@@ -27,6 +28,14 @@ class ContactModel:
         self.shapes = tuple(shapes)
         self.shape_names = tuple(s.name for s in shapes)
         self.body_names = tuple(s.body.name for s in shapes)
+
+    @property
+    def hull_adjacency(self):
+        """(adj_start, adj): the edge graph of the meshes' hulls over the rows of ``verts``
+        (``kernels/collision/hull_walk.py``), made on first use."""
+        if getattr(self, "_adjacency", None) is None:
+            self._adjacency = hull_adjacency(self.si, self.verts)
+        return self._adjacency
 
     @property
     def n_shapes(self):

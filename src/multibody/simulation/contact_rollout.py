@@ -1,17 +1,24 @@
 """``rollout`` of a model with contact (issue 21), or under "generalized_alpha" (issue 23):
 each sample through its own run of that integrator.
 
-The samples run one after the other, each with its own ``MoreauIntegrator`` or
-``GeneralizedAlphaIntegrator`` (a compiled loop, no Python per step), so a sample's
-trajectory equals its own ``simulate`` run. Not yet parallel across cores, and without a
-control callback or per-row forces.
+With contact, on a model without enabled constraints, the samples run across cores in one
+compiled call (``contact_rollout_kernels``: each worker with its own scratch, each sample
+with its own state and warm start), from one template ``MoreauIntegrator``'s options and
+force models. With loops, and under "generalized_alpha", they run one after the other, each
+with its own integrator. Either way a sample's trajectory equals its own ``simulate`` run
+(to the bit). No control callback or per-row forces yet.
 """
+import numba
 import numpy as np
 
-from ..kernels.status import FINISHED, Status
+from ..kernels.collision.work import contact_work
+from ..kernels.status import BUFFER_FULL, CONTACT_ROWS, FINISHED, RUNNING, Status
+from . import contact_loop as CL
 from . import kernels as K
+from .contact_rollout_kernels import contact_rollout_kernel
 from .failures import SimulationError
 from .moreau import MoreauIntegrator
+from .stages import normalize_quaternions
 
 __all__ = ["contact_rollout"]
 
@@ -23,6 +30,11 @@ def contact_rollout(m, Q0, U0, t_final, dt, tau, save_every, inputs, cls=MoreauI
     sample's failure are NaN (``RolloutResult``'s layout)."""
     c = m.compiled
     B = Q0.shape[0]
+    if cls is MoreauIntegrator:
+        tpl = cls(m, Q0[0], U0[0], tau=tau[0], forces=inputs.forces, **(options or {}))
+        inputs.attach(tpl)
+        if tpl._wc is None and tpl.control is None:
+            return _parallel_moreau(tpl, Q0, U0, tau, tpl.setup(t_final, dt, save_every), t_final, dt * save_every)
     n_steps = int(np.ceil(t_final / dt - 1e-9))
     n_rows = n_steps // save_every + (1 if n_steps % save_every else 0)
     T = np.minimum(np.arange(n_rows + 1) * dt * save_every, t_final)
@@ -44,6 +56,61 @@ def contact_rollout(m, Q0, U0, t_final, dt, tau, save_every, inputs, cls=MoreauI
         if status[b] == FINISHED and k == n_rows + 1:
             T = integ.sink.t.copy()  # the output times as the loop wrote them
     return T, QO, UO, status, t_failure
+
+
+def _per_worker(arrays, nw):
+    """The arrays stacked nw times on a new leading axis (one copy per worker or sample)."""
+    return tuple(np.repeat(a[None], nw, axis=0) for a in arrays)
+
+
+def _parallel_moreau(tpl, Q0, U0, tau, n_rows, t_final, interval):
+    """``contact_rollout`` across cores (``contact_rollout_kernels``) from the template
+    integrator ``tpl`` (set up for the run: n_rows output rows after the initial one)."""
+    c = tpl.model.compiled
+    B = Q0.shape[0]
+    nw = max(1, min(numba.get_num_threads(), B))
+    Q, U = np.array(Q0, dtype=float), np.array(U0, dtype=float)
+    for b in range(B):
+        normalize_quaternions(c.mi, Q[b])
+    CLK, CTR = _per_worker((tpl.clk, tpl.ctr), B)
+    CTR[:, K.C_WRITTEN] = 1  # (row 0: the initial state)
+    TOUT = np.full((B, n_rows + 1), np.nan)
+    QOUT, UOUT = np.full((B, n_rows + 1, c.nq), np.nan), np.full((B, n_rows + 1, c.nu), np.nan)
+    TOUT[:, 0], QOUT[:, 0], UOUT[:, 0] = tpl.t, Q, U
+    dwork = contact_work(c.contact, 1)[0]
+    DW = _per_worker(dwork, nw)
+    ORDER, CUR, SEP = _per_worker((dwork[2], dwork[3], dwork[8]), B)
+    maxc = tpl._maxc
+    cw, cst = CL.allocate_contact_work(c.nq, c.nu, c.mi.shape[0], maxc)
+    CW, (CIP, LAMP, CST) = _per_worker(cw, nw), _per_worker((cw[2], cw[3], cst), B)
+    kernel = contact_rollout_kernel(tpl._links)
+    head = (c.mi, tpl.mf, _per_worker((tpl.data.buf,), nw)[0], tpl.fmi, tpl.fmf, np.ascontiguousarray(tau),
+            tpl.iopt, tpl.fopt, tpl.max_angles, tpl.chart0, Q, U, CLK, CTR, _per_worker((tpl.chart0,), B)[0],
+            tpl._cm, DW, ORDER, CUR, SEP)
+    while True:
+        kernel(*head, CW, CIP, LAMP, _per_worker(tpl._ctl, nw), tpl.copt, CST, TOUT, QOUT, UOUT, tpl._R,
+               tpl._NR, tpl._lw)
+        grow = CTR[:, K.C_STATUS] == CONTACT_ROWS
+        if not grow.any():
+            break
+        maxc = 2 * int(CST[grow, CL.S_NEEDED].max())  # more rows (the warm starts carried), and on
+        cw = CL.allocate_contact_work(c.nq, c.nu, c.mi.shape[0], maxc)[0]
+        CW = _per_worker(cw, nw)
+        CIP, LAMP = _grown(CIP, cw[2]), _grown(LAMP, cw[3])
+        CTR[grow, K.C_STATUS] = RUNNING
+    status = CTR[:, K.C_STATUS].copy()
+    status[(status == BUFFER_FULL) & (CTR[:, K.C_STEP] == tpl.iopt[K.O_NSTEPS])] = FINISHED
+    done = np.flatnonzero(status == FINISHED)
+    T = TOUT[done[0]].copy() if done.size else np.minimum(np.arange(n_rows + 1) * interval, t_final)
+    t_failure = np.where(status == FINISHED, np.nan, CLK[:, K.K_TBAD])
+    return T, QOUT, UOUT, status, t_failure
+
+
+def _grown(stack, row):
+    """stack (B, rows, ...) copied into zeros of B copies of ``row``'s larger shape."""
+    out = np.zeros((stack.shape[0],) + row.shape, dtype=stack.dtype)
+    out[:, :stack.shape[1]] = stack
+    return out
 
 
 def refuse_contact_options(control, segmented, lie_group, what="with contact"):

@@ -13,7 +13,7 @@ from .forces import limit_model
 from .contact_rollout import contact_rollout, refuse_contact_options
 from .integrators import RungeKuttaIntegrator
 from .galpha import GeneralizedAlphaIntegrator, refuse_unserved, run_options
-from .moreau import MoreauIntegrator, contact_integrator
+from .moreau import MoreauIntegrator, contact_integrator, contact_settings
 from .run_inputs import RunInputs
 from .stages import normalize_quaternions
 
@@ -60,7 +60,7 @@ def _stacked(x, shape, name):
 def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None, forces=(),
             save_every=1, lie_group=False, limits=True, progress=True, control_period=None, joint_dynamics=True,
             efforts=True, ctrl=None, implicit_damping="auto", contact=True, integrator_options=None,
-            stabilization_gains="default"):
+            contact_options=None, stabilization_gains="default"):
     """Simulate B initial states from t = 0 to ``t_final`` in one compiled call across cores.
 
     Q0 (B, nq), U0 (B, nu): initial states (charts of the calling thread's default Data;
@@ -92,8 +92,9 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     t = 0, T, 2T, ... (< t_final) with the samples' states there and TAU_out is held until the
     next sample (a multiple of the output interval dt * save_every; not with a (B, N, nu) tau).
     ``contact``, ``integrator=None``: as in ``simulate`` (a model with collision shapes steps
-    with "moreau": its samples then run one after the other, ``contact_rollout``; no control
-    callback or (B, N, nu) tau there yet); contact=False ignores the shapes.
+    with "moreau": its samples then run across cores in one compiled call, ``contact_rollout``,
+    one after the other on a model with enabled constraints; no control callback or (B, N, nu)
+    tau there yet); contact=False ignores the shapes; ``contact_options`` as in ``simulate``.
     ``integrator="generalized_alpha"`` (with ``integrator_options`` as in ``simulate``): each
     sample through its own implicit run, one after the other (no control callback, no
     (B, N, nu) tau, not across cores yet).
@@ -107,6 +108,8 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
         raise NotImplementedError("rollout does not serve integrator='radau' yet: simulate each sample, or use "
                                   "'generalized_alpha' or an explicit method")
     galpha, settings, implicit_damping = run_options(integrator, integrator_options, implicit_damping)
+    if moreau or contact_options is not None:
+        settings = contact_settings(contact_options, moreau)
     if integrator == "munthe_kaas":
         integrator, lie_group = "rk4", True
     # one integrator as the template of every sample's options and packed force models

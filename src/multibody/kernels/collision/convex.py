@@ -30,6 +30,15 @@ def _weighted(X, lam, count):
 def convex_convex(ka, Ra, pa, sa, va, na, kb, Rb, pb, sb, vb, nb, verts, margin, man, mfeat):
     """Shape a (type ka, pose Ra, pa, sizes sa, hull rows va:va+na) against shape b: one
     point (feature 0), normal from a to b, when their distance is at most the margin."""
+    return convex_pair(ka, Ra, pa, sa, va, na, kb, Rb, pb, sb, vb, nb, verts, margin, man, mfeat, np.empty(3))
+
+
+@njit(cache=True)
+def convex_pair(ka, Ra, pa, sa, va, na, kb, Rb, pb, sb, vb, nb, verts, margin, man, mfeat, sep):
+    """``convex_convex``, and sep (3,) = x_b - x_a of the cores' closest points where the
+    cores are apart (the direction ``separation.apart_along`` tries next time), else 0."""
+    for i in range(3):
+        sep[i] = 0.0
     W = np.empty((4, 3))
     A = np.empty((4, 3))
     B = np.empty((4, 3))
@@ -42,6 +51,8 @@ def convex_convex(ka, Ra, pa, sa, va, na, kb, Rb, pb, sb, vb, nb, verts, margin,
     d = norm(v)
     scale_ab = max(max(sa[0], sa[1]), sa[2]) + max(max(sb[0], sb[1]), sb[2])
     if not overlap and d > _APART * scale_ab:
+        for i in range(3):
+            sep[i] = v[i]
         dist = d - ra - rb
         if dist > margin:
             return 0

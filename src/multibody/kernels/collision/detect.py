@@ -27,7 +27,7 @@ def detect(si, sf, verts, allow, ws, work, ci, cf):
     Returns the number of contacts nc >= 0; when they are more than ci's rows, returns
     -(the number found) (the first rows are written, the rest are not: the caller must
     give more rows and detect again, never go on with some dropped)."""
-    poses, aabb, order, cur, cand, cfeat, man, mfeat, stats = work
+    poses, aabb, order, cur, cand, cfeat, man, mfeat, sep, adj_start, adj, stats = work
     nsweep = order.shape[0] - cur[CUR_NPLANES]
     shape_poses(si, sf, ws, poses)
     update_aabbs(si, sf, poses, aabb)
@@ -40,7 +40,7 @@ def detect(si, sf, verts, allow, ws, work, ci, cf):
             break
         a, b = (i, j) if i < j else (j, i)
         pairs += 1
-        count, flip = narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat)
+        count, flip = narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat, adj_start, adj, sep)
         if count > 0:
             mu = max(sf[a, SF_MU], sf[b, SF_MU])
             rest = max(sf[a, SF_REST], sf[b, SF_REST])

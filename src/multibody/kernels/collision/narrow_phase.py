@@ -20,7 +20,8 @@ from .box import capsule_box, sphere_box
 from .box_box import box_box
 from .cylinder_box import cylinder_box
 from .mesh_box import mesh_box
-from .convex import convex_convex
+from .convex import convex_pair
+from .separation import apart_along
 
 
 @njit(cache=True)
@@ -43,8 +44,8 @@ def _flip_normals(count, man):
 
 
 @njit(cache=True)
-def _plane_pair(si, sf, verts, poses, p, s, margin, cand, cfeat, man, mfeat):
-    """Plane p against shape s."""
+def _plane_pair(si, sf, verts, poses, p, s, margin, cand, cfeat, man, mfeat, adj_start, adj, sep):
+    """Plane p against shape s (a mesh's last lowest vertex in sep[p, s]: ``plane_mesh``)."""
     Rp, pp = _pose(poses, p)
     R, x = _pose(poses, s)
     size = _size(sf, s)
@@ -60,13 +61,15 @@ def _plane_pair(si, sf, verts, poses, p, s, margin, cand, cfeat, man, mfeat):
     if kind == ELLIPSOID:
         return plane_ellipsoid(Rp, pp, R, x, size, margin, verts, man, mfeat)
     if kind == MESH:
-        return plane_mesh(Rp, pp, R, x, verts, si[s, SI_VADR], si[s, SI_VNUM], margin, cand, cfeat, man, mfeat)
+        return plane_mesh(Rp, pp, R, x, verts, si[s, SI_VADR], si[s, SI_VNUM], margin, cand, cfeat, man, mfeat,
+                          adj_start, adj, sep[p, s])
     return 0
 
 
 @njit(cache=True)
-def _ordered_pair(si, sf, verts, poses, s1, s2, margin, cand, cfeat, man, mfeat):
-    """Shapes s1, s2 (neither a plane) with type(s1) <= type(s2)."""
+def _ordered_pair(si, sf, verts, poses, s1, s2, margin, cand, cfeat, man, mfeat, adj_start, adj, sep):
+    """Shapes s1, s2 (neither a plane) with type(s1) <= type(s2); sep: the pairs' last
+    separating directions (``separation.py``), tried before GJK."""
     t1 = si[s1, SI_TYPE]
     t2 = si[s2, SI_TYPE]
     R1, p1 = _pose(poses, s1)
@@ -90,8 +93,12 @@ def _ordered_pair(si, sf, verts, poses, s1, s2, margin, cand, cfeat, man, mfeat)
                                       cand, cfeat, man, mfeat), man)
     if t1 == BOX and t2 == BOX:
         return box_box(R1, p1, z1, R2, p2, z2, margin, cand, cfeat, man, mfeat)
-    return convex_convex(t1, R1, p1, z1, si[s1, SI_VADR], si[s1, SI_VNUM],
-                         t2, R2, p2, z2, si[s2, SI_VADR], si[s2, SI_VNUM], verts, margin, man, mfeat)
+    p21 = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
+    if apart_along(t1, R1, z1, si[s1, SI_VADR], si[s1, SI_VNUM], t2, R2, p21, z2, si[s2, SI_VADR],
+                   si[s2, SI_VNUM], verts, adj_start, adj, sep[s1, s2], margin):
+        return 0
+    return convex_pair(t1, R1, p1, z1, si[s1, SI_VADR], si[s1, SI_VNUM],
+                       t2, R2, p2, z2, si[s2, SI_VADR], si[s2, SI_VNUM], verts, margin, man, mfeat, sep[s1, s2])
 
 
 @njit(cache=True, inline="always")
@@ -113,10 +120,12 @@ def _centre_distance(poses, a, b):
 
 
 @njit(cache=True)
-def narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat):
+def narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat, adj_start, adj, sep):
     """Test shapes a < b; returns (points written, flip): flip when the normals written point
     from b to a. Pairs farther apart than the sum of their margins give no point; pairs whose
-    bounding spheres (SF_RBOUND about SF_CENTRE) are that far apart are not tested."""
+    bounding spheres (SF_RBOUND about SF_CENTRE) are that far apart are not tested, nor pairs
+    for GJK apart along their last separating direction (sep (ns, ns, SEP_COLS):
+    ``separation.py``; adj_start, adj: the hulls' edges, ``hull_walk.py``)."""
     margin = sf[a, SF_MARGIN] + sf[b, SF_MARGIN]
     ta = si[a, SI_TYPE]
     tb = si[b, SI_TYPE]
@@ -127,9 +136,9 @@ def narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat):
         p, s = (b, a) if flip else (a, b)
         if _height_over(poses, p, s) - sf[s, SF_RBOUND] > margin:
             return 0, flip  # (its bounding sphere is clear of the plane)
-        return _plane_pair(si, sf, verts, poses, p, s, margin, cand, cfeat, man, mfeat), flip
+        return _plane_pair(si, sf, verts, poses, p, s, margin, cand, cfeat, man, mfeat, adj_start, adj, sep), flip
     if _centre_distance(poses, a, b) - sf[a, SF_RBOUND] - sf[b, SF_RBOUND] > margin:
         return 0, False  # (their bounding spheres are apart: the broad phase's boxes are looser)
     flip = ta > tb
     s1, s2 = (b, a) if flip else (a, b)
-    return _ordered_pair(si, sf, verts, poses, s1, s2, margin, cand, cfeat, man, mfeat), flip
+    return _ordered_pair(si, sf, verts, poses, s1, s2, margin, cand, cfeat, man, mfeat, adj_start, adj, sep), flip

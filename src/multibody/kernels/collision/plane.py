@@ -9,8 +9,10 @@ import math
 
 from numba import njit
 
-from ..spatial_inline import mul33_vec
+from ..spatial_inline import mul33T_vec, mul33_vec
 from .manifold import put_candidate, put_point, reduce_candidates
+from .hull_walk import hull_below, hull_support
+from .separation import SEP_START_B
 from .support import support
 from .layout import ELLIPSOID
 from .vec import axpy, column, cross, dot, perpendicular, scale, sub
@@ -18,6 +20,10 @@ from .vec import axpy, column, cross, dot, perpendicular, scale, sub
 #: [m] A mesh's vertices count as one flat face on the plane when their heights are within this
 #: of the lowest (``plane_mesh``): a face resting flat gives its corners, a curved hull one point.
 MESH_FLATNESS = 1e-5
+#: [m] The slack of ``plane_mesh``'s first pass, whose heights in the mesh's frame differ from
+#: the world's by rounding (1e-16 of the mesh's distance from the plane's point): far more than
+#: that, so the vertices it passes on include every one the world heights keep.
+_SIEVE = 1e-7
 
 
 @njit(cache=True)
@@ -111,19 +117,33 @@ def plane_ellipsoid(Rp, pp, Re, pe, radii, margin, verts, man, mfeat):
 
 
 @njit(cache=True)
-def plane_mesh(Rp, pp, Rm, pm, verts, vadr, vnum, margin, cand, cfeat, man, mfeat):
+def plane_mesh(Rp, pp, Rm, pm, verts, vadr, vnum, margin, cand, cfeat, man, mfeat, adj_start, adj, cache):
     """Plane against a convex mesh: its hull vertices within the margin and within
     MESH_FLATNESS of the deepest, at most four (the deepest, then the most spread); feature:
     the vertex's index in the hull. (A tessellated curved hull, a robot's rounded foot, has
     several vertices within the margin around the lowest one: their rows are nearly the same,
-    which makes W nearly singular and the solve slow, for no support a flat face would give.)"""
+    which makes W nearly singular and the solve slow, for no support a flat face would give.)
+    The lowest vertex is found by a walk along the hull's edges (adj_start, adj:
+    ``hull_walk.py``) from the last one, cache[SEP_START_B] (set to the new one), and the
+    vertices near it by a walk around it."""
     n = column(Rp, 2)
+    # heights in the mesh's frame (3 products a vertex, not 12): h = nl.x + h0 up to rounding;
+    # the vertices within _SIEVE + MESH_FLATNESS of the lowest are listed (in cfeat, in vertex
+    # order), a superset of those kept, which are then measured in the world
+    nl = mul33T_vec(Rm, n[0], n[1], n[2])
+    low_row, top = hull_support(verts, adj_start, adj, vadr, vnum, int(cache[SEP_START_B]), (-nl[0], -nl[1], -nl[2]))
+    cache[SEP_START_B] = low_row
+    low_local = -top
+    if low_local + _height(n, pp, pm) > margin + _SIEVE:
+        return 0
+    listed = hull_below(verts, adj_start, adj, vadr, vnum, low_row, nl, low_local + MESH_FLATNESS + _SIEVE, cfeat)
     low = math.inf
-    for v in range(vnum):
-        low = min(low, _height(n, pp, _mesh_vertex(Rm, pm, verts, vadr + v)))
+    for j in range(listed):
+        low = min(low, _height(n, pp, _mesh_vertex(Rm, pm, verts, cfeat[j])))
     reach = min(margin, low + MESH_FLATNESS)
     count = 0
-    for v in range(vnum):
+    for j in range(listed):  # (count <= j: a candidate's feature never overwrites one still to read)
+        v = cfeat[j] - vadr
         x = _mesh_vertex(Rm, pm, verts, vadr + v)
         h = _height(n, pp, x)
         if h <= reach:
