@@ -79,6 +79,23 @@ def test_fifth_order_on_the_four_bar(linkage):
     assert np.all(np.abs(orders(errors) - 5.0) < 0.5)
 
 
+def test_fifth_order_on_the_four_bar_with_the_default_newton_tolerance(linkage):
+    """As above with the default newton_tol: the iteration's stop must not cap the order.
+    Before the fix (RADAU5's FACCON = 1 at the start; it started at UROUND^0.8, so the first
+    steps stopped after one iteration) the errors were 3.7e-6, 3.7e-7, 4.2e-8 (orders 3.3,
+    3.1); now 1.1e-7, 3.4e-9, 1.1e-10 (orders 5.0, 5.0)."""
+    m, q, u = linkage
+    ref = mb.simulate(m, q, u, 1.0, dt=1.0, integrator="dopri5", rtol=1e-13, atol=1e-13)
+    errors = []
+    for h in (0.02, 0.01, 0.005):
+        res = mb.simulate(m, q, u, 1.0, dt=h, integrator="radau", rtol=1e-12, atol=1e-14,
+                          integrator_options=dict(adaptive=False))
+        assert res.status == "finished" and res.n_steps == round(1.0 / h)
+        errors.append(_error(res, ref))
+    print(f"four-bar, default newton_tol: errors {np.array(errors)}, orders {orders(errors)}")
+    assert np.all(np.abs(orders(errors) - 5.0) < 0.5)
+
+
 def test_closure_held_at_the_baumgarte_level(linkage):
     """Closed start, 5 s at rtol 1e-6: with the default gains the loop's residual stays below
     5e-8 and 10x below the unstabilized run's (the gains act in the implicit run); an opened
