@@ -25,6 +25,12 @@ does the step after ``set_state``: gst[S_READY] = 0):
    (q moves through the model's ``integrate``: quaternions stay unit).
 
 It shares the RK loop's counters, clock, options and sample storage (``kernels.py``).
+
+Closed loops (the ``ta`` variants): the same step on the tree-augmented ODE u_dot =
+``ta_core`` with the run's Baumgarte gains: the residual is x - u_dot_TA(q_{n+1}, u_{n+1})
+and Newton's matrix I + gamma' C + beta' K with (C, K) = -(du_dot/du, du_dot/dq) of the
+constrained dynamics (``radau_step.ta_jacobian``); the closure is held at the Baumgarte
+level.
 """
 import math
 
