@@ -4,8 +4,8 @@ Baumgarte stabilization, its Jacobian from the constrained dynamics' analytic de
 The planar four-bar of examples/four_bar.py against dopri5 at rtol 1e-13 on the same ODE
 (same gains): the adaptive error follows rtol, fixed steps show order 5, the loop closure
 stays at the Baumgarte level (and is pulled back from an opened start as dopri5 pulls it),
-the energy of the undamped linkage is kept to the tolerance's level; generalized_alpha still
-refuses loops by name.
+the energy of the undamped linkage is kept to the tolerance's level; generalized_alpha serves
+loops too (tests/test_galpha_loops.py).
 """
 import sys
 from pathlib import Path
@@ -79,6 +79,23 @@ def test_fifth_order_on_the_four_bar(linkage):
     assert np.all(np.abs(orders(errors) - 5.0) < 0.5)
 
 
+def test_fifth_order_on_the_four_bar_with_the_default_newton_tolerance(linkage):
+    """As above with the default newton_tol: the iteration's stop must not cap the order.
+    Before the fix (RADAU5's FACCON = 1 at the start; it started at UROUND^0.8, so the first
+    steps stopped after one iteration) the errors were 3.7e-6, 3.7e-7, 4.2e-8 (orders 3.3,
+    3.1); now 1.1e-7, 3.4e-9, 1.1e-10 (orders 5.0, 5.0)."""
+    m, q, u = linkage
+    ref = mb.simulate(m, q, u, 1.0, dt=1.0, integrator="dopri5", rtol=1e-13, atol=1e-13)
+    errors = []
+    for h in (0.02, 0.01, 0.005):
+        res = mb.simulate(m, q, u, 1.0, dt=h, integrator="radau", rtol=1e-12, atol=1e-14,
+                          integrator_options=dict(adaptive=False))
+        assert res.status == "finished" and res.n_steps == round(1.0 / h)
+        errors.append(_error(res, ref))
+    print(f"four-bar, default newton_tol: errors {np.array(errors)}, orders {orders(errors)}")
+    assert np.all(np.abs(orders(errors) - 5.0) < 0.5)
+
+
 def test_closure_held_at_the_baumgarte_level(linkage):
     """Closed start, 5 s at rtol 1e-6: with the default gains the loop's residual stays below
     5e-8 and 10x below the unstabilized run's (the gains act in the implicit run); an opened
@@ -111,7 +128,10 @@ def test_energy_of_the_undamped_four_bar(linkage):
         assert np.ptp(e) < bound and np.ptp(kinetic) > 1.0
 
 
-def test_generalized_alpha_still_refuses_loops():
+def test_generalized_alpha_serves_loops():
+    """generalized_alpha no longer refuses loops (it did until issue 23's galpha loops):
+    the loop ladder runs and stays closed (tests/test_galpha_loops.py tests it further)."""
     lad = ladder(1)
-    with pytest.raises(NotImplementedError, match="generalized_alpha.*constraints.*radau"):
-        mb.simulate(lad, lad.neutral_q(), np.zeros(lad.nu), 0.1, dt=0.01, integrator="generalized_alpha")
+    res = mb.simulate(lad, lad.neutral_q(), np.zeros(lad.nu), 0.1, dt=0.01, integrator="generalized_alpha")
+    assert res.status == "finished" and res.integrator == "generalized_alpha"
+    assert max(np.abs(lad.pose_error(x, "residual")).max() for x in res.q) < 1e-5  # (measured 1.05e-6)

@@ -13,6 +13,7 @@ from . import galpha_loop as GL
 from . import galpha_step as GS
 from .force_kernels import FM_LINEAR, FM_WORLD, FMI_TYPE
 from .integrators import RungeKuttaIntegrator
+from .radau_loop import ta_work
 from .stages import normalize_quaternions
 
 __all__ = ["GeneralizedAlphaIntegrator", "GeneralizedAlphaWarning", "GALPHA_OPTIONS", "galpha_settings", "run_options",
@@ -115,9 +116,12 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
         (``GeneralizedAlphaWarning``).
 
     The control (if any) is called once per step, at its start; its forces are held over
-    the step (so its gains act explicitly: stiff ones belong in force models or actuators). Models with modal bodies or enabled constraints, and the force models
-    ``ExternalForce`` in world axes and ``LinearSpringDamper``, are refused
-    (NotImplementedError).
+    the step (so its gains act explicitly: stiff ones belong in force models or actuators).
+    Models with modal bodies, and the force models ``ExternalForce`` in world axes and
+    ``LinearSpringDamper``, are refused (NotImplementedError). Enabled constraints (closed
+    loops, coordinate and convel rows): the method runs on the tree-augmented constrained
+    dynamics with the run's Baumgarte gains (``galpha_loop``'s ``ta`` variants), so the
+    closure is held at the Baumgarte level (bounded), not to round-off.
     """
 
     LOOP_NAME = "the generalized-alpha simulation loop"
@@ -140,16 +144,16 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
         if int(max_iterations) != max_iterations or max_iterations < 1:
             raise ValueError(f"max_iterations must be a positive integer, got {max_iterations!r}")
         c = m.compiled
-        if c.flex is not None or c.nc:
-            refuse_unserved(m, np.zeros((0, 3), dtype=np.int64))
+        if c.flex is not None:
+            refuse_unserved(m, np.zeros((0, 3), dtype=np.int64), loops_ok=True)
         super().__init__(m, q0, u0, "euler", sink, control, tau, forces, adaptive=False, t0=t0,
                          stabilization_gains=stabilization_gains)
-        refuse_unserved(m, self.fmi)
+        refuse_unserved(m, self.fmi, loops_ok=True)
         normalize_quaternions(c.mi, self._q)  # (integrate keeps them unit from there)
         self.gopt = np.zeros(GS.N_GOPT)
         self.gopt[:4] = GS.parameters(rho)
         self.gopt[GS.G_RTOL], self.gopt[GS.G_ATOL], self.gopt[GS.G_MAXIT] = rt, at, int(max_iterations)
-        self._gw, self.gst = GL.allocate_galpha_work(c.nq, c.nu)
+        self._gw, self.gst = GL.allocate_galpha_work(c.nq, c.nu, ta_work(c, self._wc))
 
     @property
     def newton_iterations(self):
@@ -203,4 +207,4 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
         args = (c.mi, self.mf, self.data.buf, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt, self.gopt,
                 self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr, self._ctl, T, Q, U,
                 self._gw, self.gst)
-        return GL.galpha_entry_point(self._links, self.control is not None), args
+        return GL.galpha_entry_point(self._links, self.control is not None, self._wc is not None), args

@@ -25,13 +25,20 @@ does the step after ``set_state``: gst[S_READY] = 0):
    (q moves through the model's ``integrate``: quaternions stay unit).
 
 It shares the RK loop's counters, clock, options and sample storage (``kernels.py``).
+
+Closed loops (the ``ta`` variants): the same step on the tree-augmented ODE u_dot =
+``ta_core`` with the run's Baumgarte gains: the residual is x - u_dot_TA(q_{n+1}, u_{n+1})
+and Newton's matrix I + gamma' C + beta' K with (C, K) = -(du_dot/du, du_dot/dq) of the
+constrained dynamics (``radau_step.ta_jacobian``); the closure is held at the Baumgarte
+level.
 """
 import math
 
 import numpy as np
 from numba import njit
 
-from ..kernels.common import data_start, first_nonfinite, link_rows, ragged
+from ..kernels.common import constraint_table, data_start, first_nonfinite, frame_table, link_rows, ragged
+from ..kernels.constrained_dynamics import ta_core
 from ..kernels.dense_lu import lu_factor, lu_solve
 from ..kernels.forward_dynamics import aba_core
 from ..kernels.status import NONFINITE_STATE, RUNNING, SINGULAR
@@ -43,6 +50,7 @@ from .kernels import (
     C_BAD, C_CHARTS, C_OUT, C_STAGE, C_STEP, K_STEP, K_T, K_TBAD, K_TOUT,
     O_CONTROL, O_NSTEPS, O_STRIDE, _begin_step, _failed, _stop, control_at_step_start, write_sample,
 )
+from .radau_step import ta_jacobian
 from .stages import after_step, first_bad
 
 __all__ = ["galpha_entry_point", "allocate_galpha_work"]
@@ -63,13 +71,48 @@ THETA = 0.1
 MAX_HALVINGS = 8
 
 
-def allocate_galpha_work(nq, nu):
+def allocate_galpha_work(nq, nu, ta):
     """The arrays of a generalized-alpha run: (gw, gst). gw = (a, udot, x, dx, r, tau,
-    delta, q1, u1, a1, sdiag, K, C, S, piv) (``galpha_loop`` reads them in this order)."""
+    delta, q1, u1, a1, sdiag, K, C, S, piv, ta) (``galpha_loop`` reads them in this order;
+    ta: ``radau_loop.ta_work``'s tuple, the closed loops' work, or its unread stand-in)."""
     v = [np.zeros(nu) for _ in range(6)]
     gw = tuple(v) + (np.zeros(nu), np.zeros(nq), np.zeros(nu), np.zeros(nu), np.zeros(nu),
-                     np.zeros((nu, nu)), np.zeros((nu, nu)), np.zeros((nu, nu)), np.zeros(nu, dtype=np.int64))
+                     np.zeros((nu, nu)), np.zeros((nu, nu)), np.zeros((nu, nu)), np.zeros(nu, dtype=np.int64), ta)
     return gw, np.zeros(N_GST)
+
+
+@njit(cache=True, inline="always")
+def _residual(ta, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, r):
+    """The step's residual at (t, q1, u1, x): the equations of motion of the tree
+    (``galpha_step.residual``), or with ``ta`` (a constant) x less the tree-augmented
+    constrained accelerations with the run's Baumgarte gains (cons = (frames, constraint
+    rows, ragged work, ``ta_work``)); NaN where an inertia is singular."""
+    if ta:
+        fr, cr, z, tw = cons
+        use = apply_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, links)
+        if not ta_core(mi, mf, fr, cr, ws, z, q1, u1, tau, use, tw[0], r):
+            r[:] = math.nan
+        for i in range(r.shape[0]):
+            r[i] = x[i] - r[i]
+    else:
+        residual(mi, mf, ws, fmi, fmf, links, t, q1, u1, x, src, tau, r)
+
+
+@njit(cache=True, inline="always")
+def _matrix(ta, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, S):
+    """Newton's matrix S = M + gu C + gq K of ``_residual`` (``galpha_step.iteration_matrix``),
+    with ``ta`` M = I, C = -du_dot/du, K = -du_dot/dq of the constrained dynamics
+    (``radau_step.ta_jacobian``). False if an inertia is singular."""
+    if not ta:
+        iteration_matrix(mi, mf, ws, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, S)
+        return True
+    fr, cr, z, tw = cons
+    if not ta_jacobian(mi, mf, fr, cr, ws, z, fmi, fmf, links, t, q1, u1, src, tau, tw, S, Ct, Kt):
+        return False
+    for i in range(S.shape[0]):
+        for j in range(S.shape[0]):
+            S[i, j] += gu * Ct[i, j] + gq * Kt[i, j]
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -83,91 +126,133 @@ def _ratio(v, x, scale, rtol, atol):
 
 
 @njit(cache=True, inline="always")
-def _refresh(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv, sdiag, gst):
+def _refresh(ta, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv, sdiag,
+             gst):
     """Newton's matrix formed anew at the current iterate and factored; False if singular."""
-    iteration_matrix(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU)
+    if not _matrix(ta, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU):
+        return False
     gst[S_MATRICES] += 1
     for i in range(x.shape[0]):
         sdiag[i] = abs(LU[i, i])
     return lu_factor(LU, piv)
 
 
-@njit(cache=True)  # (not inlined: Numba refuses to inline a call with this many arguments)
-def _newton(mi, mf, ws, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1, sdiag,
-            LU, piv, Kt, Ct, gq, gu, src, rtol, atol, maxit, gst, t):
-    """The simplified Newton iteration of one step (module docstring, 3.) on the factored
-    matrix LU, formed anew at the current iterate where a correction shrank by less than
-    THETA or overshot (Kt, Ct its scratch); leaves x and the state (q1, u1, a1) it gives.
-    Returns the corrections made (halvings counted), or -1 if a matrix is singular."""
-    k = 0
-    last = math.inf   # the last correction's ratio to its tolerance
-    prev = math.inf   # |r|^2 before the last correction (the backtracking's merit: fixed over the step)
-    halved = 0
-    while True:
-        residual(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, r)
-        e = _ratio(r, x, sdiag, rtol, atol)
-        if e <= 1.0:
-            return k
-        if k == maxit:
-            break
-        merit = 0.0
-        for i in range(r.shape[0]):
-            merit += r[i] * r[i]
-        if not merit < prev and halved < MAX_HALVINGS:
-            # the correction overshot (a steep or piecewise force law: regularized friction,
-            # a limit's edge): half of it is taken back and the residual there tried again
+def _make_newton(ta):
+    """The Newton iteration of a step (``galpha_newton_ta0``, ``galpha_newton_ta1``), with
+    ``ta`` (closed loops) a constant of its variant."""
+
+    # (not inlined: Numba refuses to inline a call with this many arguments)
+    @variant(f"galpha_newton_ta{int(ta)}")
+    def newton(mi, mf, ws, cons, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1,
+               sdiag, LU, piv, Kt, Ct, gq, gu, src, rtol, atol, maxit, gst, t):
+        """The simplified Newton iteration of one step (module docstring, 3.) on the factored
+        matrix LU, formed anew at the current iterate where a correction shrank by less than
+        THETA or overshot (Kt, Ct its scratch); leaves x and the state (q1, u1, a1) it gives.
+        Returns the corrections made (halvings counted), or -1 if a matrix is singular."""
+        k = 0
+        last = math.inf   # the last correction's ratio to its tolerance
+        prev = math.inf   # |r|^2 before the last correction (the backtracking's merit: fixed over the step)
+        halved = 0
+        while True:
+            _residual(ta, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, r)
+            e = _ratio(r, x, sdiag, rtol, atol)
+            if e <= 1.0:
+                return k
+            if k == maxit:
+                break
+            merit = 0.0
             for i in range(r.shape[0]):
-                dx[i] *= 0.5
-                x[i] -= dx[i]
-            halved += 1
+                merit += r[i] * r[i]
+            if not merit < prev and halved < MAX_HALVINGS:
+                # the correction overshot (a steep or piecewise force law: regularized friction,
+                # a limit's edge): half of it is taken back and the residual there tried again
+                for i in range(r.shape[0]):
+                    dx[i] *= 0.5
+                    x[i] -= dx[i]
+                halved += 1
+                k += 1
+                advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
+                continue
+            if e == math.inf:
+                break
+            if halved:  # after an overshoot, the matrix where the halvings ended
+                if not _refresh(ta, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct,
+                                LU, piv, sdiag, gst):
+                    return -1
+                last = math.inf
+                halved = 0
+            prev = merit
+            for i in range(r.shape[0]):
+                dx[i] = -r[i]
+            lu_solve(LU, piv, dx)
+            for i in range(r.shape[0]):
+                x[i] += dx[i]
             k += 1
             advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
-            continue
-        if e == math.inf:
-            break
-        if halved:  # after an overshoot, the matrix where the halvings ended
-            if not _refresh(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv,
-                            sdiag, gst):
-                return -1
-            last = math.inf
-            halved = 0
-        prev = merit
-        for i in range(r.shape[0]):
-            dx[i] = -r[i]
-        lu_solve(LU, piv, dx)
-        for i in range(r.shape[0]):
-            x[i] += dx[i]
-        k += 1
-        advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
-        e = _ratio(dx, x, None, rtol, atol)
-        if e <= 1.0:
-            return k
-        if e > THETA * last and k < maxit:  # slow contraction: the matrix at the current iterate
-            if not _refresh(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv,
-                            sdiag, gst):
-                return -1
-            e = math.inf
-        last = e
-    gst[S_UNCONVERGED] += 1
-    if not e <= gst[S_WORST]:  # (e: the last residual's ratio, inf if it was not finite)
-        gst[S_WORST] = e
-        gst[S_TWORST] = t
-    return k
+            e = _ratio(dx, x, None, rtol, atol)
+            if e <= 1.0:
+                return k
+            if e > THETA * last and k < maxit:  # slow contraction: the matrix at the current iterate
+                if not _refresh(ta, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct,
+                                LU, piv, sdiag, gst):
+                    return -1
+                e = math.inf
+            last = e
+        gst[S_UNCONVERGED] += 1
+        if not e <= gst[S_WORST]:  # (e: the last residual's ratio, inf if it was not finite)
+            gst[S_WORST] = e
+            gst[S_TWORST] = t
+        return k
+
+    return newton
 
 
-def _make_galpha_loop(links, controlled):
-    """The generalized-alpha loop (module docstring) with two constants: ``links`` (link
-    wrenches FM_WRENCH among the force models) and ``controlled`` (a Python control, as
-    iopt[O_CONTROL] says). Rigid trees."""
+galpha_newton_ta0 = _make_newton(0)
+galpha_newton_ta1 = _make_newton(1)
 
-    @variant(f"run_galpha_links{int(links)}_controlled{int(controlled)}")
+
+@njit(cache=True, inline="always")
+def _first_matrix(ta, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, t_end, q, u, src, gw, gq, gu, gst):
+    """The step's start: u_dot and a from the forward dynamics where not carried over
+    (gst[S_READY] = 0), the predictor x = u_dot, its state and there Newton's matrix,
+    factored. False if an inertia or the matrix is singular."""
+    a, udot, x, dx, r, tau, delta, q1, u1, a1, sdiag, Kt, Ct, S, piv = gw[:15]
+    nu = u.shape[0]
+    if gst[S_READY] == 0.0:
+        use = apply_forces(mi, mf, ws, fmi, fmf, q, u, t, src, tau, links)
+        if ta:
+            fr, cr, z, tw = cons
+            if not ta_core(mi, mf, fr, cr, ws, z, q, u, tau, use, tw[0], udot):
+                return False
+        elif not aba_core(mi, mf, ws, cons[2], q, u, tau, use, udot):
+            return False
+        for i in range(nu):
+            a[i] = udot[i]
+        gst[S_READY] = 1.0
+    for i in range(nu):
+        x[i] = udot[i]
+    advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
+    if not _matrix(ta, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq * h * h, gu * h, Kt, Ct, S):
+        return False
+    gst[S_MATRICES] += 1
+    for i in range(nu):
+        sdiag[i] = abs(S[i, i])
+    return lu_factor(S, piv)
+
+
+def _make_galpha_loop(links, controlled, ta):
+    """The generalized-alpha loop (module docstring) with three constants: ``links`` (link
+    wrenches FM_WRENCH among the force models), ``controlled`` (a Python control, as
+    iopt[O_CONTROL] says) and ``ta`` (enabled constraints: the tree-augmented dynamics)."""
+
+    @variant(f"run_galpha_links{int(links)}_controlled{int(controlled)}_ta{int(ta)}")
     def run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt, gopt, max_angles, chart0, q, u, clk, ctr, ctl, T, Q, U,
             gw, gst):
         n = mi.shape[0]
         d0 = data_start(dbuf, n)
         ws = link_rows(dbuf, d0, n)
-        z = ragged(dbuf, d0, n)
-        a, udot, x, dx, r, tau, delta, q1, u1, a1, sdiag, Kt, Ct, S, piv = gw
+        cons = (frame_table(dbuf, n), constraint_table(dbuf, n), ragged(dbuf, d0, n), gw[15])
+        a, udot, x, dx, r, tau, delta, q1, u1, a1, sdiag, Kt, Ct, S, piv = gw[:15]
         tauc, qview, uview = ctl
         nq = q.shape[0]
         nu = u.shape[0]
@@ -192,28 +277,19 @@ def _make_galpha_loop(links, controlled):
                 if st != RUNNING:
                     return _stop(ctr, st)
                 src = tauc
-            if gst[S_READY] == 0.0:  # u_dot and a at the start: the forward dynamics
-                use = apply_forces(mi, mf, ws, fmi, fmf, q, u, t, src, tau, links)
-                if not aba_core(mi, mf, ws, z, q, u, tau, use, udot):
-                    clk[K_TBAD] = t
-                    return _failed(ctr, q, u, SINGULAR)
-                for i in range(nu):
-                    a[i] = udot[i]
-                gst[S_READY] = 1.0
-            t_end = clk[K_TOUT]
-            for i in range(nu):
-                x[i] = udot[i]
-            advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
-            iteration_matrix(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq * h * h, gu * h, Kt, Ct, S)
-            gst[S_MATRICES] += 1
-            for i in range(nu):
-                sdiag[i] = abs(S[i, i])
-            if not lu_factor(S, piv):
+            if not _first_matrix(ta, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, clk[K_TOUT], q, u, src, gw, gq,
+                                 gu, gst):
                 clk[K_TBAD] = t
-                return _failed(ctr, q1, u1, SINGULAR)
-            corrections = _newton(mi, mf, ws, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta,
-                                  q1, u1, a1, sdiag, S, piv, Kt, Ct, gq * h * h, gu * h, src, rtol, atol, maxit, gst,
-                                  t)
+                return _failed(ctr, q, u, SINGULAR)
+            t_end = clk[K_TOUT]
+            if ta:
+                corrections = galpha_newton_ta1(mi, mf, ws, cons, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x,
+                                                dx, r, tau, delta, q1, u1, a1, sdiag, S, piv, Kt, Ct, gq * h * h,
+                                                gu * h, src, rtol, atol, maxit, gst, t)
+            else:
+                corrections = galpha_newton_ta0(mi, mf, ws, cons, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x,
+                                                dx, r, tau, delta, q1, u1, a1, sdiag, S, piv, Kt, Ct, gq * h * h,
+                                                gu * h, src, rtol, atol, maxit, gst, t)
             if corrections < 0:
                 clk[K_TBAD] = t
                 return _failed(ctr, q1, u1, SINGULAR)
@@ -247,12 +323,13 @@ def _make_galpha_loop(links, controlled):
 _LOOPS = {}
 
 
-def galpha_entry_point(links=True, control=True):
+def galpha_entry_point(links=True, control=True, ta=False):
     """The compiled generalized-alpha loop ``run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt,
     gopt, max_angles, chart0, q, u, clk, ctr, ctl, T, Q, U, gw, gst)`` (module docstring):
     gopt the method's options (``galpha_step.G_*``), gw and gst from
-    ``allocate_galpha_work``. Made (and compiled or loaded from the cache) on first use."""
-    key = (int(bool(links)), int(bool(control)))
+    ``allocate_galpha_work`` (with ``ta``: its ``radau_loop.ta_work``). Made (and compiled
+    or loaded from the cache) on first use."""
+    key = (int(bool(links)), int(bool(control)), int(bool(ta)))
     run = _LOOPS.get(key)
     if run is None:
         run = _LOOPS.setdefault(key, _make_galpha_loop(*key))

@@ -40,8 +40,8 @@ from .kernels import (
     control_at_step_start, write_sample,
 )
 from .radau_newton import (
-    N_ROPT, R_ATOL, R_NIT, R_RTOL, R_THET, S_HHFAC, S_THETA, error_estimate, rate, radau_newton_flex0_links0_ta0,
-    radau_newton_flex0_links0_ta1, radau_newton_flex0_links1_ta0, radau_newton_flex0_links1_ta1,
+    N_ROPT, R_ATOL, R_NIT, R_RTOL, R_THET, S_FACCON, S_HHFAC, S_THETA, error_estimate, rate,
+    radau_newton_flex0_links0_ta0, radau_newton_flex0_links0_ta1, radau_newton_flex0_links1_ta0, radau_newton_flex0_links1_ta1,
     radau_newton_flex1_links0_ta0,
 )
 from ..kernels.constraint_work import K_COLS
@@ -302,6 +302,11 @@ def _make_radau_loop(links, controlled, flex, ta):
                 src = tauc
             if rst[S_READY] == 0.0:
                 rst[S_READY], rst[S_F0], rst[S_NEEDJAC], rst[S_FIRST], rst[S_ACCEPTED] = 1.0, 0.0, 1.0, 1.0, 0.0
+                # RADAU5's FACCON = 1 at the start: no rate known yet. At 0 (UROUND^0.8 in
+                # the first test) the first steps stopped after one iteration each, faccon
+                # only rising by the power 0.8 per step (fixed steps of the four-bar: order
+                # 3 instead of 5)
+                rst[S_FACCON] = 1.0
             ready = _prepare(flex, links, ta, model, ropt, rc, smap, t, h, q, u, src, rw, rst)
             if ready == 2 or (ready == 1 and not _retry(adapt, rst, ctr, clk, fopt, h, 0.5)):
                 clk[K_TBAD] = t
