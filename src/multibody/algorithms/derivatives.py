@@ -32,14 +32,11 @@ from .checks import as_float_vector, data_object, raise_status, zero_division_er
 from .dynamics import inverse_dynamics
 from .entry import KERNELS
 from .external_forces import with_external_forces
+from .flex_derivatives import flex_derivatives
 
 _empty = np.empty
 
 
-def _served(c, name):
-    """Refuse, by name, what the derivative kernels do not serve."""
-    if c.flex is not None:
-        raise NotImplementedError(f"{name}: models with modal (flexible) bodies are not supported yet")
 
 
 def inverse_dynamics_derivatives(m, q, u, udot, f_ext=None, data=None):
@@ -107,7 +104,8 @@ def _checked(m, op, q, u, x, f_ext, data):
     served refused, stacked states, f_ext, data=, coercion and the errors naming the argument."""
     name, names, public, batched, with_work = op
     c = m.compiled
-    _served(c, name)
+    if c.flex is not None:
+        return flex_derivatives(m, name, names, q, u, x, f_ext, data)
     if c.nc and with_work:
         return constrained_forward_dynamics_derivatives(m, q, u, x, f_ext, data, public)
     if getattr(q, "ndim", 1) == 2:
