@@ -49,6 +49,12 @@ def spacecraft(n_modes=3, EI=500.0, rhoA=3.0, length=4.0):
     return m, data
 
 
+def modes(m):
+    """(omega [rad/s], mode shapes as columns) of the spacecraft at rest, undeformed
+    (``modal_analysis``): six rigid-body modes (zero), then the panels' modes in pairs."""
+    return m.modal_analysis(np.zeros(m.nq))
+
+
 def torque_profile(name, amplitude, duration):
     """Torque about the hub's z axis [N m] at time t: ``bang-bang`` or ``sine``."""
     if name == "bang-bang":
@@ -92,6 +98,11 @@ def main(argv=None):
     m, data = spacecraft()
     print(f"panels: {', '.join(f'{w / (2 * np.pi):.2f}' for w in data.frequencies)} Hz (clamped), "
           f"{data.mass:.1f} kg each; nq = {m.nq}")
+    omega, shapes = modes(m)
+    hub_turn = np.abs(shapes[2, 6:]) > 1e-9
+    print("modes of the free spacecraft: 6 rigid-body modes (0 Hz), then "
+          + ", ".join(f"{w / (2 * np.pi):.3f} Hz ({'hub turning, panels alike' if t else 'hub moving, panels opposite'})"
+                      for w, t in zip(omega[6:], hub_turn)))
     runs = {}
     for profile in ("bang-bang", "sine"):
         res, tips, f = slew(m, data, profile, args.duration, args.coast)
