@@ -51,19 +51,22 @@ def state(m, rng):
 
 
 @pytest.mark.parametrize("root", ROOTS)
-def test_flexible_trees_match_central_differences(root):
+@pytest.mark.parametrize("with_wrenches", [False, True])
+def test_flexible_trees_match_central_differences(root, with_wrenches):
     rng = np.random.default_rng(ROOTS.index(root))
     m = flexible_model(rng, root)
     assert m.compiled.flex is not None and any(b.n_modes for b in m.modal_bodies)
     q, u, udot = state(m, rng)
-    dq, du, M = m.inverse_dynamics_derivatives(q, u, udot)
-    Dq, Du = differences(m, m.inverse_dynamics, q, u, udot)
+    f_ext = {"child": rng.normal(size=6), "beam": rng.normal(size=6), "b0": rng.normal(size=6)} \
+        if with_wrenches else None
+    dq, du, M = m.inverse_dynamics_derivatives(q, u, udot, f_ext=f_ext)
+    Dq, Du = differences(m, m.inverse_dynamics, q, u, udot, f_ext)
     assert_close(dq, Dq, TOL, f"{root} dtau/dq")
     assert_close(du, Du, TOL, f"{root} dtau/du")
     assert np.array_equal(M, m.mass_matrix(q))
     tau = rng.normal(size=m.nu)
-    dq, du, Minv = m.forward_dynamics_derivatives(q, u, tau)
-    Dq, Du = differences(m, m.forward_dynamics, q, u, tau)
+    dq, du, Minv = m.forward_dynamics_derivatives(q, u, tau, f_ext=f_ext)
+    Dq, Du = differences(m, m.forward_dynamics, q, u, tau, f_ext)
     assert_close(dq, Dq, TOL, f"{root} dudot/dq")
     assert_close(du, Du, TOL, f"{root} dudot/du")
     assert_close(Minv, m.inverse_mass_matrix(q), 1e-12, "M^-1")
@@ -194,11 +197,22 @@ def test_bad_input_and_refusals():
         m.forward_dynamics_derivatives(q, bad, udot)
     with pytest.raises(ValueError, match="quaternion"):
         m.inverse_dynamics_derivatives(np.zeros(m.nq), u, udot)
-    with pytest.raises(NotImplementedError, match="f_ext"):
-        m.inverse_dynamics_derivatives(q, u, udot, f_ext={"child": np.ones(6)})
+    with pytest.raises(ValueError, match="f_ext"):
+        m.inverse_dynamics_derivatives(q, u, udot, f_ext={"child": np.ones(5)})
     with pytest.raises(NotImplementedError, match="stacked"):
         m.inverse_dynamics_derivatives(np.array([q, q]), np.array([u, u]), np.array([udot, udot]))
     chain = flexible_tree(np.random.default_rng(0))
     z = np.zeros(chain.nu)
     with pytest.raises(NotImplementedError, match="deforming node"):
         chain.forward_dynamics_derivatives(chain.neutral_q(), z, z)
+    tip = cantilever_with_tip()
+    z = np.zeros(tip.nu)
+    with pytest.raises(NotImplementedError, match="f_ext at a deforming node"):
+        tip.inverse_dynamics_derivatives(np.zeros(tip.nq), z, z, f_ext={"tip": np.ones(6)})
+
+
+def cantilever_with_tip():
+    data = beam_modes(1.0, 50.0, 1.0, n_elements=8, n_modes=2)
+    m = mb.Multibody()
+    m.add_hinge(None, m.add_modal_body("beam", modal_data=data, nodes={"tip": 0}), "pin", axis=(0, 1, 0))
+    return m

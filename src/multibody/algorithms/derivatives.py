@@ -17,7 +17,10 @@ tree-augmented constrained udot (``constrained_derivatives.py``); ``inverse_dyna
 those of ``inverse_dynamics``, which is the tree's (M udot + b - J^T f_ext, no constraint force:
 the multipliers are not among its inputs), so the tree's derivatives. ``linearize`` uses the
 constrained ones; ``modal_analysis`` takes a loop model's modes in the constraints' tangent
-space. Not served yet: models with modal (flexible) bodies (NotImplementedError).
+space. Models with modal (flexible) bodies: the modal coordinates eta are vector
+coordinates of the tangent space; their derivatives are analytic too
+(``flex_derivatives.py``), but for links hanging from a deforming node of a modal body
+(chains of modal bodies) and f_ext at such nodes, refused by name (NotImplementedError).
 """
 import warnings
 
@@ -51,8 +54,8 @@ def inverse_dynamics_derivatives(m, q, u, udot, f_ext=None, data=None):
     origin, in the frame's axes}, as ``inverse_dynamics``: such wrenches are fixed in their
     bodies, so they turn with them (their derivative is included). Stacked states
     q (B, nq), u, udot (B, nu) give stacked results (B, nu, nu) (not with f_ext or data=).
-    ``data``: a Data of ``m`` (default: the calling thread's). Models with modal bodies raise
-    NotImplementedError. With enabled constraints these are the derivatives of
+    ``data``: a Data of ``m`` (default: the calling thread's). Models with modal bodies: see
+    the module docstring (links on deforming nodes refused). With enabled constraints these are the derivatives of
     ``inverse_dynamics``, the tree's: no constraint force is among its terms.
     """
     c = m.compiled

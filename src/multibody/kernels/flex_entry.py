@@ -29,14 +29,13 @@ from .flex_constrained import (
     F_C, F_G, F_RV, F_VEC, N_RV, N_VEC, R_LAMBDA, V_UDOT, piece, flex_constrained_dynamics, flex_constraint_rows,
 )
 from .flex_dynamics import flex_inverse_dynamics
-from .flex_dynamics_derivatives import flex_inverse_dynamics_tangents
 from .flex_energy import flex_kinetic_energy, flex_mass_and_com, flex_strain_energy
 from .flex_external_forces import flex_external_generalized_forces
 from .flex_inverse_mass import flex_inverse_mass_matrix
 from .flex_jacobian import flex_frame_jacobian, flex_frame_pose, flex_frame_velocity_acceleration
 from .flex_operational_space import flex_operational_space_compliance
 from .flex_views import flex_arrays
-from .status import BAD_LENGTH_ARG1, BAD_LENGTH_ARG2, MODAL, OK, SINGULAR
+from .status import BAD_LENGTH_ARG1, BAD_LENGTH_ARG2, OK, SINGULAR
 
 _VIEWS_ONLY = dict(cache=True, _nrt=False)
 
@@ -302,78 +301,3 @@ def constrained_forward_dynamics_flex(dbuf, q, u, tau, W, udot):
         udot[c] = vec[V_UDOT, c]
     _constraint_outputs(a, u, W, True)
     return result_status(st, udot)
-
-
-@njit(**_VIEWS_ONLY)
-def derivatives_work_size(dbuf):
-    """The length of the work array T the flex derivative entries take: dV, dA, dF (like V),
-    one body's dM (nb_max^2), a tau (nu) and two (nu, nu) blocks."""
-    a = flex_arrays(dbuf)
-    nbm = 6
-    for k in range(a.fi.shape[0]):
-        nbm = max(nbm, a.fi[k, FL.NB])
-    nu = a.zero.shape[0]
-    return 3 * a.V.shape[0] + nbm * nbm + nu + 2 * nu * nu
-
-
-@njit(**_VIEWS_ONLY)
-def _flex_tangents(dbuf, q, u, udot, T, dtau_dq, dtau_du):
-    """dtau_dq, dtau_du at (q, u, udot) into the given arrays (unchecked; T as
-    ``derivatives_work_size``); False where a link hangs from a deforming node (not served)."""
-    a = flex_arrays(dbuf)
-    for k in range(a.fi.shape[0]):
-        if a.fi[k, FL.NODE] >= 0:
-            return False
-    nv, nu = a.V.shape[0], a.zero.shape[0]
-    tau = T[3 * nv:3 * nv + nu]
-    flex_tau(dbuf, q, u, udot, tau)
-    flex_inverse_dynamics_tangents(a.mi, a.mf, a.fi, a.fm1, a.fm2, a.M, a.stiffness, a.damping, q, u, udot, a.phi,
-                                   a.V, a.A, a.F, a.abias, T[:nv], T[nv:2 * nv], T[2 * nv:3 * nv],
-                                   T[3 * nv + nu + 2 * nu * nu:], dtau_dq, dtau_du)
-    return True
-
-
-@njit(**_VIEWS_ONLY)
-def inverse_dynamics_derivatives_flex(dbuf, q, u, udot, T, dtau_dq, dtau_du, M):
-    """Checked analytic inverse dynamics derivatives (kernels/flex_dynamics_derivatives.py):
-    a status for (q, u, udot), MODAL where a link hangs from a deforming node, or OVERFLOW."""
-    mi, _ = model_arrays(dbuf)
-    st = check_state_modal_ok(mi, q, u, udot, 1, 1)
-    if st != OK:
-        return st
-    if not _flex_tangents(dbuf, q, u, udot, T, dtau_dq, dtau_du):
-        return MODAL
-    flex_mass(dbuf, q, M)
-    return result_status(result_status(result_status(st, dtau_dq), dtau_du), M)
-
-
-@njit(**_VIEWS_ONLY)
-def forward_dynamics_derivatives_flex(dbuf, q, u, tau, T, W, udot, dudot_dq, dudot_du, Minv):
-    """Checked analytic forward dynamics derivatives: udot = FD(q, u, tau), then
-    dudot_dx = -M^-1 dtau_dx at that udot and dudot_dtau = M^-1 (W: M^-1's work,
-    ``work_shapes.minv_work_shape``). A status, SINGULAR, MODAL (as the inverse's) or OVERFLOW."""
-    a = flex_arrays(dbuf)
-    st = check_state_modal_ok(a.mi, q, u, tau, 1, 1)
-    if st != OK:
-        return st
-    if not flex_udot(dbuf, q, u, tau, udot):
-        return SINGULAR
-    nv, nu = a.V.shape[0], a.zero.shape[0]
-    o = 3 * nv + nu
-    Tq = T[o:o + nu * nu].reshape((nu, nu))
-    Tu = T[o + nu * nu:o + 2 * nu * nu].reshape((nu, nu))
-    if not _flex_tangents(dbuf, q, u, udot, T, Tq, Tu):
-        return MODAL
-    body_masses(a.fi, a.fmass, a.fm1, a.fm2, q, a.M)
-    if not flex_inverse_mass_matrix(a.mi, a.mf, a.ws, a.fi, a.M, a.fnode, q, a.zero, a.phi, a.V, a.abias, a.pose,
-                                    a.VN, a.P, a.G, a.Dinv, a.scratch, W, Minv):
-        return SINGULAR
-    for r in range(nu):
-        for c in range(nu):
-            sq = su = 0.0
-            for i in range(nu):
-                sq += Minv[r, i] * Tq[i, c]
-                su += Minv[r, i] * Tu[i, c]
-            dudot_dq[r, c] = -sq
-            dudot_du[r, c] = -su
-    return result_status(result_status(result_status(st, dudot_dq), dudot_du), Minv)
