@@ -5,26 +5,18 @@ models here), one call into ``kernels/flex_derivatives_entry.py``'s analytic der
 coordinates along ``integrate``, modal coordinates eta plain vector coordinates.
 
 f_ext: wrenches at bodies and rigid nodes (fixed in their bodies). Not served yet, refused by
-name: links hanging from a deforming node of a modal body (chains of modal bodies), wrenches at
-deforming nodes, stacked states, enabled constraints.
+name: wrenches at deforming nodes, stacked states, enabled constraints.
 """
 import numpy as np
 
-from ..kernels import flex_layout as FL
 from ..kernels.flex_derivatives_entry import (
     derivatives_work_size, forward_dynamics_derivatives_flex, inverse_dynamics_derivatives_flex,
 )
 from .checks import as_float_vector, data_object, raise_status, zero_division_error
 from .external_forces import external_wrenches, generalized_external_forces
 
-_NODE_CHAINS = ("{}: links hanging from a deforming node of a modal body (e.g. chains of modal bodies) are "
-                "not supported yet; trees whose links hang from rigid bodies or undeformed attachments are")
-
-
 def refuse_unserved(c, name, q, f_ext):
     """NotImplementedError, by name, for what the flex derivatives do not serve."""
-    if np.any(c.flex.fi[:, FL.NODE] >= 0):
-        raise NotImplementedError(_NODE_CHAINS.format(name))
     if c.nc:
         raise NotImplementedError(f"{name}: enabled constraints on models with modal (flexible) bodies are not "
                                   "supported yet")

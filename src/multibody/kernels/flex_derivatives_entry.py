@@ -18,7 +18,7 @@ from .flex_inverse_mass import flex_inverse_mass_matrix
 from .flex_jacobian import frame_map
 from .flex_views import flex_arrays
 from .layout import PARENT
-from .status import MODAL, OK, SINGULAR
+from .status import OK, SINGULAR
 
 _VIEWS_ONLY = dict(cache=True, _nrt=False)
 
@@ -47,11 +47,8 @@ def _flex_tangents(dbuf, q, u, udot, frames, wrenches, T, dtau_dq, dtau_du):
     """dtau_dq, dtau_du at (q, u, udot) of tau = ID - sum J_F^T w (wrenches (k, 6) at the frame
     rows ``frames``, on rigid frames of their links: fixed in them, they join the links' net
     forces and turn with them) into the given arrays (unchecked; T as
-    ``derivatives_work_size``); False where a link hangs from a deforming node (not served)."""
+    ``derivatives_work_size``)."""
     a = flex_arrays(dbuf)
-    for k in range(a.fi.shape[0]):
-        if a.fi[k, FL.NODE] >= 0:
-            return False
     nv, nu = a.V.shape[0], a.zero.shape[0]
     tau = T[3 * nv:3 * nv + nu]
     o = 3 * nv + nu + 2 * nu * nu
@@ -87,22 +84,20 @@ def _flex_tangents(dbuf, q, u, udot, frames, wrenches, T, dtau_dq, dtau_du):
                 for c in range(6):
                     B[c] = B[6 + c]
             k = p
-    flex_inverse_dynamics_tangents(a.mi, a.mf, a.fi, a.fm1, a.fm2, a.M, a.stiffness, a.damping, q, u, udot, a.phi,
-                                   a.V, a.A, a.F, a.abias, T[:nv], T[nv:2 * nv], T[2 * nv:3 * nv], dM, dtau_dq,
-                                   dtau_du)
-    return True
+    flex_inverse_dynamics_tangents(a.mi, a.mf, a.ws, a.fi, a.fm1, a.fm2, a.M, a.fnode, a.stiffness, a.damping, q, u,
+                                   udot, a.phi, a.V, a.A, a.F, a.abias, T[:nv], T[nv:2 * nv], T[2 * nv:3 * nv], dM, B,
+                                   dtau_dq, dtau_du)
 
 
 @njit(**_VIEWS_ONLY)
 def inverse_dynamics_derivatives_flex(dbuf, q, u, udot, frames, wrenches, T, dtau_dq, dtau_du, M):
     """Checked analytic inverse dynamics derivatives (kernels/flex_dynamics_derivatives.py):
-    a status for (q, u, udot), MODAL where a link hangs from a deforming node, or OVERFLOW."""
+    a status for (q, u, udot), or OVERFLOW."""
     mi, _ = model_arrays(dbuf)
     st = check_state_modal_ok(mi, q, u, udot, 1, 1)
     if st != OK:
         return st
-    if not _flex_tangents(dbuf, q, u, udot, frames, wrenches, T, dtau_dq, dtau_du):
-        return MODAL
+    _flex_tangents(dbuf, q, u, udot, frames, wrenches, T, dtau_dq, dtau_du)
     flex_mass(dbuf, q, M)
     return result_status(result_status(result_status(st, dtau_dq), dtau_du), M)
 
@@ -112,7 +107,7 @@ def forward_dynamics_derivatives_flex(dbuf, q, u, tau, frames, wrenches, T, W, u
     """Checked analytic forward dynamics derivatives: udot = FD(q, u, tau) (tau with the
     wrenches' generalized forces already added by the caller), then
     dudot_dx = -M^-1 dtau_dx at that udot and dudot_dtau = M^-1 (W: M^-1's work,
-    ``work_shapes.minv_work_shape``). A status, SINGULAR, MODAL (as the inverse's) or OVERFLOW."""
+    ``work_shapes.minv_work_shape``). A status, SINGULAR or OVERFLOW."""
     a = flex_arrays(dbuf)
     st = check_state_modal_ok(a.mi, q, u, tau, 1, 1)
     if st != OK:
@@ -123,8 +118,7 @@ def forward_dynamics_derivatives_flex(dbuf, q, u, tau, frames, wrenches, T, W, u
     o = 3 * nv + nu
     Tq = T[o:o + nu * nu].reshape((nu, nu))
     Tu = T[o + nu * nu:o + 2 * nu * nu].reshape((nu, nu))
-    if not _flex_tangents(dbuf, q, u, udot, frames, wrenches, T, Tq, Tu):
-        return MODAL
+    _flex_tangents(dbuf, q, u, udot, frames, wrenches, T, Tq, Tu)
     body_masses(a.fi, a.fmass, a.fm1, a.fm2, q, a.M)
     if not flex_inverse_mass_matrix(a.mi, a.mf, a.ws, a.fi, a.M, a.fnode, q, a.zero, a.phi, a.V, a.abias, a.pose,
                                     a.VN, a.P, a.G, a.Dinv, a.scratch, W, Minv):

@@ -20,16 +20,18 @@ abias, A, F (the net forces, children's included) and the mass blocks M_k(eta):
     dF_p += Phi_k^T dF_k[:6]  (+ at k = j, hinge q column: Phi_j^T (s x* F_j), the turned
             transform carrying the net force)
 
-Served: every link hangs from its parent's frame or from a node that does not deform
-(fi NODE < 0). Links on deforming nodes of a modal body (chains of modal bodies) move with
-eta through Phi and its node bias; their derivative is not written here, and the facade
-refuses such models by name.
+A link k on a deforming node N of its parent's body (fi NODE >= 0) adds, at every column,
+the tangent of its node bias (kernels/flex_node_tangent.py: through V_p, the parent's modal
+rates and, for a modal q column of the parent's body, eta), and for that column dPhi_k^T:
+dV_k += dPhi_k^T V_p, dA_k += dPhi_k^T A_p outward, dF_p += dPhi_k F_k inward. At k = j (a hinge
+q column) the node bias turns with k's frame as the rest of abias.
 """
 from numba import njit
 
 from . import flex_layout as FL
 from .flex_inertia_tangent import bias_tangent, mass_tangent
-from .layout import NU, PARENT, S_COLS, SUBTREE_END, UOFF
+from .flex_node_tangent import node_tangent
+from .layout import NU, PARENT, S_COLS, SUBTREE_END, UOFF, W_P, W_R
 
 _INL = dict(cache=True, inline="always")
 
@@ -90,8 +92,45 @@ def _parent_rows(fi, phi, k, p, X, dst, do):
         dst[do + r] = s
 
 
+@njit(**_INL)
+def _node_bias(ab, vo, v, su):
+    """The node's part of link k's abias: abias - V_k x (S u_k) (zero off a deforming node)."""
+    c = _cross_motion(v, su)
+    return (ab[vo] - c[0], ab[vo + 1] - c[1], ab[vo + 2] - c[2], ab[vo + 3] - c[3], ab[vo + 4] - c[4],
+            ab[vo + 5] - c[5])
+
+
 @njit(cache=True)
-def _outward(mi, mf, fi, fm1, fm2, Mq, q, u, udot, phi, V, A, ab, j, col, modal, wrt_u, dV, dA, dM, db):
+def _node_column(mi, ws, fi, fnode, q, V, A, k, p, ei, dV, dA, dphi):
+    """Link k on a deforming node of p's body: dA += the node bias' tangent, and for the
+    parent's modal coordinate ei (>= 0) dV += dPhi_k^T V_p, dA += dPhi_k^T A_p."""
+    dn = node_tangent(fi, fnode, _row9(ws, k, W_R), _row3(ws, k, W_P), k, p, q, ei, V, dV, dphi)
+    vo, nbp, vp = fi[k, FL.VOFF], fi[p, FL.NB], fi[p, FL.VOFF]
+    for r in range(6):
+        dA[vo + r] += dn[r]
+        if ei >= 0:
+            sv = sa = 0.0
+            for c in range(nbp):
+                sv += dphi[r * nbp + c] * V[vp + c]
+                sa += dphi[r * nbp + c] * A[vp + c]
+            dV[vo + r] += sv
+            dA[vo + r] += sa
+
+
+@njit(**_INL)
+def _row9(ws, k, c):
+    return (ws[k, c], ws[k, c + 1], ws[k, c + 2], ws[k, c + 3], ws[k, c + 4], ws[k, c + 5], ws[k, c + 6],
+            ws[k, c + 7], ws[k, c + 8])
+
+
+@njit(**_INL)
+def _row3(ws, k, c):
+    return (ws[k, c], ws[k, c + 1], ws[k, c + 2])
+
+
+@njit(cache=True)
+def _outward(mi, mf, ws, fi, fm1, fm2, Mq, fnode, q, u, udot, phi, V, A, ab, j, col, modal, wrt_u, dV, dA, dM, dphi,
+             db):
     """The outward tangent pass of one column (see the module docstring): dV, dA and the
     links' force tangents dF (written into db's link rows) over j's subtree."""
     for k in range(j, mi[j, SUBTREE_END]):
@@ -126,9 +165,14 @@ def _outward(mi, mf, fi, fm1, fm2, Mq, q, u, udot, phi, V, A, ab, j, col, modal,
                      A[vo + 3] - sud[3] - ab[vo + 3], A[vo + 4] - sud[4] - ab[vo + 4], A[vo + 5] - sud[5] - ab[vo + 5])
                 sx = _cross_motion(s, x)
                 sa = _cross_motion(s, a)
+                ab_node = _node_bias(ab, vo, v, su)
+                sn = _cross_motion(s, ab_node)  # the node bias turns with the frame too
                 for r in range(6):
                     dV[vo + r] -= sx[r]
-                    dA[vo + r] -= sa[r]
+                    dA[vo + r] -= sa[r] + sn[r]
+        elif fi[k, FL.NODE] >= 0:  # on a deforming node of its parent's body
+            _node_column(mi, ws, fi, fnode, q, V, A, k, p, col if (modal and not wrt_u and p == j) else -1, dV, dA,
+                         dphi)
         dv = (dV[vo], dV[vo + 1], dV[vo + 2], dV[vo + 3], dV[vo + 4], dV[vo + 5])
         dab = _cross_motion(dv, su)
         for r in range(6):
@@ -145,7 +189,7 @@ def _outward(mi, mf, fi, fm1, fm2, Mq, q, u, udot, phi, V, A, ab, j, col, modal,
 
 
 @njit(cache=True)
-def _inward(mi, mf, fi, K, C, phi, F, j, col, modal, wrt_u, dF, out, oc):
+def _inward(mi, mf, ws, fi, fnode, q, K, C, phi, V, F, j, col, modal, wrt_u, dV, dphi, dF, out, oc):
     """The inward tangent pass of one column: out[:, oc] = dtau from the links' force
     tangents dF (zero outside j's subtree and its ancestors)."""
     n = mi.shape[0]
@@ -176,13 +220,21 @@ def _inward(mi, mf, fi, K, C, phi, F, j, col, modal, wrt_u, dF, out, oc):
             for r in range(6):
                 s += phi[o + r * nbp + c] * f[r]
             dF[vp + c] += s
+        if p == j and modal and not wrt_u and fi[k, FL.NODE] >= 0:  # the moved node carries F_k
+            node_tangent(fi, fnode, _row9(ws, k, W_R), _row3(ws, k, W_P), k, p, q, col, V, dV, dphi)
+            for c in range(nbp):
+                s = 0.0
+                for r in range(6):
+                    s += dphi[r * nbp + c] * F[vo + r]
+                dF[vp + c] += s
 
 
 @njit(cache=True)
-def flex_inverse_dynamics_tangents(mi, mf, fi, fm1, fm2, Mq, K, C, q, u, udot, phi, V, A, F, ab, dV, dA, dF, dM,
-                                   dtau_dq, dtau_du):
+def flex_inverse_dynamics_tangents(mi, mf, ws, fi, fm1, fm2, Mq, fnode, K, C, q, u, udot, phi, V, A, F, ab, dV, dA,
+                                   dF, dM, dphi, dtau_dq, dtau_du):
     """dtau_dq, dtau_du (nu, nu) after a base pass at (q, u, udot) (flex_inverse_dynamics:
-    phi, V, A, F, ab, Mq hold its results); dV, dA, dF: work like V; dM: nb_max^2 numbers."""
+    phi, V, A, F, ab, Mq and ws's placements hold its results); dV, dA, dF: work like V; dM:
+    nb_max^2 numbers; dphi: 6 nb_max."""
     n = mi.shape[0]
     for j in range(n):
         for modal in (False, True):
@@ -192,7 +244,7 @@ def flex_inverse_dynamics_tangents(mi, mf, fi, fm1, fm2, Mq, K, C, q, u, udot, p
                 for wrt_u in (False, True):
                     for i in range(dF.shape[0]):
                         dF[i] = 0.0
-                    _outward(mi, mf, fi, fm1, fm2, Mq, q, u, udot, phi, V, A, ab, j, col, modal, wrt_u, dV, dA, dM,
-                             dF)
-                    _inward(mi, mf, fi, K, C, phi, F, j, col, modal, wrt_u, dF, dtau_du if wrt_u else dtau_dq,
-                            base + col)
+                    _outward(mi, mf, ws, fi, fm1, fm2, Mq, fnode, q, u, udot, phi, V, A, ab, j, col, modal, wrt_u,
+                             dV, dA, dM, dphi, dF)
+                    _inward(mi, mf, ws, fi, fnode, q, K, C, phi, V, F, j, col, modal, wrt_u, dV, dphi, dF,
+                            dtau_du if wrt_u else dtau_dq, base + col)
