@@ -36,7 +36,7 @@ def panel_chain(n):
         m.add_hinge(parent, b, "pin", axis=(0, 1, 0), T_parent_joint=T)
         Tp = np.eye(4)
         Tp[1, 3] = 0.1
-        m.add_hinge(b, m.add_modal_body(f"panel{i}", modal_data=data), "pin", axis=(1, 0, 0), T_parent_joint=Tp)
+        m.add_hinge(b, m.add_modal_body(f"panel{i}", modal_data=data), "pin", axis=(0, 0, 1), T_parent_joint=Tp)
         parent = b
     rng = np.random.default_rng(0)
     return m, 0.1 * rng.normal(size=m.nq), rng.normal(size=m.nu), rng.normal(size=m.nu)

@@ -19,8 +19,8 @@ the multipliers are not among its inputs), so the tree's derivatives. ``lineariz
 constrained ones; ``modal_analysis`` takes a loop model's modes in the constraints' tangent
 space. Models with modal (flexible) bodies: the modal coordinates eta are vector
 coordinates of the tangent space; their derivatives are analytic too
-(``flex_derivatives.py``), but for links hanging from a deforming node of a modal body
-(chains of modal bodies) and f_ext at such nodes, refused by name (NotImplementedError).
+(``flex_derivatives.py``; f_ext at deforming nodes, stacked states and enabled constraints
+on them are refused by name, NotImplementedError).
 """
 import warnings
 
@@ -55,7 +55,7 @@ def inverse_dynamics_derivatives(m, q, u, udot, f_ext=None, data=None):
     bodies, so they turn with them (their derivative is included). Stacked states
     q (B, nq), u, udot (B, nu) give stacked results (B, nu, nu) (not with f_ext or data=).
     ``data``: a Data of ``m`` (default: the calling thread's). Models with modal bodies: see
-    the module docstring (links on deforming nodes refused). With enabled constraints these are the derivatives of
+    the module docstring. With enabled constraints these are the derivatives of
     ``inverse_dynamics``, the tree's: no constraint force is among its terms.
     """
     c = m.compiled
