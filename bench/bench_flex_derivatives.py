@@ -39,7 +39,7 @@ def panel_chain(n):
         m.add_hinge(b, m.add_modal_body(f"panel{i}", modal_data=data), "pin", axis=(0, 0, 1), T_parent_joint=Tp)
         parent = b
     rng = np.random.default_rng(0)
-    return m, 0.1 * rng.normal(size=m.nq), rng.normal(size=m.nu), rng.normal(size=m.nu)
+    return m, 0.01 * rng.normal(size=m.nq), rng.normal(size=m.nu), rng.normal(size=m.nu)
 
 
 def differences(m, fn, q, u, x, h=1e-6):
