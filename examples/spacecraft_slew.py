@@ -16,6 +16,11 @@ residual angle and rate oscillation for each profile, and the total angular mome
 about z left after the slew: zero for the smooth profile (1e-14), and for the bang-bang
 one the Runge-Kutta error of integrating a torque that jumps within a step (1e-4).
 
+Its modes at rest (``modes``: ``modal_analysis``, printed first): six rigid-body modes (0 Hz),
+then the panels' in pairs, each above its clamped frequency (0.45, 2.83, 7.92 Hz): 0.467 Hz
+(panels bending opposite in their own axes, the hub moving along y), 0.982 Hz (alike, the hub
+turning about z against them: the mode a slew rings), 2.861 / 3.154 Hz, 7.953 / 8.109 Hz.
+
     python examples/spacecraft_slew.py                     # both profiles, plot if matplotlib is there
     python examples/spacecraft_slew.py --coast 2 --plot ''  # a quick run
 """
@@ -47,6 +52,12 @@ def spacecraft(n_modes=3, EI=500.0, rhoA=3.0, length=4.0):
         panel = m.add_modal_body(f"panel_{side}", modal_data=data, nodes={f"tip_{side}": tip})
         m.add_hinge(f"face_{side}", panel, "locked", name=f"mount_{side}")
     return m, data
+
+
+def modes(m):
+    """(omega [rad/s], mode shapes as columns) of the spacecraft at rest, undeformed
+    (``modal_analysis``): six rigid-body modes (zero), then the panels' modes in pairs."""
+    return m.modal_analysis(np.zeros(m.nq))
 
 
 def torque_profile(name, amplitude, duration):
@@ -92,6 +103,11 @@ def main(argv=None):
     m, data = spacecraft()
     print(f"panels: {', '.join(f'{w / (2 * np.pi):.2f}' for w in data.frequencies)} Hz (clamped), "
           f"{data.mass:.1f} kg each; nq = {m.nq}")
+    omega, shapes = modes(m)
+    hub_turn = np.abs(shapes[2, 6:]) > 1e-9
+    print("modes of the free spacecraft: 6 rigid-body modes (0 Hz), then "
+          + ", ".join(f"{w / (2 * np.pi):.3f} Hz ({'hub turning, panels alike' if t else 'hub moving, panels opposite'})"
+                      for w, t in zip(omega[6:], hub_turn)))
     runs = {}
     for profile in ("bang-bang", "sine"):
         res, tips, f = slew(m, data, profile, args.duration, args.coast)

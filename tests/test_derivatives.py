@@ -219,17 +219,14 @@ def test_bad_input_is_named():
         m.linearize(q, u, B=np.ones((m.nu + 1, 2)))
 
 
-def test_modal_models_are_refused_and_constrained_ones_served():
-    """Modal bodies: refused by name. Enabled constraints: inverse_dynamics_derivatives are
-    those of inverse_dynamics, the tree's (the same with the constraints disabled); the
-    constrained forward derivatives are tests/test_constrained_derivatives.py's."""
+def test_modal_models_are_served_and_constrained_ones_too():
+    """Modal bodies: served (tests/test_flex_derivatives.py checks them); enabled constraints:
+    inverse_dynamics_derivatives are those of inverse_dynamics, the tree's (the same with the
+    constraints disabled); the constrained forward derivatives are
+    tests/test_constrained_derivatives.py's."""
     m = flexible_tree(np.random.default_rng(0))
     z = np.zeros(m.nu)
-    for fn in (m.inverse_dynamics_derivatives, m.forward_dynamics_derivatives):
-        with pytest.raises(NotImplementedError, match="modal"):
-            fn(m.neutral_q(), z, z)
-    with pytest.raises(NotImplementedError, match="modal"):
-        m.linearize(m.neutral_q(), z)
+    assert m.linearize(m.neutral_q(), z)[0].shape == (2 * m.nu, 2 * m.nu)
     loops = ladder(1)
     rng = np.random.default_rng(1)
     q, u, udot = loops.neutral_q(), rng.normal(size=loops.nu), rng.normal(size=loops.nu)

@@ -17,7 +17,10 @@ tree-augmented constrained udot (``constrained_derivatives.py``); ``inverse_dyna
 those of ``inverse_dynamics``, which is the tree's (M udot + b - J^T f_ext, no constraint force:
 the multipliers are not among its inputs), so the tree's derivatives. ``linearize`` uses the
 constrained ones; ``modal_analysis`` takes a loop model's modes in the constraints' tangent
-space. Not served yet: models with modal (flexible) bodies (NotImplementedError).
+space. Models with modal (flexible) bodies: the modal coordinates eta are vector
+coordinates of the tangent space; their derivatives are analytic too
+(``flex_derivatives.py``; f_ext at deforming nodes, stacked states and enabled constraints
+on them are refused by name, NotImplementedError).
 """
 import warnings
 
@@ -32,14 +35,11 @@ from .checks import as_float_vector, data_object, raise_status, zero_division_er
 from .dynamics import inverse_dynamics
 from .entry import KERNELS
 from .external_forces import with_external_forces
+from .flex_derivatives import flex_derivatives
 
 _empty = np.empty
 
 
-def _served(c, name):
-    """Refuse, by name, what the derivative kernels do not serve."""
-    if c.flex is not None:
-        raise NotImplementedError(f"{name}: models with modal (flexible) bodies are not supported yet")
 
 
 def inverse_dynamics_derivatives(m, q, u, udot, f_ext=None, data=None):
@@ -54,8 +54,8 @@ def inverse_dynamics_derivatives(m, q, u, udot, f_ext=None, data=None):
     origin, in the frame's axes}, as ``inverse_dynamics``: such wrenches are fixed in their
     bodies, so they turn with them (their derivative is included). Stacked states
     q (B, nq), u, udot (B, nu) give stacked results (B, nu, nu) (not with f_ext or data=).
-    ``data``: a Data of ``m`` (default: the calling thread's). Models with modal bodies raise
-    NotImplementedError. With enabled constraints these are the derivatives of
+    ``data``: a Data of ``m`` (default: the calling thread's). Models with modal bodies: see
+    the module docstring. With enabled constraints these are the derivatives of
     ``inverse_dynamics``, the tree's: no constraint force is among its terms.
     """
     c = m.compiled
@@ -107,7 +107,8 @@ def _checked(m, op, q, u, x, f_ext, data):
     served refused, stacked states, f_ext, data=, coercion and the errors naming the argument."""
     name, names, public, batched, with_work = op
     c = m.compiled
-    _served(c, name)
+    if c.flex is not None:
+        return flex_derivatives(m, name, names, q, u, x, f_ext, data)
     if c.nc and with_work:
         return constrained_forward_dynamics_derivatives(m, q, u, x, f_ext, data, public)
     if getattr(q, "ndim", 1) == 2:

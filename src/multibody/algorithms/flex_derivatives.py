@@ -1,0 +1,65 @@
+"""The derivatives of the dynamics of models with modal (flexible) bodies: the facade's part
+(``derivatives.inverse_dynamics_derivatives`` and ``forward_dynamics_derivatives`` hand such
+models here), one call into ``kernels/flex_derivatives_entry.py``'s analytic derivative entries
+(kernels/flex_dynamics_derivatives.py). Tangent conventions as the rigid derivatives': hinge
+coordinates along ``integrate``, modal coordinates eta plain vector coordinates.
+
+f_ext: wrenches at bodies and rigid nodes (fixed in their bodies). Not served yet, refused by
+name: wrenches at deforming nodes, stacked states, enabled constraints.
+"""
+import numpy as np
+
+from ..kernels.flex_derivatives_entry import (
+    derivatives_work_size, forward_dynamics_derivatives_flex, inverse_dynamics_derivatives_flex,
+)
+from .checks import as_float_vector, data_object, raise_status, zero_division_error
+from .external_forces import external_wrenches, generalized_external_forces
+
+def refuse_unserved(c, name, q, f_ext):
+    """NotImplementedError, by name, for what the flex derivatives do not serve."""
+    if c.nc:
+        raise NotImplementedError(f"{name}: enabled constraints on models with modal (flexible) bodies are not "
+                                  "supported yet")
+    if getattr(q, "ndim", 1) == 2:
+        raise NotImplementedError(f"{name}: stacked states are not supported yet for models with modal bodies; "
+                                  "call it per state")
+
+
+def _wrenches(c, name, f_ext):
+    """(frame rows, wrenches) of f_ext (none: empty), refusing wrenches at deforming nodes."""
+    if f_ext is None:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, 6))
+    rows, wrenches = external_wrenches(c, f_ext)
+    if np.any(c.flex.frame_node[rows] >= 0):
+        raise NotImplementedError(f"{name}: f_ext at a deforming node of a modal body is not supported yet; "
+                                  "wrenches at bodies and rigid nodes are")
+    return rows, wrenches
+
+
+def flex_derivatives(m, name, names, q, u, x, f_ext, data):
+    """(d_dq, d_du, d_dx) of ``name`` ("inverse_dynamics_derivatives" or
+    "forward_dynamics_derivatives") for a model with modal bodies, checked; f_ext's wrenches
+    (at bodies and rigid nodes) fixed in their bodies, as ``inverse_dynamics`` takes them."""
+    c = m.compiled
+    refuse_unserved(c, name, q, f_ext)
+    rows, wrenches = _wrenches(c, name, f_ext)
+    d = data_object(c, data)
+    nu = c.nu
+    outs = (np.empty((nu, nu)), np.empty((nu, nu)), np.empty((nu, nu)))
+    state = tuple(as_float_vector(v, n) for v, n in zip((q, u, x), names))
+    T = np.empty(derivatives_work_size(d.buf))
+    try:
+        if name == "inverse_dynamics_derivatives":
+            st = inverse_dynamics_derivatives_flex(d.buf, *state, rows, wrenches, T, *outs)
+        else:
+            if d.minv_work is None:
+                d.minv_work = np.zeros(c.minv_work_shape)
+            if f_ext is not None:  # udot under tau + sum J^T w, as forward_dynamics
+                state = (*state[:2], state[2] + generalized_external_forces(c, d, state[0], f_ext))
+            st = forward_dynamics_derivatives_flex(d.buf, *state, rows, wrenches, T, d.minv_work, np.empty(nu),
+                                                   *outs)
+    except ZeroDivisionError as e:
+        raise zero_division_error(c, state[0], e) from None
+    if st:
+        raise_status(c, st, names, state)
+    return outs
