@@ -237,5 +237,5 @@ def test_forward_dynamics_with_loops_arguments():
         m.forward_dynamics(q, u, tau, out=np.empty(m.nu + 1))
     with pytest.raises(ValueError, match="tau must have shape"):
         m.forward_dynamics(q, u, tau[:-1], out=np.empty(m.nu))
-    with pytest.raises(ValueError, match="stacked states"):
-        m.forward_dynamics(np.stack([q, q]), np.stack([u, u]), np.stack([tau, tau]))
+    stacked = m.forward_dynamics(np.stack([q, q]), np.stack([u, u]), np.stack([tau, tau]))  # the batched TA
+    np.testing.assert_array_equal(stacked, np.stack([ref, ref]))

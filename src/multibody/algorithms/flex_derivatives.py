@@ -15,7 +15,8 @@ from ..kernels.flex_derivatives_entry import (
 from .checks import as_float_vector, data_object, raise_status, zero_division_error
 from .external_forces import external_wrenches, generalized_external_forces
 
-def refuse_unserved(c, name, q, f_ext):
+
+def _refuse_unserved(c, name, q):
     """NotImplementedError, by name, for what the flex derivatives do not serve."""
     if c.nc:
         raise NotImplementedError(f"{name}: enabled constraints on models with modal (flexible) bodies are not "
@@ -41,7 +42,7 @@ def flex_derivatives(m, name, names, q, u, x, f_ext, data):
     "forward_dynamics_derivatives") for a model with modal bodies, checked; f_ext's wrenches
     (at bodies and rigid nodes) fixed in their bodies, as ``inverse_dynamics`` takes them."""
     c = m.compiled
-    refuse_unserved(c, name, q, f_ext)
+    _refuse_unserved(c, name, q)
     rows, wrenches = _wrenches(c, name, f_ext)
     d = data_object(c, data)
     nu = c.nu

@@ -33,7 +33,7 @@ def contact_rollout(m, Q0, U0, t_final, dt, tau, save_every, inputs, cls=MoreauI
     if cls is MoreauIntegrator:
         tpl = cls(m, Q0[0], U0[0], tau=tau[0], forces=inputs.forces, **(options or {}))
         inputs.attach(tpl)
-        if tpl._wc is None and tpl.control is None:
+        if tpl.constraint_work is None and tpl.control is None:
             return _parallel_moreau(tpl, Q0, U0, tau, tpl.setup(t_final, dt, save_every), t_final, dt * save_every)
     n_steps = int(np.ceil(t_final / dt - 1e-9))
     n_rows = n_steps // save_every + (1 if n_steps % save_every else 0)

@@ -153,7 +153,7 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
         self.gopt = np.zeros(GS.N_GOPT)
         self.gopt[:4] = GS.parameters(rho)
         self.gopt[GS.G_RTOL], self.gopt[GS.G_ATOL], self.gopt[GS.G_MAXIT] = rt, at, int(max_iterations)
-        self._gw, self.gst = GL.allocate_galpha_work(c.nq, c.nu, ta_work(c, self._wc))
+        self._gw, self.gst = GL.allocate_galpha_work(c.nq, c.nu, ta_work(c, self.constraint_work))
 
     @property
     def newton_iterations(self):
@@ -207,4 +207,4 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
         args = (c.mi, self.mf, self.data.buf, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt, self.gopt,
                 self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr, self._ctl, T, Q, U,
                 self._gw, self.gst)
-        return GL.galpha_entry_point(self._links, self.control is not None, self._wc is not None), args
+        return GL.galpha_entry_point(self._links, self.control is not None, self.constraint_work is not None), args

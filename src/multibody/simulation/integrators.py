@@ -117,7 +117,7 @@ class RungeKuttaIntegrator:
         self.tau0 = np.zeros(c.nu) if tau is None else check_vector(tau, c.nu, "tau", c).copy()
         self.fmi, self.fmf, world = pack_force_models(m, forces)
         self._links = link_forces(self.fmi)  # the loop variant with link-level force models
-        self._wc = simulation_work(m, stabilization_gains)  # None for a tree: the loop without TA
+        self.constraint_work = simulation_work(m, stabilization_gains)  # with its gains (None: a tree, no TA)
         self.flex = c.flex is not None  # modal bodies: the loop's flex variant
         if self.flex and needs_stage_forces(m, forces):  # link-level forces: per stage, in Python
             self.control = FlexStageForces(m, forces, control)
@@ -233,13 +233,13 @@ class RungeKuttaIntegrator:
         c = self._c
         args = (c.mi, self.mf, self.data.buf, self.tab, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
                 self.smap, self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr,
-                self._work, self._ctl, T, Q, U) + (() if self._wc is None else (self._wc,))
+                self._work, self._ctl, T, Q, U) + (() if self.constraint_work is None else (self.constraint_work,))
         if not self.flex:
-            run = K.entry_point(self.lie_group, self._wc is not None, self._links, self.adaptive,
+            run = K.entry_point(self.lie_group, self.constraint_work is not None, self._links, self.adaptive,
                                 self.control is not None, pins=c.all_pins)
         else:  # modal bodies: the loop's flex variant (joint force models only)
-            run = K.entry_point(self.lie_group, self._wc is not None, False, self.adaptive, self.control is not None,
-                                flex=True)
+            run = K.entry_point(self.lie_group, self.constraint_work is not None, False, self.adaptive,
+                                self.control is not None, flex=True)
         return run, args
 
     def advance(self, T, Q, U):

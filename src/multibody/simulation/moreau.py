@@ -201,7 +201,7 @@ class MoreauIntegrator(RungeKuttaIntegrator):
                              f"closed at the velocity level (Gc u+ = -LOOP_RECOVERY r / h, "
                              f"simulation/contact_step.py), not by Baumgarte gains; leave it as None or 'default'")
         super().__init__(m, q0, u0, "euler", sink, control, tau, forces, adaptive=False, t0=t0)
-        self._lw = CL.allocate_loop_work(self._wc, c.nu)  # (self._wc: the constraint work, None for a tree)
+        self._lw = CL.allocate_loop_work(self.constraint_work, c.nu)  # (None for a tree)
         margin = float(contact_margin)
         if not margin >= 0 or not math.isfinite(margin):
             raise ValueError(f"contact_margin must be finite and >= 0, got {contact_margin!r}")
@@ -326,7 +326,7 @@ class MoreauIntegrator(RungeKuttaIntegrator):
         args = (c.mi, self.mf, self.data.buf, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
                 self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr, self._ctl, T, Q, U,
                 self._cm, self._dwork, self._cw, self.copt, self.cst, R, NR, self._lw)
-        return CL.contact_entry_point(self._links, self.control is not None, self._wc is not None), args
+        return CL.contact_entry_point(self._links, self.control is not None, self.constraint_work is not None), args
 
     def advance(self, T, Q, U):
         """Run until the buffers (T, Q, U) are full or the end; return (Status, rows). Grows

@@ -132,7 +132,7 @@ class RadauIntegrator(RungeKuttaIntegrator):
         self.ropt[RN.R_FNEWT] = default_tol if newton_tol is None else check_positive(newton_tol, "newton_tol")
         self.ropt[RN.R_NIT] = int(max_iterations)
         self.ropt[RN.R_THET] = rate
-        ta = None if self._wc is None else RL.ta_work(c, self._wc)
+        ta = None if self.constraint_work is None else RL.ta_work(c, self.constraint_work)
         self._rw, self.rst = RL.allocate_radau_work(c.nq, c.nu, ta)
 
     @property
@@ -180,4 +180,5 @@ class RadauIntegrator(RungeKuttaIntegrator):
         args = (c.mi, self.mf, self.data.buf, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt, self.ropt,
                 _CONSTANTS, self.smap, self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr, self._ctl,
                 T, Q, U, self._rw, self.rst)
-        return RL.radau_entry_point(self._links, self.control is not None, self.flex, self._wc is not None), args
+        ta = self.constraint_work is not None
+        return RL.radau_entry_point(self._links, self.control is not None, self.flex, ta), args

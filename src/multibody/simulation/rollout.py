@@ -173,7 +173,8 @@ def _initial_states(c, Q0, U0, t_final, dt):
 
 def _explicit_rollout(c, tpl, inputs, states, control, control_period, times, save_every, n_rows, lie, progress):
     """``rollout`` with an explicit method: every sample through the compiled loop across
-    cores (``rollout_kernels.rollout_entry``: the loop's variant of the model), from the template integrator ``tpl``;
+    cores (``rollout_kernels.rollout_entry``: the loop's variant of the model), from the
+    template integrator ``tpl``;
     ``states`` (Q0, U0, tau, whether tau is (B, N, nu)), ``times`` (t_final, dt)."""
     Q0, U0, tau, segmented = states
     t_final, dt = times
@@ -202,7 +203,7 @@ def _explicit_rollout(c, tpl, inputs, states, control, control_period, times, sa
     QO = np.full((B, n_rows + 1, c.nq), np.nan)
     UO = np.full((B, n_rows + 1, c.nu), np.nan)
     T[:, 0], QO[:, 0], UO[:, 0] = 0.0, Q0, U0
-    wc = tpl._wc  # the run's constraint work array (None for a tree): one copy per worker
+    wc = tpl.constraint_work  # the run's constraint work array (None for a tree): one copy per worker
     run = R.rollout_entry(lie, wc is not None, tpl.flex)
     WCS = np.zeros((W, 1, 1)) if wc is None else np.repeat(wc[None], W, axis=0)
     args = (c.mi, tpl.mf, dbufs, tpl.tab, tpl.fmi, tpl.fmf)
