@@ -1,8 +1,8 @@
 """Batched algorithms: stacked states (B, ...) in one compiled call across cores.
 
 ``forward_dynamics`` (with enabled constraints: ``constrained_forward_dynamics``, the
-tree-augmented dynamics with the calling thread's Baumgarte gains), ``inverse_dynamics``, ``bias_forces``, ``gravity_forces``,
-``mass_matrix``, ``inverse_mass_matrix``, ``body_pose``, ``body_jacobian``,
+tree-augmented dynamics with the calling thread's Baumgarte gains), ``inverse_dynamics``,
+``bias_forces``, ``gravity_forces``, ``mass_matrix``, ``inverse_mass_matrix``, ``body_pose``, ``body_jacobian``,
 ``pose_gradient``, ``kinetic_energy``, ``potential_energy`` (``strain_energy``),
 ``center_of_mass``, ``integrate``, ``inverse_dynamics_derivatives`` and
 ``forward_dynamics_derivatives`` accept stacked inputs (q of shape

@@ -40,8 +40,6 @@ from .flex_derivatives import flex_derivatives
 _empty = np.empty
 
 
-
-
 def inverse_dynamics_derivatives(m, q, u, udot, f_ext=None, data=None):
     """Analytic first derivatives of the inverse dynamics tau = ID(q, u, udot).
 
