@@ -11,7 +11,6 @@ terms analytic from their frames' kinematics, one compiled call.
 import warnings
 
 import numpy as np
-from scipy.linalg import eigh, null_space
 
 from ..kernels import layout as L
 from ..kernels.constraint_work import K_COLS
@@ -81,6 +80,7 @@ def constrained_modal_analysis(m, q, stiffness, rtol, closure_tol=1e-8):
     if residual > closure_tol:
         warnings.warn(f"modal_analysis: q does not close the constraints (largest pose error {residual:.2e}); "
                       "the modes are of the tangent space at q", RuntimeWarning, stacklevel=3)
+    from scipy.linalg import eigh, null_space  # (lazy, as constraint_embedding's qr)
     X = null_space(constraint_jacobian(m, q))
     M = mass_matrix(m, q)
     dudot_dq = constrained_forward_dynamics_derivatives(m, q, zero, zero)[0]

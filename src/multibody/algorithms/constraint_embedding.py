@@ -31,7 +31,6 @@ The dependent speeds' accelerations follow from the acceleration level (udot_d =
 speeds (u in the null space of Gc): the embedding assumes both, it does not stabilize drift.
 """
 import numpy as np
-from scipy.linalg import qr
 
 from ..kernels import layout as L
 from ..model.aggregation import AggregationSubGraph, check_aggregations, connected_groups, grow, resolve_constraints
@@ -51,6 +50,7 @@ def _pivoted(A):
     """(rank, pivots) of A by a QR with column pivoting (rank-revealing)."""
     if A.size == 0:
         return 0, np.arange(A.shape[1])
+    from scipy.linalg import qr  # (lazy: scipy.linalg costs 0.2-0.4 s of every import)
     R, piv = qr(A, mode="r", pivoting=True)
     d = np.abs(np.diag(R))
     return int(np.sum(d > _RANK_TOL * max(1.0, d[0]))), piv

@@ -25,7 +25,6 @@ on them are refused by name, NotImplementedError).
 import warnings
 
 import numpy as np
-from scipy.linalg import eigh
 
 from ..kernels.kinds import FREE, FREE_QUAT, SPHERICAL, SPHERICAL_QUAT
 from ..kernels import layout as L
@@ -260,6 +259,7 @@ def modal_analysis(m, q, *, stiffness=None, rtol=1e-9):
     if np.abs(held).max(initial=0.0) > rtol * max(load, 1e-300):
         warnings.warn(f"modal_analysis: q is not an equilibrium: the joint forces that hold it are {held}; "
                       "the modes are of the symmetric part of the stiffness", RuntimeWarning, stacklevel=2)
+    from scipy.linalg import eigh  # (lazy, as constraint_embedding's qr)
     w2, modes = eigh(0.5 * (K + K.T), M)
     w2[np.abs(w2) <= rtol * max(np.abs(w2).max(initial=0.0), 1e-300)] = 0.0
     return np.sign(w2) * np.sqrt(np.abs(w2)), modes

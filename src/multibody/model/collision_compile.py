@@ -18,16 +18,54 @@ class ContactModel:
     vertices of the meshes in their shape frames), ``allow`` (ns, ns) uint8 (1: the pair may
     touch; symmetric, zero diagonal). For messages: ``shape_names`` and ``body_names`` (the
     body of each shape, "world" for scenery), and ``shapes`` (the ``CollisionShape`` objects).
+
+    The meshes' columns of ``si`` and ``sf`` and ``verts`` are filled when one of the three is
+    first read: a mesh read from a file makes its hull then (``shapes.ConvexMesh.vertices``),
+    so a model compiled for its dynamics alone never runs Qhull.
     """
 
-    def __init__(self, si, sf, verts, allow, shapes):
-        self.si = si
-        self.sf = sf
-        self.verts = verts
+    def __init__(self, si, sf, allow, shapes):
+        self._si = si
+        self._sf = sf
+        self._verts = None
         self.allow = allow
         self.shapes = tuple(shapes)
         self.shape_names = tuple(s.name for s in shapes)
         self.body_names = tuple(s.body.name for s in shapes)
+
+    @property
+    def si(self):
+        """(ns, SI_COLS) int64 shape rows."""
+        return self._si if self._verts is not None else self._with_meshes()._si
+
+    @property
+    def sf(self):
+        """(ns, SF_COLS) float64 shape rows."""
+        return self._sf if self._verts is not None else self._with_meshes()._sf
+
+    @property
+    def verts(self):
+        """(nv, 3) float64: the meshes' hull vertices, in their shape frames, one after another."""
+        return self._verts if self._verts is not None else self._with_meshes()._verts
+
+    def _with_meshes(self):
+        """Fill the meshes' columns (SI_VADR, SI_VNUM, SF_CENTRE, SF_RBOUND) and ``verts``."""
+        verts = []
+        nv = 0
+        for k, s in enumerate(self.shapes):
+            if s.shape.type_code != CL.MESH:
+                continue
+            v = s.shape.vertices
+            self._si[k, CL.SI_VADR] = nv
+            self._si[k, CL.SI_VNUM] = len(v)
+            verts.append(v)
+            nv += len(v)
+            # a hull's sphere about its box's middle: robot meshes sit off their origin
+            centre = 0.5 * (v.min(axis=0) + v.max(axis=0))
+            self._sf[k, CL.SF_CENTRE:CL.SF_CENTRE + 3] = centre
+            self._sf[k, CL.SF_RBOUND] = np.linalg.norm(v - centre, axis=1).max()
+        self._verts = np.ascontiguousarray(np.vstack(verts)) if verts else np.zeros((0, 3))
+        return self
 
     @property
     def hull_adjacency(self):
@@ -40,7 +78,7 @@ class ContactModel:
     @property
     def n_shapes(self):
         """Number of collision shapes (rows of ``si`` and ``sf``)."""
-        return self.si.shape[0]
+        return len(self.shapes)
 
     @property
     def n_pairs(self):
@@ -62,8 +100,6 @@ def compile_contact(mb, c):
     ns = len(shapes)
     si = np.zeros((ns, CL.SI_COLS), dtype=np.int64)
     sf = np.zeros((ns, CL.SF_COLS))
-    verts = []
-    nv = 0
     for k, s in enumerate(shapes):
         T = c.T_link_body[s.body.name] @ s.pose  # the shape frame in its link's frame
         si[k, CL.SI_TYPE] = s.shape.type_code
@@ -71,26 +107,17 @@ def compile_contact(mb, c):
         si[k, CL.SI_BODY] = body_index[s.body.name]
         si[k, CL.SI_CONTYPE] = s.contype
         si[k, CL.SI_CONAFF] = s.conaffinity
-        if s.shape.type_code == CL.MESH:
-            si[k, CL.SI_VADR] = nv
-            si[k, CL.SI_VNUM] = len(s.shape.vertices)
-            verts.append(s.shape.vertices)
-            nv += len(s.shape.vertices)
         sf[k, CL.SF_R:CL.SF_R + 9] = T[:3, :3].ravel()
         sf[k, CL.SF_P:CL.SF_P + 3] = T[:3, 3]
         sf[k, CL.SF_SIZE:CL.SF_SIZE + 3] = s.shape.size
-        sf[k, CL.SF_RBOUND] = s.shape.bounding_radius
-        if s.shape.type_code == CL.MESH:  # a hull's sphere about its box's middle: robot meshes sit off their origin
-            centre = 0.5 * (s.shape.vertices.min(axis=0) + s.shape.vertices.max(axis=0))
-            sf[k, CL.SF_CENTRE:CL.SF_CENTRE + 3] = centre
-            sf[k, CL.SF_RBOUND] = np.linalg.norm(s.shape.vertices - centre, axis=1).max()
+        if s.shape.type_code != CL.MESH:  # (a mesh's, from its hull: ContactModel._with_meshes)
+            sf[k, CL.SF_RBOUND] = s.shape.bounding_radius
         sf[k, CL.SF_MU] = s.friction
         sf[k, CL.SF_REST] = s.restitution
         sf[k, CL.SF_MARGIN] = s.margin
-    verts = np.ascontiguousarray(np.vstack(verts)) if verts else np.zeros((0, 3))
     excluded = _excluded(shapes, mb.collision_excludes) | _fixed_base_pairs(shapes, mb, c)
     allow = allowed_pairs(si, body_parent_links(c), excluded)
-    return ContactModel(si, sf, verts, allow, shapes)
+    return ContactModel(si, sf, allow, shapes)
 
 
 def body_parent_links(c):

@@ -13,6 +13,7 @@ import os
 import numpy as np
 
 from ..kernels.collision import layout as CL
+from .mesh_vertices import mesh_vertices
 
 
 def _positive(value, what, shape):
@@ -199,13 +200,18 @@ class ConvexMesh(Shape):
 
     def __init__(self, vertices, source=None):
         self.source = source
-        self.vertices = _hull_vertices(vertices, source or "ConvexMesh")
+        self._file = None
+        self._vertices = _hull_vertices(vertices, source or "ConvexMesh")
 
     @classmethod
     def from_file(cls, path, scale=1.0):
         """The convex hull of the mesh in file ``path`` (any format trimesh reads: STL, OBJ,
         DAE, ...), its coordinates multiplied by ``scale`` (a number or 3 numbers). A file
-        read before (same path, size and modification time) is not read again."""
+        read before (same path, size and modification time) is not read again.
+
+        The file is read and checked here (unreadable, or flat: ValueError naming it); the
+        hull itself (Qhull, through scipy.spatial, whose import alone is about 0.3-1 s) is
+        made when ``vertices`` is first read: a robot loaded for its dynamics never pays it."""
         scale = np.broadcast_to(np.asarray(scale, dtype=float), (3,))
         if not np.all(np.isfinite(scale)) or np.any(scale == 0.0):
             raise ValueError(f"ConvexMesh.from_file({str(path)!r}): scale must be finite and "
@@ -214,11 +220,21 @@ class ConvexMesh(Shape):
             st = os.stat(path)
         except OSError as e:
             raise ValueError(f"ConvexMesh.from_file: cannot read mesh file {str(path)!r}: {e}") from None
-        hull = _file_hull(os.path.abspath(path), st.st_mtime_ns, st.st_size, tuple(scale))
-        mesh = cls.__new__(cls)  # (not cls(hull): the hull of its own vertices again, about 2 ms a
-        mesh.source = str(path)  # mesh on every load: 136 loads of example-robot-data 15.9 s -> 11.5 s)
-        mesh.vertices = hull.copy()
+        key = (os.path.abspath(path), st.st_mtime_ns, st.st_size, tuple(scale))
+        _file_points(*key)  # read and checked now; its errors are the loader's to report
+        mesh = cls.__new__(cls)
+        mesh.source = str(path)
+        mesh._file = key
+        mesh._vertices = None
         return mesh
+
+    @property
+    def vertices(self):
+        """The hull's vertices (k, 3), sorted lexicographically (made on first use for a mesh
+        read from a file)."""
+        if self._vertices is None:  # (a copy: the cached hull is shared by every load of the file)
+            self._vertices = _file_hull(*self._file).copy()
+        return self._vertices
 
     @property
     def bounding_radius(self):
@@ -232,9 +248,9 @@ class ConvexMesh(Shape):
         return f"ConvexMesh({len(self.vertices)} hull vertices{src})"
 
 
-def _hull_vertices(vertices, source):
-    """The distinct vertices (k, 3) of the convex hull of ``vertices``, sorted lexicographically."""
-    from scipy.spatial import ConvexHull, QhullError
+def _checked_points(vertices, source):
+    """``vertices`` as an (n, 3) float array of n >= 4 finite points, or ValueError naming
+    ``source``."""
     try:
         v = np.array(vertices, dtype=float)
     except (TypeError, ValueError):
@@ -245,6 +261,13 @@ def _hull_vertices(vertices, source):
         raise ValueError(f"{source}: vertices hold non-finite values")
     if len(v) < 4:
         raise ValueError(f"{source}: a convex mesh needs at least 4 vertices not on one plane, got {len(v)}")
+    return v
+
+
+def _hull_vertices(vertices, source):
+    """The distinct vertices (k, 3) of the convex hull of ``vertices``, sorted lexicographically."""
+    from scipy.spatial import ConvexHull, QhullError
+    v = _checked_points(vertices, source)
     try:
         hull = ConvexHull(v)
     except QhullError:
@@ -258,17 +281,36 @@ def _hull_vertices(vertices, source):
 
 
 @functools.lru_cache(maxsize=256)
-def _file_hull(path, mtime_ns, size, scale):
-    """The hull vertices of the mesh file ``path`` scaled by ``scale`` (3,) (read-only; cached
-    per path, modification time and size: robots load the same meshes again and again)."""
-    import trimesh  # the viewer's mesh library: imported only when a mesh file is read
+def _file_points(path, mtime_ns, size, scale):
+    """The distinct vertices of the mesh file ``path`` scaled by ``scale`` (3,) (read-only;
+    cached per path, modification time and size: robots load the same meshes again and
+    again), checked to span a volume; ValueError naming the file otherwise."""
     try:
-        mesh = trimesh.load(path, force="mesh", process=False)
-    except Exception as e:  # trimesh raises many types on unreadable files
+        v = mesh_vertices(path)  # STL and OBJ without trimesh (its import alone is about 1 s)
+    except OSError as e:
         raise ValueError(f"ConvexMesh.from_file: cannot read mesh file {path!r}: {e}") from e
-    v = np.asarray(getattr(mesh, "vertices", np.zeros((0, 3))), dtype=float)
-    if len(v):  # mesh files repeat a vertex per face: hash the rows, faster than sorting them
-        v = v[trimesh.grouping.unique_rows(v)[0]]
-    hull = _hull_vertices(v * np.asarray(scale), path)
+    if v is None:
+        import trimesh  # the viewer's mesh library: imported only for the other formats
+        try:
+            mesh = trimesh.load(path, force="mesh", process=False)
+        except Exception as e:  # trimesh raises many types on unreadable files
+            raise ValueError(f"ConvexMesh.from_file: cannot read mesh file {path!r}: {e}") from e
+        v = np.asarray(getattr(mesh, "vertices", np.zeros((0, 3))), dtype=float)
+        if len(v):  # mesh files repeat a vertex per face: hash the rows, faster than sorting them
+            v = v[trimesh.grouping.unique_rows(v)[0]]
+    v = _checked_points(v * np.asarray(scale), path)
+    if len(v) >= 4:  # all on one plane or line (no volume), without the hull: the thinnest
+        sv = np.linalg.svd(v - v.mean(axis=0), compute_uv=False)  # spread against the widest
+        if not sv[2] > 1e-12 * sv[0]:
+            raise ValueError(f"{path}: degenerate mesh: its convex hull has no volume (all "
+                             f"vertices on one plane or line)")
+    v.flags.writeable = False
+    return v
+
+
+@functools.lru_cache(maxsize=256)
+def _file_hull(path, mtime_ns, size, scale):
+    """The hull vertices of ``_file_points(path, mtime_ns, size, scale)`` (read-only, cached)."""
+    hull = _hull_vertices(_file_points(path, mtime_ns, size, scale), path)
     hull.flags.writeable = False
     return hull
