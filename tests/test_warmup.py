@@ -134,8 +134,6 @@ def test_plot_worker_draws_what_draw_draws(tmp_path):
     PlotWorker().close()  # started, never asked: ended
 
 
-
-
 def test_flex_targets_run_and_compile_the_flex_kernels():
     """``multibody warmup --all`` covers modal bodies: its flex targets run (a pinned beam,
     and the same held by a loop) and leave the flex dynamics and the flex constraint kernel
@@ -147,6 +145,7 @@ def test_flex_targets_run_and_compile_the_flex_kernels():
     # the entry kernels the facade calls (compiled here, or loaded from a cache that holds
     # them: a callee such as flex_forward_dynamics is then never loaded, so it is not asked)
     assert forward_dynamics_flex.signatures and constrained_forward_dynamics_flex.signatures
+
 
 def test_figure_for_scripts_and_without_matplotlib(tmp_path, monkeypatch, capsys):
     """``plotting.figure`` (the examples' figures): plt.subplots' (fig, axes) without pyplot,
@@ -170,6 +169,7 @@ def test_figure_for_scripts_and_without_matplotlib(tmp_path, monkeypatch, capsys
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     assert figure(1, 2) is None
     assert "matplotlib is not installed: no plot" in capsys.readouterr().out
+
 
 def test_console_entry_exits_fast_with_the_right_status(tmp_path):
     """``multibody`` / ``python -m multibody`` (``cli.run``) skip the interpreter's teardown

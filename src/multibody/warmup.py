@@ -105,14 +105,12 @@ def _batched():
 def _flex(constrained=False):
     """A target compiling what models with modal (flexible) bodies use: a pinned two-mode
     beam's forward and inverse dynamics, mass matrix and its inverse, its tip node's pose,
-    Jacobian, velocity and compliance, its energies and ``simulate`` (RK4, dopri5); ``constrained``: the beam's tip held on a world node by a spherical loop, its
+    Jacobian, velocity and compliance, its energies and ``simulate`` (RK4, dopri5);
+    ``constrained``: the beam's tip held on a world node by a spherical loop, its
     constrained dynamics and ``simulate`` (the flex constraint kernel through the stages)."""
     def compile_flex():
-        from .flex import beam_modes
-        from .model import Multibody
         from .simulation import simulate
-        m = Multibody()
-        m.add_serial_chain("b", 1, modal_data=beam_modes(1.0, EI=10.0, rhoA=1.0, n_elements=4, n_modes=2))
+        m = _beam()
         q, u = m.neutral_q(), np.zeros(m.nu)
         if constrained:
             m.add_node("anchor", None, m.frame_pose(q, "b0_tip"))
@@ -126,6 +124,22 @@ def _flex(constrained=False):
         for integrator in ("rk4", "dopri5"):
             simulate(m, q, u, 2e-3, dt=1e-3, limits=False, integrator=integrator)
     return compile_flex
+
+
+def _beam():
+    """A pinned beam of two modes (the kernels' types do not depend on its sizes)."""
+    from .flex import beam_modes
+    from .model import Multibody
+    m = Multibody()
+    m.add_serial_chain("b", 1, modal_data=beam_modes(1.0, EI=10.0, rhoA=1.0, n_elements=4, n_modes=2))
+    return m
+
+
+def _flex_derivatives():
+    """The derivatives of a flexible model's dynamics (the pinned beam's)."""
+    m = _beam()
+    q, u = m.neutral_q(), np.zeros(m.nu)
+    m.inverse_dynamics_derivatives(q, u, u), m.forward_dynamics_derivatives(q, u, u)
 
 
 #: the stepping loop's callees (as the loop calls them) and the energies of a result:
@@ -169,7 +183,10 @@ TARGETS.update({
 })
 #: compiled by ``warm_up(everything=True)`` (``multibody warmup --all``) only
 EXTRA = {"batch_and_rollout": _batched, "flex": _flex(), "flex:constrained": _flex(constrained=True),
-         "loop:generalized_alpha": _loop(integrator="generalized_alpha"), "loop:radau": _loop(integrator="radau")}
+         "loop:generalized_alpha": _loop(integrator="generalized_alpha"), "loop:radau": _loop(integrator="radau"),
+         "loop:constrained:generalized_alpha": _loop("constrained", integrator="generalized_alpha"),
+         "loop:constrained:radau": _loop("constrained", integrator="radau"),
+         "flex:derivatives": _flex_derivatives}
 
 
 def compile_targets(names, quiet=True):
