@@ -36,7 +36,7 @@ def _wrenches(c, d, q, f_ext):
     rows, wrenches = external_wrenches(c, f_ext)
     if not np.any(c.flex.frame_node[rows] >= 0):
         return rows, wrenches, None
-    return node_wrenches(c, d, q, rows, wrenches)
+    return node_wrenches(c, d, check_vector(q, c.nq, "q", c), rows, wrenches)
 
 
 def flex_derivatives(m, name, names, q, u, x, f_ext, data):
@@ -49,7 +49,7 @@ def flex_derivatives(m, name, names, q, u, x, f_ext, data):
     nu = c.nu
     outs = (np.empty((nu, nu)), np.empty((nu, nu)), np.empty((nu, nu)))
     state = tuple(as_float_vector(v, n) for v, n in zip((q, u, x), names))
-    rows, wrenches, E = _wrenches(c, d, check_vector(state[0], c.nq, names[0], c), f_ext)
+    rows, wrenches, E = _wrenches(c, d, state[0], f_ext)
     T = np.empty(derivatives_work_size(d.buf))
     try:
         if name == "inverse_dynamics_derivatives":
