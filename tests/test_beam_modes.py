@@ -1,5 +1,6 @@
 """Beam modes by finite elements (multibody.flex): frequencies against closed forms and
-the exact Timoshenko frequency equation, unit modal mass, static deflection, the modal
+the exact Timoshenko frequency equation, unit modal mass, static deflection (and the tip's
+attachment modes, ``static_modes``), the modal
 integrals, centrifugal stiffening (Southwell), and the modal data file format."""
 import numpy as np
 import pytest
@@ -141,6 +142,37 @@ def test_tip_deflection_under_a_tip_load_from_the_modes(theory):
         tip = md.mode_shapes[0, 5, :]  # z translation of the tip per mode
         eta = tip * P / md.stiffness  # modal static response to the generalized force
         assert tip @ eta == pytest.approx(exact, rel=rtol)
+
+
+@pytest.mark.parametrize("n_modes, kGA", [(2, None), (5, None), (3, 900.0)])
+def test_static_modes_hold_the_exact_tip_response_and_keep_the_normal_modes(n_modes, kGA):
+    """static_modes: the modes stay M-orthonormal and K-diagonal on the FE model, the lowest
+    n_modes - 2 are the plain normal modes, and the basis holds the exact static deflection
+    and slope under a tip force P and a tip moment C (P L^3 / 3EI, P L^2 / 2EI; C L^2 / 2EI,
+    C L / EI; Timoshenko: + P L / kGA), which the normal modes alone only approach."""
+    L, EI, rhoA, n_el, P, C = 1.2, 40.0, 3.0, 12, 2.0, 0.7
+    grid = np.linspace(0.0, L, n_el + 1)
+    extra = dict(theory="timoshenko", GA_kappa=kGA) if kGA else {}
+    md = beam_modes(L, EI, rhoA, n_elements=n_el, n_modes=n_modes, nodes=grid, static_modes=True, **extra)
+    phi = np.empty((2 * (n_el + 1), n_modes))  # nodal (w, psi); d = z, n = -y
+    phi[0::2], phi[1::2] = md.mode_shapes[:, 5, :], -md.mode_shapes[:, 1, :]
+    K, M, _ = assemble(BeamElement(L / n_el, EI / kGA if kGA else 0.0), n_el, EI, rhoA, 0.0)
+    np.testing.assert_allclose(phi.T @ M @ phi, np.eye(n_modes), atol=1e-10)
+    np.testing.assert_allclose(phi.T @ K @ phi, np.diag(md.stiffness), rtol=1e-9, atol=1e-9 * md.stiffness[-1])
+    assert np.all(np.diff(md.stiffness) > 0) and md.meta["static_modes"]
+    plain = beam_modes(L, EI, rhoA, n_elements=n_el, n_modes=n_modes - 2 or 1, nodes=grid, **extra)
+    k = n_modes - 2
+    np.testing.assert_allclose(md.stiffness[:k], plain.stiffness[:k], rtol=1e-12)
+    np.testing.assert_allclose(md.mode_shapes[..., :k], plain.mode_shapes[..., :k], atol=1e-10)
+    shear = P * L / kGA if kGA else 0.0
+    for load, exact in (([P, 0.0], [P * L**3 / (3 * EI) + shear, P * L**2 / (2 * EI)]),
+                        ([0.0, C], [C * L**2 / (2 * EI), C * L / EI])):
+        tip = phi[-2:]  # (w, psi) at x = L per mode
+        eta = (tip.T @ load) / md.stiffness  # modal static response to the generalized force
+        np.testing.assert_allclose(tip @ eta, exact, rtol=1e-8)
+    alone = beam_modes(L, EI, rhoA, n_elements=n_el, n_modes=n_modes, nodes=[L], **extra)
+    tip = alone.mode_shapes[0, [5, 1], :] * [[1.0], [-1.0]]
+    assert abs(tip[1] @ (tip[1] * C / alone.stiffness) / (C * L / EI) - 1.0) > 1e-2  # the moment's slope
 
 
 def test_mode_shape_rotation_is_the_slope_in_a_right_handed_frame():
@@ -302,6 +334,8 @@ def test_construction_validates_and_names_the_field():
     (dict(axis="w"), "axis"), (dict(bending_axis="x"), "bending_axis"),
     (dict(nodes=[0.5, 1.5]), "nodes"), (dict(nodes=[]), "nodes"),
     (dict(include_rigid=True), "include_rigid"), (dict(damping_ratio=-0.1), "damping_ratio"),
+    (dict(static_modes=True, boundary="free-free"), "static_modes"), (dict(static_modes=1), "static_modes"),
+    (dict(static_modes=True, n_modes=1), "n_modes"), (dict(static_modes=True, n_elements=2, n_modes=5), "n_modes"),
 ])
 def test_beam_modes_bad_arguments_name_the_argument(kwargs, field):
     args = dict(length=1.0, EI=1.0, rhoA=1.0)

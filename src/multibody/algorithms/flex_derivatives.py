@@ -4,16 +4,18 @@ models here), one call into ``kernels/flex_derivatives_entry.py``'s analytic der
 (kernels/flex_dynamics_derivatives.py). Tangent conventions as the rigid derivatives': hinge
 coordinates along ``integrate``, modal coordinates eta plain vector coordinates.
 
-f_ext: wrenches at bodies and rigid nodes (fixed in their bodies). Not served yet, refused by
-name: wrenches at deforming nodes, stacked states, enabled constraints.
+f_ext: wrenches at bodies and nodes, fixed in their frames (at a deforming node the frame
+moves with the modes: ``flex_node_wrenches``). Not served yet, refused by name: stacked
+states, enabled constraints.
 """
 import numpy as np
 
 from ..kernels.flex_derivatives_entry import (
     derivatives_work_size, forward_dynamics_derivatives_flex, inverse_dynamics_derivatives_flex,
 )
-from .checks import as_float_vector, data_object, raise_status, zero_division_error
+from .checks import as_float_vector, check_vector, data_object, raise_status, zero_division_error
 from .external_forces import external_wrenches, generalized_external_forces
+from .flex_node_wrenches import node_wrenches
 
 
 def _refuse_unserved(c, name, q):
@@ -26,28 +28,28 @@ def _refuse_unserved(c, name, q):
                                   "call it per state")
 
 
-def _wrenches(c, name, f_ext):
-    """(frame rows, wrenches) of f_ext (none: empty), refusing wrenches at deforming nodes."""
+def _wrenches(c, d, q, f_ext):
+    """(frame rows, wrenches, E) of f_ext (none: empty): a wrench at a deforming node moved to
+    a frame rigid on its link, E the rest of its tangent (``flex_node_wrenches``)."""
     if f_ext is None:
-        return np.zeros(0, dtype=np.int64), np.zeros((0, 6))
+        return np.zeros(0, dtype=np.int64), np.zeros((0, 6)), None
     rows, wrenches = external_wrenches(c, f_ext)
-    if np.any(c.flex.frame_node[rows] >= 0):
-        raise NotImplementedError(f"{name}: f_ext at a deforming node of a modal body is not supported yet; "
-                                  "wrenches at bodies and rigid nodes are")
-    return rows, wrenches
+    if not np.any(c.flex.frame_node[rows] >= 0):
+        return rows, wrenches, None
+    return node_wrenches(c, d, check_vector(q, c.nq, "q", c), rows, wrenches)
 
 
 def flex_derivatives(m, name, names, q, u, x, f_ext, data):
     """(d_dq, d_du, d_dx) of ``name`` ("inverse_dynamics_derivatives" or
     "forward_dynamics_derivatives") for a model with modal bodies, checked; f_ext's wrenches
-    (at bodies and rigid nodes) fixed in their bodies, as ``inverse_dynamics`` takes them."""
+    (at bodies and nodes) fixed in their frames, as ``inverse_dynamics`` takes them."""
     c = m.compiled
     _refuse_unserved(c, name, q)
-    rows, wrenches = _wrenches(c, name, f_ext)
     d = data_object(c, data)
     nu = c.nu
     outs = (np.empty((nu, nu)), np.empty((nu, nu)), np.empty((nu, nu)))
     state = tuple(as_float_vector(v, n) for v, n in zip((q, u, x), names))
+    rows, wrenches, E = _wrenches(c, d, state[0], f_ext)
     T = np.empty(derivatives_work_size(d.buf))
     try:
         if name == "inverse_dynamics_derivatives":
@@ -63,4 +65,6 @@ def flex_derivatives(m, name, names, q, u, x, f_ext, data):
         raise zero_division_error(c, state[0], e) from None
     if st:
         raise_status(c, st, names, state)
+    if E is not None:  # tau = ID - tau_ext; udot = M^-1 (tau + tau_ext - ...)
+        outs[0][...] += -E if name == "inverse_dynamics_derivatives" else outs[2] @ E
     return outs

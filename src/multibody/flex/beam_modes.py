@@ -11,6 +11,19 @@ boundary condition applied (cantilever: ``w = psi = 0`` at the root), and the ge
 eigenproblem ``K phi = omega^2 M phi`` solved with ``scipy.linalg.eigh``; its
 eigenvectors satisfy ``Phi^T M Phi = I`` (unit modal mass). Each mode's sign is fixed so
 that the deflection at the far end (x = L) is positive.
+
+``static_modes`` (cantilever) adds the tip's two attachment modes, the static deflections
+``K^-1 f`` under a unit transverse force and a unit moment at x = L, to the lowest normal
+modes. The normal modes all have zero shear and moment at the free tip, so a body hung from
+the tip node (the next segment of a chain) loads it with what no combination of them can
+carry: the chain's frequencies then converge slowly with the number of modes (a free-free
+beam of 2 cantilever segments with 6 modes each: 4.5e-2 off the first frequency). With the
+attachment modes the basis holds the exact static response to the interface's loads (the
+component-mode synthesis of MacNeal and Rubin). Their parts M-orthogonal to the kept normal
+modes (the residual flexibility) are also K-orthogonal to them (``phi^T K K^-1 f = phi^T f
+= lam phi^T M K^-1 f``), so the basis stays modal: the kept normal modes unchanged, then the
+two Ritz vectors of the residual space, M-orthonormal, with their Rayleigh quotients as
+stiffness (above every kept frequency).
 """
 import numpy as np
 
@@ -69,7 +82,7 @@ def _rigid_modes(n_nodes, h, M):
 def beam_modes(length, EI, rhoA, n_elements=40, n_modes=4, boundary="cantilever",
                theory="euler-bernoulli", GA_kappa=None, rhoI=0.0, axis="x", bending_axis="z",
                nodes=None, include_rigid=False, damping_ratio=0.0, integrals=True,
-               geometric_stiffening=True):
+               geometric_stiffening=True, static_modes=False):
     """Bending modes of a uniform beam as a ``ModalData`` (see ``multibody.flex.modal_data``).
 
     Parameters
@@ -113,6 +126,9 @@ def beam_modes(length, EI, rhoA, n_elements=40, n_modes=4, boundary="cantilever"
         (``Kg_centrifugal``), gravity and accelerations along the beam stiffen its bending.
         Without it the linear model softens under spin and diverges once the spin rate
         passes the first bending frequency.
+    static_modes : bool
+        Cantilever only: the last 2 of the ``n_modes`` modes are the tip's attachment modes
+        (static response to a tip force and moment), for a body carrying others at its tip.
 
     Returns
     -------
@@ -127,24 +143,28 @@ def beam_modes(length, EI, rhoA, n_elements=40, n_modes=4, boundary="cantilever"
     """
     L, EI, rhoA, rhoI, zeta, n_el, n_modes, a, d, n_rot, e, x_nodes = _checked(
         length, EI, rhoA, rhoI, damping_ratio, n_elements, n_modes, boundary, theory, GA_kappa, axis, bending_axis,
-        include_rigid, nodes)
-    try:
-        from scipy.linalg import eigh
-    except ImportError:
-        raise ImportError("beam_modes needs SciPy: pip install scipy") from None
+        include_rigid, nodes, static_modes)
     element = BeamElement(L / n_el, e)
     K, M, Kg = assemble(element, n_el, EI, rhoA, rhoI, axial_force=lambda x: rhoA * (L * L - x * x) / 2.0)
-    phi, lam = _modes(eigh, element, n_el, K, M, n_modes, boundary, include_rigid)
-    meta = dict(generator="multibody.flex.beam_modes", length=L, EI=EI, rhoA=rhoA,
-                n_elements=n_el, n_modes=n_modes, boundary=boundary, theory=theory,
-                GA_kappa=None if GA_kappa is None else float(GA_kappa), rhoI=rhoI, axis=axis,
-                bending_axis=bending_axis, include_rigid=bool(include_rigid),
-                damping_ratio=zeta, integrals=bool(integrals),
-                geometric_stiffening=bool(geometric_stiffening))
+    phi, lam = _modes(_scipy_eigh(), element, n_el, K, M, n_modes, boundary, include_rigid, static_modes)
+    meta = dict(generator="multibody.flex.beam_modes", length=L, EI=EI, rhoA=rhoA, n_elements=n_el, n_modes=n_modes,
+                boundary=boundary, theory=theory, GA_kappa=None if GA_kappa is None else float(GA_kappa), rhoI=rhoI,
+                axis=axis, bending_axis=bending_axis, include_rigid=bool(include_rigid), damping_ratio=zeta,
+                integrals=bool(integrals), geometric_stiffening=bool(geometric_stiffening),
+                static_modes=bool(static_modes))
     M1 = M2 = None
     if integrals:
         _, M1, M2 = beam_integrals(element, n_el, phi, rhoA, rhoI, a, d, n_rot, geometric_stiffening)
     return _modal_data(element, n_el, M, Kg, phi, lam, x_nodes, (L, rhoA, rhoI, zeta), (a, d, n_rot), M1, M2, meta)
+
+
+def _scipy_eigh():
+    """scipy.linalg.eigh, or an ImportError that says how to install SciPy."""
+    try:
+        from scipy.linalg import eigh
+    except ImportError:
+        raise ImportError("beam_modes needs SciPy: pip install scipy") from None
+    return eigh
 
 
 def _modal_data(element, n_el, M, Kg, phi, lam, x_nodes, properties, axes, M1, M2, meta):
@@ -187,7 +207,7 @@ def _modal_data(element, n_el, M, Kg, phi, lam, x_nodes, properties, axes, M1, M
 
 
 def _checked(length, EI, rhoA, rhoI, damping_ratio, n_elements, n_modes, boundary, theory, GA_kappa, axis,
-             bending_axis, include_rigid, nodes):
+             bending_axis, include_rigid, nodes, static_modes):
     """``beam_modes``' arguments checked, ValueError naming the bad one: (L, EI, rhoA, rhoI,
     zeta, n_elements, n_modes, the unit axis a, the unit bending direction d, n = a x d, the
     shear flexibility EI / GA_kappa (0 for Euler-Bernoulli), the node positions)."""
@@ -212,6 +232,13 @@ def _checked(length, EI, rhoA, rhoI, damping_ratio, n_elements, n_modes, boundar
         e = 0.0
     if include_rigid and boundary != "free-free":
         raise ValueError("include_rigid: only a free-free beam has rigid-body modes")
+    if not isinstance(static_modes, (bool, np.bool_)):
+        raise ValueError(f"static_modes: expected True or False, got {static_modes!r}")
+    if static_modes and boundary != "cantilever":
+        raise ValueError("static_modes: the tip's attachment modes need a clamped root (boundary='cantilever')")
+    if static_modes and n_modes < 2:
+        raise ValueError(f"n_modes: with static_modes the last 2 modes are the attachment modes; expected "
+                         f"n_modes >= 2, got {n_modes}")
     x_nodes = np.array([L] if nodes is None else nodes, dtype=float)
     if x_nodes.ndim != 1 or x_nodes.size == 0 or not np.all(np.isfinite(x_nodes)):
         raise ValueError("nodes: expected a non-empty 1-D array of positions along the beam")
@@ -220,19 +247,22 @@ def _checked(length, EI, rhoA, rhoI, damping_ratio, n_elements, n_modes, boundar
     return L, EI, rhoA, rhoI, zeta, n_el, n_modes, a, d, n_rot, e, x_nodes
 
 
-def _modes(eigh, element, n_el, K, M, n_modes, boundary, include_rigid):
+def _modes(eigh, element, n_el, K, M, n_modes, boundary, include_rigid, static_modes=False):
     """(phi (n_dof, n_modes), omega^2 (n_modes,)): the lowest modes of the assembled beam (K,
     M) under ``boundary``, the rigid ones first where kept, each signed so that its deflection
-    at x = L is positive (else its largest deflection)."""
+    at x = L is positive (else its largest deflection); with ``static_modes`` the last two are
+    the tip's attachment modes (``_with_tip_attachment_modes``)."""
+    n_extra = 2 if static_modes else 0
+    n_modes -= n_extra
     n_dof = K.shape[0]
     free = np.arange(2, n_dof) if boundary == "cantilever" else np.arange(n_dof)
     n_rigid = 2 if boundary == "free-free" else 0
     n_kept_rigid = min(n_modes, n_rigid) if include_rigid else 0
     n_elastic = n_modes - n_kept_rigid
     available = free.size - n_rigid
-    if n_elastic > available:
+    if n_elastic + n_extra > available:
         raise ValueError(f"n_modes: expected 1..{available + n_kept_rigid} "
-                         f"for {n_el} elements, got {n_modes}")
+                         f"for {n_el} elements, got {n_modes + n_extra}")
     phi = np.zeros((n_dof, n_elastic))
     lam = np.zeros(n_elastic)
     if n_elastic:
@@ -242,7 +272,32 @@ def _modes(eigh, element, n_el, K, M, n_modes, boundary, include_rigid):
     if n_kept_rigid:
         phi = np.hstack([_rigid_modes(n_el + 1, element.h, M)[:, :n_kept_rigid], phi])
         lam = np.concatenate([np.zeros(n_kept_rigid), lam])
+    if static_modes:
+        return _with_tip_attachment_modes(eigh, K, M, _signed(phi), lam)
+    return _signed(phi), lam
+
+
+def _signed(phi):
+    """The columns of phi, each signed so that its deflection at x = L is positive (else its
+    largest deflection)."""
     w_dofs = phi[0::2]
     ref = np.where(np.abs(w_dofs[-1]) > 1e-8 * np.max(np.abs(w_dofs), axis=0), w_dofs[-1],
                    w_dofs[np.argmax(np.abs(w_dofs), axis=0), np.arange(phi.shape[1])])
-    return phi * np.where(ref < 0.0, -1.0, 1.0), lam
+    return phi * np.where(ref < 0.0, -1.0, 1.0)
+
+
+def _with_tip_attachment_modes(eigh, K, M, phi, lam):
+    """(phi, omega^2) of a cantilever's normal modes phi (n_dof, k) followed by the 2 Ritz
+    vectors of the tip's attachment modes' residual (module docstring), M-orthonormal."""
+    n_dof = K.shape[0]
+    free = np.arange(2, n_dof)
+    static = np.zeros((n_dof, 2))  # unit force (w) and moment (psi) at the tip, root clamped
+    static[free] = np.linalg.solve(K[np.ix_(free, free)], np.eye(n_dof)[free][:, -2:])
+    residual = static - phi @ (phi.T @ (M @ static))
+    m_r = residual.T @ M @ residual
+    scale = np.einsum("ij,ik,kj->j", static, M, static)
+    if np.linalg.eigvalsh(m_r / np.sqrt(np.outer(scale, scale)))[0] < 1e-10:
+        raise ValueError(f"n_modes: the {phi.shape[1]} normal modes already hold the tip's attachment "
+                         "modes (too many modes for the elements); use fewer modes or more elements")
+    lam_r, v = eigh(residual.T @ K @ residual, m_r)
+    return np.hstack([phi, _signed(residual @ v)]), np.concatenate([lam, lam_r])

@@ -111,7 +111,9 @@ class GeneratorsMixin:
         ``tip_node`` (an index into ``modal_data.node_positions``; the last by default, the
         tip of a beam from ``beam_modes``) carrying its mode shapes. Each hinge hangs from
         the previous body's tip node, so the deformation of one body moves all that follow.
-        ``mass``, ``length`` and ``inertia`` must then be left out.
+        ``mass``, ``length`` and ``inertia`` must then be left out. Cantilever modes alone
+        carry no moment or shear at the tip, where the next body loads it: for a chain that
+        should bend as one beam, make the data with ``beam_modes(..., static_modes=True)``.
 
         The first hinge sits at ``parent``'s body frame, or, when ``parent`` was itself
         made by a generator, at its tip (the rod's tip, or the modal body's tip node).
