@@ -321,12 +321,6 @@ def test_refusals_name_generalized_alpha_and_what_is_not_served():
     with pytest.raises(NotImplementedError, match="generalized_alpha.*world axes"):
         mb.simulate(m, [0.5], [0.0], 0.1, dt=0.01, integrator=GA,
                     forces=[mb.ExternalForce("bob", [0, 0, 0, 1.0, 0, 0], axes="world")])
-    # a closed loop (a four-bar from the loop tests' ladder of one rung): simulate serves it
-    # (tests/test_galpha_loops.py), rollout under generalized_alpha still refuses it
-    from loop_ladder import ladder
-    with pytest.raises(NotImplementedError, match="generalized_alpha.*constraints"):
-        lad = ladder(1)
-        mb.rollout(lad, lad.neutral_q()[None], np.zeros((1, lad.nu)), 0.1, dt=0.01, integrator=GA)
     ball = mb.Multibody("ball")
     body = ball.add_body("ball", mass=1.0, inertia=np.eye(3) * 0.4)
     ball.add_hinge(None, body, "free_quat")

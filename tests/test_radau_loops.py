@@ -135,3 +135,24 @@ def test_generalized_alpha_serves_loops():
     res = mb.simulate(lad, lad.neutral_q(), np.zeros(lad.nu), 0.1, dt=0.01, integrator="generalized_alpha")
     assert res.status == "finished" and res.integrator == "generalized_alpha"
     assert max(np.abs(lad.pose_error(x, "residual")).max() for x in res.q) < 1e-5  # (measured 1.05e-6)
+
+
+@pytest.mark.parametrize("integrator", ["radau", "generalized_alpha"])
+def test_rollout_of_the_four_bar_equals_its_own_runs(linkage, integrator):
+    """rollout under the implicit methods serves loops: each sample (the closed start and the
+    crank turned faster) is its own simulate run bit for bit, the Baumgarte gains passed on
+    (zero gains differ), radau's tolerances too."""
+    m, q0, u0 = linkage
+    Q0, U0 = np.array([q0, q0]), np.array([u0, 1.5 * u0])
+    kw = dict(integrator=integrator, save_every=2)
+    if integrator == "radau":
+        kw.update(rtol=1e-6, atol=1e-8)
+    out = mb.rollout(m, Q0, U0, 0.2, dt=0.01, progress=False, **kw)
+    assert np.all(out.status == 9)  # FINISHED
+    for b in range(2):
+        one = mb.simulate(m, Q0[b], U0[b], 0.2, **(dict(dt=0.02, rtol=1e-6, atol=1e-8) if integrator == "radau"
+                                                    else dict(dt=0.01, save_every=2)), integrator=integrator)
+        assert np.array_equal(out.t, one.t)
+        assert np.array_equal(out.q[b], one.q) and np.array_equal(out.u[b], one.u)
+    loose = mb.rollout(m, Q0, U0, 0.2, dt=0.01, progress=False, stabilization_gains=None, **kw)
+    assert not np.array_equal(loose.q, out.q)

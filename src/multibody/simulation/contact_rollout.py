@@ -1,10 +1,10 @@
-"""``rollout`` of a model with contact (issue 21), or under "generalized_alpha" (issue 23):
-each sample through its own run of that integrator.
+"""``rollout`` of a model with contact (issue 21), or under "generalized_alpha" or "radau"
+(issue 23): each sample through its own run of that integrator.
 
 With contact, on a model without enabled constraints, the samples run across cores in one
 compiled call (``contact_rollout_kernels``: each worker with its own scratch, each sample
 with its own state and warm start), from one template ``MoreauIntegrator``'s options and
-force models. With loops, and under "generalized_alpha", they run one after the other, each
+force models. With loops, and under the implicit methods, they run one after the other, each
 with its own integrator. Either way a sample's trajectory equals its own ``simulate`` run
 (to the bit). No control callback or per-row forces yet.
 """
@@ -46,8 +46,11 @@ def contact_rollout(m, Q0, U0, t_final, dt, tau, save_every, inputs, cls=MoreauI
     for b in range(B):
         integ = cls(m, Q0[b], U0[b], tau=tau[b], forces=inputs.forces, **(options or {}))
         inputs.attach(integ)
-        try:
-            integ.integrate(t_final, dt, save_every=save_every)
+        try:  # (an adaptive run, radau's, writes every output interval: save_every steps of dt)
+            if integ.adaptive:
+                integ.integrate(t_final, dt * save_every)
+            else:
+                integ.integrate(t_final, dt, save_every=save_every)
         except SimulationError:
             status[b] = Status(int(integ.ctr[K.C_STATUS]))
             t_failure[b] = float(integ.clk[K.K_TBAD])

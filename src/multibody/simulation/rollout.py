@@ -12,7 +12,8 @@ from .failures import first_blown_row
 from .forces import limit_model
 from .contact_rollout import contact_rollout, refuse_contact_options
 from .integrators import RungeKuttaIntegrator
-from .galpha import GeneralizedAlphaIntegrator, refuse_unserved, run_options
+from .galpha import run_options
+from .integrator_choice import choose
 from .moreau import MoreauIntegrator, contact_integrator, contact_settings
 from .run_inputs import RunInputs
 from .stages import normalize_quaternions
@@ -60,7 +61,7 @@ def _stacked(x, shape, name):
 def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None, forces=(),
             save_every=1, lie_group=False, limits=True, progress=True, control_period=None, joint_dynamics=True,
             efforts=True, ctrl=None, implicit_damping="auto", contact=True, integrator_options=None,
-            contact_options=None, stabilization_gains="default"):
+            contact_options=None, stabilization_gains="default", rtol=1e-8, atol=1e-10):
     """Simulate B initial states from t = 0 to ``t_final`` in one compiled call across cores.
 
     Q0 (B, nq), U0 (B, nu): initial states (charts of the calling thread's default Data;
@@ -95,25 +96,29 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     with "moreau": its samples then run across cores in one compiled call, ``contact_rollout``,
     one after the other on a model with enabled constraints; no control callback or (B, N, nu)
     tau there yet); contact=False ignores the shapes; ``contact_options`` as in ``simulate``.
-    ``integrator="generalized_alpha"`` (with ``integrator_options`` as in ``simulate``): each
-    sample through its own implicit run, one after the other (no control callback, no
-    (B, N, nu) tau, not across cores yet).
+    ``integrator="generalized_alpha"`` or ``"radau"`` (with ``integrator_options`` as in
+    ``simulate``; radau adaptive by default, to ``rtol`` and ``atol`` as there, its output
+    every ``dt``): each sample through its own implicit run, one after the other, with the
+    model's enabled constraints and ``stabilization_gains`` as in ``simulate`` (no control
+    callback, no (B, N, nu) tau, not across cores yet); each sample equals its own
+    ``simulate`` run.
     """
     c = m.compiled
     integrator = contact_integrator(m, integrator, contact)
     Q0, U0 = _initial_states(c, Q0, U0, t_final, dt)
     B = Q0.shape[0]
     moreau = integrator == "moreau"
-    if isinstance(integrator, str) and integrator.lower() == "radau":
-        raise NotImplementedError("rollout does not serve integrator='radau' yet: simulate each sample, or use "
-                                  "'generalized_alpha' or an explicit method")
-    galpha, settings, implicit_damping = run_options(integrator, integrator_options, implicit_damping)
+    implicit = choose(integrator, None, integrator_options, implicit_damping, dt) if _is_implicit(integrator) \
+        else None
+    galpha = implicit is not None  # (generalized_alpha or radau: the implicit runs)
+    settings, implicit_damping = (implicit.settings, implicit.implicit_damping) if galpha else \
+        run_options(integrator, integrator_options, implicit_damping)[1:]
     if moreau or contact_options is not None:
         settings = contact_settings(contact_options, moreau)
     if integrator == "munthe_kaas":
         integrator, lie_group = "rk4", True
     # one integrator as the template of every sample's options and packed force models
-    lim = limit_model(m, limits, dt)
+    lim = limit_model(m, limits, implicit.step if galpha else dt)
     inputs = RunInputs(m, control, tuple(forces or ()) + (() if lim is None else (lim,)), ctrl=ctrl,
                        joint_dynamics=joint_dynamics, efforts=efforts, dt=None if galpha else dt, ctrl_function_ok=False,
                        implicit_damping=implicit_damping)
@@ -132,15 +137,22 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     if control is not None and not callable(control):
         raise TypeError(f"control must be callable as control(t, Q, U, TAU_out), got {type(control).__name__}")
     if moreau or galpha:
-        refuse_contact_options(control, segmented, lie_group, "with contact" if moreau else "under generalized_alpha")
+        refuse_contact_options(control, segmented, lie_group, "with contact" if moreau else f"under {implicit.name}")
+        cls = MoreauIntegrator
         if galpha:
-            refuse_unserved(m, tpl.fmi)
-        cls = MoreauIntegrator if moreau else GeneralizedAlphaIntegrator
+            cls = implicit.cls
+            settings = dict(settings, stabilization_gains=stabilization_gains, **(
+                dict(rtol=rtol, atol=atol) if implicit.name == "radau" else {}))
         result = RolloutResult(*contact_rollout(m, Q0, U0, t_final, dt, tau, int(save_every), inputs, cls, settings))
         result.clamped = inputs.report()
         return result
     return _explicit_rollout(c, tpl, inputs, (Q0, U0, tau, segmented), control, control_period, (t_final, dt),
                              save_every, n_rows, lie, progress)
+
+
+def _is_implicit(integrator):
+    """Whether ``integrator`` names one of the implicit methods (generalized_alpha, radau)."""
+    return isinstance(integrator, str) and integrator.lower() in ("generalized_alpha", "radau")
 
 
 def _joint_forces(c, tau, B, n_rows, inputs):
