@@ -207,6 +207,9 @@ def test_chain_of_cantilever_segments_is_a_free_free_beam(n):
         assert np.array_equal(omega[:3], np.zeros(3))  # planar rigid motions
         errors.append(np.abs(omega[3:6] / exact - 1.0).max())
     assert errors[0] < 1e-3 < 1e-2 < errors[1], errors
+    with pytest.warns(RuntimeWarning, match="set to 0 .* stand above round-off"):  # not silently rigid
+        hidden, _ = m.modal_analysis(np.zeros(m.nq), stiffness=weld)
+    assert np.count_nonzero(hidden == 0.0) > 3
 
 
 def test_chain_of_segments_is_the_rayleigh_ritz_of_the_whole_beam():

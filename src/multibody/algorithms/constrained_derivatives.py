@@ -95,8 +95,27 @@ def constrained_modal_analysis(m, q, stiffness, rtol, closure_tol=1e-8):
                       f"the independent directions, are {held}; the modes are of the symmetric part of the "
                       "stiffness", RuntimeWarning, stacklevel=3)
     w2, v = eigh(0.5 * (K + K.T), X.T @ M @ X)
-    w2[np.abs(w2) <= rtol * max(np.abs(w2).max(initial=0.0), 1e-300)] = 0.0
-    return np.sign(w2) * np.sqrt(np.abs(w2)), X @ v
+    return natural_frequencies(w2, rtol), X @ v
 
 
-__all__ = ["constrained_forward_dynamics_derivatives", "constrained_modal_analysis"]
+def natural_frequencies(w2, rtol):
+    """omega = sign(w2) sqrt(|w2|) of the eigenvalues w2 of K v = w^2 M v, those with |w2| at
+    most ``rtol`` times the largest set to 0 (rigid-body modes). A RuntimeWarning names the
+    ones so set that stand well above round-off (10^4 eps times the largest): with very
+    stiff springs in K, a real mode can fall under rtol's share of the largest, and it would
+    be reported as rigid without a word."""
+    w2 = np.array(w2, dtype=float)
+    top = max(np.abs(w2).max(initial=0.0), 1e-300)
+    rigid = np.abs(w2) <= rtol * top
+    real = rigid & (np.abs(w2) > 1e4 * np.finfo(float).eps * top)
+    if real.any():
+        hidden = np.sqrt(np.abs(w2[real]))
+        warnings.warn(f"modal_analysis: {int(real.sum())} frequencies under rtol = {rtol:g} of the largest squared "
+                      f"one were set to 0 (rigid-body modes) though they stand above round-off: omega = "
+                      f"{np.array2string(hidden, precision=4)} rad/s; pass a smaller rtol if they are modes "
+                      f"(stiff springs make the largest frequency {np.sqrt(top):.4g} rad/s)", RuntimeWarning, stacklevel=3)
+    w2[rigid] = 0.0
+    return np.sign(w2) * np.sqrt(np.abs(w2))
+
+
+__all__ = ["constrained_forward_dynamics_derivatives", "constrained_modal_analysis", "natural_frequencies"]

@@ -29,7 +29,9 @@ import numpy as np
 from ..kernels.kinds import FREE, FREE_QUAT, SPHERICAL, SPHERICAL_QUAT
 from ..kernels import layout as L
 from . import batch
-from .constrained_derivatives import constrained_forward_dynamics_derivatives, constrained_modal_analysis
+from .constrained_derivatives import (
+    constrained_forward_dynamics_derivatives, constrained_modal_analysis, natural_frequencies,
+)
 from .checks import as_float_vector, data_object, raise_status, zero_division_error
 from .dynamics import inverse_dynamics
 from .entry import KERNELS
@@ -230,7 +232,8 @@ def modal_analysis(m, q, *, stiffness=None, rtol=1e-9):
     (modes.T @ M @ modes = I). An unstable direction (w^2 < 0, e.g. an inverted pendulum) has a
     negative omega, -sqrt(-w^2): its exponential rate; rigid-body modes (a free-floating
     system without gravity, a pin with nothing to restore it) have omega = 0 (|w^2| below
-    ``rtol`` times the largest). When q is not an equilibrium (the forces that hold it,
+    ``rtol`` times the largest; a RuntimeWarning names those so set that stand well above
+    round-off, as a real mode does under very stiff springs: then pass a smaller rtol). When q is not an equilibrium (the forces that hold it,
     ``gravity_forces``, are not zero to ``rtol`` of the gravity load), a RuntimeWarning gives
     them and K is taken symmetric, (K + K^T) / 2.
 
@@ -261,8 +264,7 @@ def modal_analysis(m, q, *, stiffness=None, rtol=1e-9):
                       "the modes are of the symmetric part of the stiffness", RuntimeWarning, stacklevel=2)
     from scipy.linalg import eigh  # (lazy, as constraint_embedding's qr)
     w2, modes = eigh(0.5 * (K + K.T), M)
-    w2[np.abs(w2) <= rtol * max(np.abs(w2).max(initial=0.0), 1e-300)] = 0.0
-    return np.sign(w2) * np.sqrt(np.abs(w2)), modes
+    return natural_frequencies(w2, rtol), modes
 
 
 __all__ = ["inverse_dynamics_derivatives", "forward_dynamics_derivatives", "linearize", "modal_analysis"]
