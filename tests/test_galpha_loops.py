@@ -20,6 +20,7 @@ from four_bar import closed_start, four_bar  # noqa: E402  (the example's model)
 from slider_crank import slider_crank  # noqa: E402
 
 sys.path.pop(0)
+from test_radau_loops import _rollout_equals_own_runs  # noqa: E402
 
 GALPHA = "generalized_alpha"
 
@@ -113,3 +114,9 @@ def test_bit_stable_across_runs(linkage):
     m, q, u = linkage
     a, b = (mb.simulate(m, q, u, 1.0, dt=0.01, integrator=GALPHA) for _ in range(2))
     assert np.array_equal(a.q, b.q) and np.array_equal(a.u, b.u)
+
+
+def test_rollout_of_the_four_bar_equals_its_own_runs(linkage):
+    """rollout under generalized_alpha serves loops (here, beside the other tests that compile
+    the method's loop variants)."""
+    _rollout_equals_own_runs(linkage, GALPHA)
