@@ -24,6 +24,7 @@ import numpy as np
 from ..kernels import batch as K
 from ..kernels import flex_batch as FK
 from ..kernels import pin_batch as PK
+from ..kernels.flex_derivatives_entry import derivatives_work_size
 from .checks import frame_row, raise_status
 from .constraints import constraint_work
 from .entry import stacked
@@ -157,7 +158,8 @@ def _minv_work(c, b):
 
 def inverse_dynamics_derivatives(m, Q, U, UDOT):
     """Stacked inverse dynamics derivatives: (dtau_dq, dtau_du, M), each (B, nu, nu), for
-    Q (B, nq), U (B, nu), UDOT (B, nu) (rigid trees: ``derivatives`` refuses the others)."""
+    Q (B, nq), U (B, nu), UDOT (B, nu) (trees, rigid or with modal bodies: ``derivatives``
+    refuses the others)."""
     return _derivatives(m, K.inverse_dynamics_derivatives_batch, "udot", Q, U, UDOT, None)
 
 
@@ -169,6 +171,8 @@ def forward_dynamics_derivatives(m, Q, U, TAU):
 
 def _derivatives(m, kernel, x_name, Q, U, X, work):
     c = m.compiled
+    if c.flex is not None:  # (the flex samples take the tangent scratch: not PEERS)
+        kernel, work = _FLEX_DERIVATIVES[kernel]
     B = np.shape(Q)[0]
     Q, U, X = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u"), stacked(X, (B, c.nu), x_name)
     outs = tuple(np.empty((B, c.nu, c.nu)) for _ in range(3))
@@ -179,6 +183,21 @@ def _derivatives(m, kernel, x_name, Q, U, X, work):
 def _derivative_work(c, b):
     """(M^-1's work arrays, per worker (3, nu, nu) scratch for dtau_dq, dtau_du and M)."""
     return _minv_work(c, b)[0], np.zeros((b.workers, 3, c.nu, c.nu))
+
+
+def _flex_id_work(c, b):
+    """(no f_ext frames, no wrenches, per worker the flex derivatives' tangent scratch)."""
+    size = derivatives_work_size(c.thread_data().buf)
+    return np.zeros(0, dtype=np.int64), np.zeros((0, 6)), np.empty((b.workers, size))
+
+
+def _flex_fd_work(c, b):
+    """(M^-1's work arrays, ``_flex_id_work``'s, per worker a (nu,) udot)."""
+    return (_minv_work(c, b)[0], *_flex_id_work(c, b), np.empty((b.workers, c.nu)))
+
+
+_FLEX_DERIVATIVES = {K.inverse_dynamics_derivatives_batch: (FK.flex_inverse_dynamics_derivatives_batch, _flex_id_work),
+                     K.forward_dynamics_derivatives_batch: (FK.flex_forward_dynamics_derivatives_batch, _flex_fd_work)}
 
 
 def body_pose(m, Q, body):

@@ -19,8 +19,8 @@ the multipliers are not among its inputs), so the tree's derivatives. ``lineariz
 constrained ones; ``modal_analysis`` takes a loop model's modes in the constraints' tangent
 space. Models with modal (flexible) bodies: the modal coordinates eta are vector
 coordinates of the tangent space; their derivatives are analytic too
-(``flex_derivatives.py``; f_ext at deforming nodes, stacked states and enabled constraints
-on them are refused by name, NotImplementedError).
+(``flex_derivatives.py``; f_ext at deforming nodes served; stacked states through the
+batched flex kernels; enabled constraints on them are refused by name, NotImplementedError).
 """
 import warnings
 
@@ -106,7 +106,7 @@ def _checked(m, op, q, u, x, f_ext, data):
     served refused, stacked states, f_ext, data=, coercion and the errors naming the argument."""
     name, names, public, batched, with_work = op
     c = m.compiled
-    if c.flex is not None:
+    if c.flex is not None and not (c.nc == 0 and getattr(q, "ndim", 1) == 2):
         return flex_derivatives(m, name, names, q, u, x, f_ext, data)
     if c.nc and with_work:
         return constrained_forward_dynamics_derivatives(m, q, u, x, f_ext, data, public)

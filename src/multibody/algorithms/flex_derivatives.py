@@ -5,8 +5,9 @@ models here), one call into ``kernels/flex_derivatives_entry.py``'s analytic der
 coordinates along ``integrate``, modal coordinates eta plain vector coordinates.
 
 f_ext: wrenches at bodies and nodes, fixed in their frames (at a deforming node the frame
-moves with the modes: ``flex_node_wrenches``). Not served yet, refused by name: stacked
-states, enabled constraints.
+moves with the modes: ``flex_node_wrenches``). Stacked states go to the batched flex kernels
+(``batch``, as the rigid ones, without f_ext or data=). Not served yet, refused by name:
+enabled constraints.
 """
 import numpy as np
 
@@ -18,14 +19,11 @@ from .external_forces import external_wrenches, generalized_external_forces
 from .flex_node_wrenches import node_wrenches
 
 
-def _refuse_unserved(c, name, q):
+def _refuse_unserved(c, name):
     """NotImplementedError, by name, for what the flex derivatives do not serve."""
     if c.nc:
         raise NotImplementedError(f"{name}: enabled constraints on models with modal (flexible) bodies are not "
                                   "supported yet")
-    if getattr(q, "ndim", 1) == 2:
-        raise NotImplementedError(f"{name}: stacked states are not supported yet for models with modal bodies; "
-                                  "call it per state")
 
 
 def _wrenches(c, d, q, f_ext):
@@ -44,7 +42,7 @@ def flex_derivatives(m, name, names, q, u, x, f_ext, data):
     "forward_dynamics_derivatives") for a model with modal bodies, checked; f_ext's wrenches
     (at bodies and nodes) fixed in their frames, as ``inverse_dynamics`` takes them."""
     c = m.compiled
-    _refuse_unserved(c, name, q)
+    _refuse_unserved(c, name)
     d = data_object(c, data)
     nu = c.nu
     outs = (np.empty((nu, nu)), np.empty((nu, nu)), np.empty((nu, nu)))

@@ -11,6 +11,7 @@ from numba import njit
 
 from . import batch as K
 from .batch import SAMPLE, batch_kernel
+from .flex_derivatives_entry import forward_dynamics_derivatives_flex, inverse_dynamics_derivatives_flex
 from .flex_entry import (
     constrained_forward_dynamics_flex, forward_dynamics_flex, frame_jacobian_flex, frame_pose_flex,
     inverse_dynamics_flex, inverse_mass_matrix_flex, kinetic_energy_flex, mass_and_com_flex, mass_matrix_flex,
@@ -79,6 +80,24 @@ def _strain_energy(dbuf, t, b, Q, OUT, status):
     return strain_energy_flex(dbuf, Q[b], OUT[b:b + 1])
 
 
+@njit(**SAMPLE)
+def _inverse_dynamics_derivatives(dbuf, t, b, frames, wrenches, scratch, Q, U, UDOT, DQ, DU, M, status):
+    """DQ[b], DU[b], M[b] = the inverse dynamics derivatives at (Q[b], U[b], UDOT[b]), f_ext
+    (frames, wrenches) as the single call's; scratch[t] is worker t's tangent scratch
+    (``flex_derivatives_entry.derivatives_work_size``)."""
+    return inverse_dynamics_derivatives_flex(dbuf, Q[b], U[b], UDOT[b], frames, wrenches, scratch[t], DQ[b], DU[b],
+                                             M[b])
+
+
+@njit(**SAMPLE)
+def _forward_dynamics_derivatives(dbuf, t, b, works, frames, wrenches, scratch, udots, Q, U, TAU, DQ, DU, MINV,
+                                  status):
+    """DQ[b], DU[b], MINV[b] = the forward dynamics derivatives at (Q[b], U[b], TAU[b]);
+    works[t] (M^-1's work), scratch[t] and udots[t] (nu,) are worker t's."""
+    return forward_dynamics_derivatives_flex(dbuf, Q[b], U[b], TAU[b], frames, wrenches, scratch[t], works[t],
+                                             udots[t], DQ[b], DU[b], MINV[b])
+
+
 flex_forward_dynamics_batch = batch_kernel("flex_forward_dynamics_batch", _forward_dynamics)
 flex_constrained_forward_dynamics_batch = batch_kernel("flex_constrained_forward_dynamics_batch",
                                                       _constrained_forward_dynamics)
@@ -90,6 +109,11 @@ flex_frame_jacobian_batch = batch_kernel("flex_frame_jacobian_batch", _frame_jac
 flex_kinetic_energy_batch = batch_kernel("flex_kinetic_energy_batch", _kinetic_energy)
 flex_mass_and_com_batch = batch_kernel("flex_mass_and_com_batch", _mass_and_com)
 flex_strain_energy_batch = batch_kernel("flex_strain_energy_batch", _strain_energy)
+#: (not in PEERS: they take the flex derivatives' scratch, which the rigid kernels do not)
+flex_inverse_dynamics_derivatives_batch = batch_kernel("flex_inverse_dynamics_derivatives_batch",
+                                                      _inverse_dynamics_derivatives)
+flex_forward_dynamics_derivatives_batch = batch_kernel("flex_forward_dynamics_derivatives_batch",
+                                                      _forward_dynamics_derivatives)
 
 #: the batched flex kernels, by the rigid batch kernel they stand in for (the strain energy
 #: has none: rigid models store no elastic energy)
