@@ -1,0 +1,149 @@
+"""Contact on modal (flexible) bodies (issue 21; kernels/flex_contact.py, the contact loop's
+flex variant): shapes pinned to nodes follow the deformed node frames (against the model's
+own frame poses), their contact rows are the material points' velocities (against central
+differences of the frame poses along ``integrate``), and a free-free beam resting with
+spheres at its end nodes on a plane settles to Euler-Bernoulli's simply supported sag."""
+import numpy as np
+import pytest
+
+import multibody as mb
+from multibody.flex import beam_modes
+from multibody.kernels.collision.layout import CF_COLS, CF_N, CF_P, CF_T1, CF_T2, CI_A, CI_B, CI_COLS
+from multibody.kernels.flex_contact import flex_contact_jacobian
+
+L, EI, RHOA, G = 1.0, 50.0, 1.0, 9.81
+RADIUS = 0.01
+N_MODES = 10
+
+
+def beam_on_supports(n_modes=N_MODES, friction=0.0):
+    """A free-free beam_modes beam (x from 0 to L, bending along z, modal damping 0.7) free
+    in its bending plane (a massless carriage on a translational hinge, the beam on a pin
+    about y: a free base would have no inertia about the beam's axis, which beam_modes' thin
+    beam lacks), with a sphere pinned to each end node and a floor. Nodes left, mid, right;
+    q = (x, y, z, pitch, eta)."""
+    data = beam_modes(L, EI, RHOA, n_elements=20, n_modes=n_modes, boundary="free-free", nodes=[0.0, L / 2, L],
+                      damping_ratio=0.7)
+    m = mb.Multibody()
+    beam = m.add_modal_body("beam", modal_data=data, nodes={"left": 0, "mid": 1, "right": 2})
+    cart = m.add_body("carriage", mass=0.0, inertia=np.zeros((3, 3)))
+    m.add_hinge(None, cart, "translational")
+    m.add_hinge(cart, beam, "pin", axis=(0, 1, 0))
+    for node in ("left", "right"):
+        m.add_collision(beam, mb.Sphere(RADIUS), node=node, friction=friction)
+    m.add_collision(m.world, mb.Plane(), name="floor", friction=friction)
+    return m, data
+
+
+def modal_static_sag(data):
+    """The midspan sag below the chord of the ends of the modal model at rest on its end
+    nodes: eta = K^-1 (S^T g + Pi_t^T of the two reactions w L / 2), through the same
+    mode shapes (its own truncation, which Euler-Bernoulli's closed form does not have)."""
+    Pi = data.mode_shapes[:, 3:6]  # (nodes, 3, n_modes): the nodes' translations
+    w = RHOA * G
+    f = data.S.T @ np.array([0.0, 0.0, -G]) + (Pi[0].T + Pi[2].T) @ np.array([0.0, 0.0, w * L / 2])
+    z = Pi[:, 2] @ (f / data.stiffness)
+    return 0.5 * (z[0] + z[2]) - z[1]
+
+
+def test_shapes_on_nodes_follow_the_deformed_nodes():
+    m, _ = beam_on_supports(n_modes=4)
+    rng = np.random.default_rng(3)
+    q = np.r_[0.1, -0.2, -0.1, 0.01, 0.005 * rng.normal(size=4)]  # both ends in the floor, bent
+    found = m.contacts(q)
+    assert len(found) == 2
+    for (a, b), p, d in zip(found.shape_index, found.points, found.distances):
+        s = m.collision_shapes[a]
+        assert m.collision_shapes[b].name == "floor" and s.node is not None
+        centre = (m.frame_pose(q, s.node.name) @ s.pose)[:3, 3]
+        assert d == pytest.approx(centre[2] - RADIUS, abs=1e-12)
+        assert np.allclose(p, centre - [0.0, 0.0, RADIUS + d / 2], atol=1e-12)
+
+
+def test_contact_rows_are_the_material_points_velocities():
+    """J u against central differences of the shapes' material points along integrate."""
+    m, _ = beam_on_supports(n_modes=4)
+    c = m.compiled
+    rng = np.random.default_rng(5)
+    q = np.r_[0.2, 0.1, -0.3, 0.4, 0.03 * rng.normal(size=4)]
+    u = rng.normal(size=m.nu)
+    ci = np.zeros((4, CI_COLS), dtype=np.int64)
+    cf = np.zeros((4, CF_COLS))
+    for k in range(4):  # made-up contacts at points near each sphere (a, b: the floor, on the world, adds no rows)
+        ci[k, CI_A], ci[k, CI_B] = (k % 2, 2) if k < 2 else (2, k % 2)
+        n = rng.normal(size=3)
+        n /= np.linalg.norm(n)
+        t1 = np.cross(n, [0.3, 0.4, 0.5])
+        t1 /= np.linalg.norm(t1)
+        cf[k, CF_N:CF_N + 3], cf[k, CF_T1:CF_T1 + 3], cf[k, CF_T2:CF_T2 + 3] = n, t1, np.cross(n, t1)
+        s = m.collision_shapes[k % 2]
+        cf[k, CF_P:CF_P + 3] = (m.frame_pose(q, s.node.name) @ s.pose)[:3, 3] + 0.01 * rng.normal(size=3)
+    J = np.zeros((12, m.nu))
+    shape = [int(ci[k, CI_A]) if k < 2 else int(ci[k, CI_B]) for k in range(4)]
+    flex_contact_jacobian(c.create_data().buf, q, c.contact.frames, ci, cf, 4, J, np.zeros((6, m.nu)),
+                          np.zeros((4, 4)))
+    eps = 1e-6
+    for k in range(4):
+        node = m.collision_shapes[shape[k]].node.name
+        sign = -1.0 if k < 2 else 1.0  # rows: b's point minus a's
+        T0 = m.frame_pose(q, node)
+        x = np.linalg.solve(T0, np.r_[cf[k, CF_P:CF_P + 3], 1.0])  # the material point in the node frame
+        v = ((m.frame_pose(m.integrate(q, u, eps), node) @ x)[:3]
+             - (m.frame_pose(m.integrate(q, u, -eps), node) @ x)[:3]) / (2 * eps)
+        for r, col in enumerate((CF_N, CF_T1, CF_T2)):
+            assert J[3 * k + r] @ u == pytest.approx(sign * cf[k, col:col + 3] @ v, abs=1e-8 * np.linalg.norm(v))
+    assert np.abs(J[:, 4:]).max() > 1e-2  # the modal columns take part
+
+
+def test_beam_on_two_supports_sags_as_euler_bernoulli():
+    """Resting on spheres at its end nodes (frictionless: rollers, as the simply supported
+    beam's theory), the beam settles to its modal model's static sag to 1e-6 (measured
+    7e-10), and that is Euler-Bernoulli's 5 w L^4 / (384 E I) within the truncation of 10
+    free-free modes: the modal series of the point reactions at the free ends converges as
+    the modes' stiffness (k^-4), -3.5e-4 with 10 modes (-1.3e-3 with 6), so the bound is
+    5e-4. The floor carries the weight to 1e-6. dt = 1e-4 s: the explicit free motion needs
+    omega h of order 1 for the stiffest mode kept (7729 rad/s), damped (architecture.md)."""
+    m, data = beam_on_supports()
+    q0 = np.zeros(m.nq)
+    q0[2] = RADIUS  # the spheres touch the floor
+    res = mb.simulate(m, q0, np.zeros(m.nu), 1.0, dt=1e-4, save_every=1000, contact_output=True)
+    assert res.status == "finished"
+    q = res.q[-1]
+    z = [m.frame_pose(q, node)[2, 3] for node in ("left", "mid", "right")]
+    sag = 0.5 * (z[0] + z[2]) - z[1]
+    theory = 5 * RHOA * G * L ** 4 / (384 * EI)
+    truncation = modal_static_sag(data) / theory - 1
+    assert abs(truncation) < 5e-4
+    assert sag / modal_static_sag(data) - 1 == pytest.approx(0.0, abs=1e-6)
+    assert abs(sag / theory - 1) < 5e-4
+    weight = RHOA * L * G
+    # the force on b (the floor, shapes a < b) is the weight
+    assert res.contacts.total_force()[-1] == pytest.approx([0.0, 0.0, -weight], abs=1e-6 * weight)
+    assert np.abs(res.u[-1, 2:]).max() < 1e-6  # at rest (but for a drift along the frictionless floor)
+
+
+def test_rollout_with_contact_is_each_samples_simulate():
+    m, _ = beam_on_supports(n_modes=4)
+    Q0 = np.zeros((2, m.nq))
+    Q0[:, 2] = RADIUS + np.array([0.0, 0.002])  # resting, and dropped from 2 mm
+    U0 = np.zeros((2, m.nu))
+    U0[1, 3] = 0.1  # pitching
+    out = mb.rollout(m, Q0, U0, 0.05, dt=1e-4, save_every=50, progress=False)
+    for b in range(2):
+        res = mb.simulate(m, Q0[b], U0[b], 0.05, dt=1e-4, save_every=50)
+        assert np.array_equal(out.q[b], res.q) and np.array_equal(out.u[b], res.u)
+    assert np.ptp(out.q[1, :, 4]) > 1e-5  # the drop bends the beam
+
+
+def test_add_collision_node_is_checked_and_loops_are_refused():
+    m, _ = beam_on_supports(n_modes=2)
+    other = m.add_body("other", mass=1.0, inertia=np.eye(3))
+    m.add_hinge("beam", other, "pin", axis=(0, 1, 0))
+    m.add_collision(other, mb.Sphere(0.1))
+    with pytest.raises(ValueError, match="node 'left' is on body 'beam', not on body 'other'"):
+        m.add_collision(other, mb.Sphere(0.1), node="left")
+    with pytest.raises(ValueError, match="node='nowhere'"):
+        m.add_collision("beam", mb.Sphere(0.1), node="nowhere")
+    m.add_coordinate_constraint("gear", "beam_hinge", "other_hinge")
+    with pytest.raises(NotImplementedError, match="modal .* and enabled constraints"):
+        mb.simulate(m, np.zeros(m.nq), np.zeros(m.nu), 0.01, dt=1e-3)
