@@ -135,6 +135,15 @@ def test_rollout_with_contact_is_each_samples_simulate():
     assert np.ptp(out.q[1, :, 4]) > 1e-5  # the drop bends the beam
 
 
+def test_model_file_keeps_the_node(tmp_path):
+    m, _ = beam_on_supports(n_modes=2)
+    m.save(tmp_path / "beam.yaml")
+    back = mb.load_model(tmp_path / "beam.yaml")
+    assert [s.node.name for s in back.collision_shapes[:2]] == ["left", "right"]
+    assert np.array_equal(back.compiled.contact.sf_frame, m.compiled.contact.sf_frame)
+    assert np.array_equal(back.compiled.contact.frames, m.compiled.contact.frames)
+
+
 def test_add_collision_node_is_checked_and_loops_are_refused():
     m, _ = beam_on_supports(n_modes=2)
     other = m.add_body("other", mass=1.0, inertia=np.eye(3))
