@@ -3,47 +3,33 @@ flex variant): shapes pinned to nodes follow the deformed node frames (against t
 own frame poses), their contact rows are the material points' velocities (against central
 differences of the frame poses along ``integrate``), and a free-free beam resting with
 spheres at its end nodes on a plane settles to Euler-Bernoulli's simply supported sag."""
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import multibody as mb
-from multibody.flex import beam_modes
 from multibody.kernels.collision.layout import CF_COLS, CF_N, CF_P, CF_T1, CF_T2, CI_A, CI_B, CI_COLS
 from multibody.kernels.flex_contact import flex_contact_jacobian
 
-L, EI, RHOA, G = 1.0, 50.0, 1.0, 9.81
-RADIUS = 0.01
+sys.path.insert(0, str(Path(__file__).parents[1] / "examples"))
+import beam_on_supports as bs  # noqa: E402  (the example's beam and its modal static sag: one definition)
+
+L, EI, RHOA, G, RADIUS = bs.L, bs.EI, bs.RHOA, bs.G, bs.RADIUS
 N_MODES = 10
 
 
-def beam_on_supports(n_modes=N_MODES, friction=0.0):
-    """A free-free beam_modes beam (x from 0 to L, bending along z, modal damping 0.7) free
-    in its bending plane (a massless carriage on a translational hinge, the beam on a pin
-    about y: a free base would have no inertia about the beam's axis, which beam_modes' thin
-    beam lacks), with a sphere pinned to each end node and a floor. Nodes left, mid, right;
-    q = (x, y, z, pitch, eta)."""
-    data = beam_modes(L, EI, RHOA, n_elements=20, n_modes=n_modes, boundary="free-free", nodes=[0.0, L / 2, L],
-                      damping_ratio=0.7)
-    m = mb.Multibody()
-    beam = m.add_modal_body("beam", modal_data=data, nodes={"left": 0, "mid": 1, "right": 2})
-    cart = m.add_body("carriage", mass=0.0, inertia=np.zeros((3, 3)))
-    m.add_hinge(None, cart, "translational")
-    m.add_hinge(cart, beam, "pin", axis=(0, 1, 0))
-    for node in ("left", "right"):
-        m.add_collision(beam, mb.Sphere(RADIUS), node=node, friction=friction)
-    m.add_collision(m.world, mb.Plane(), name="floor", friction=friction)
-    return m, data
+def beam_on_supports(n_modes=N_MODES):
+    """The example's model: a free-free beam_modes beam (x from 0 to L, bending along z,
+    modal damping 0.7) free in its bending plane (a massless carriage on a translational
+    hinge, the beam on a pin about y: a free base would have no inertia about the beam's
+    axis, which beam_modes' thin beam lacks), a sphere pinned to each end node, a
+    frictionless floor. Nodes left, mid, right; q = (x, y, z, pitch, eta)."""
+    return bs.model(n_modes)
 
 
-def modal_static_sag(data):
-    """The midspan sag below the chord of the ends of the modal model at rest on its end
-    nodes: eta = K^-1 (S^T g + Pi_t^T of the two reactions w L / 2), through the same
-    mode shapes (its own truncation, which Euler-Bernoulli's closed form does not have)."""
-    Pi = data.mode_shapes[:, 3:6]  # (nodes, 3, n_modes): the nodes' translations
-    w = RHOA * G
-    f = data.S.T @ np.array([0.0, 0.0, -G]) + (Pi[0].T + Pi[2].T) @ np.array([0.0, 0.0, w * L / 2])
-    z = Pi[:, 2] @ (f / data.stiffness)
-    return 0.5 * (z[0] + z[2]) - z[1]
+modal_static_sag = bs.modal_static_sag
 
 
 def test_shapes_on_nodes_follow_the_deformed_nodes():
@@ -120,6 +106,40 @@ def test_beam_on_two_supports_sags_as_euler_bernoulli():
     # the force on b (the floor, shapes a < b) is the weight
     assert res.contacts.total_force()[-1] == pytest.approx([0.0, 0.0, -weight], abs=1e-6 * weight)
     assert np.abs(res.u[-1, 2:]).max() < 1e-6  # at rest (but for a drift along the frictionless floor)
+
+
+def test_friction_moments_reach_the_modes_through_the_node_rotations():
+    """With friction (mu = 1) the end spheres' contact points, r below the end nodes, are
+    held while the ends rotate: the floor pushes them inwards (equal and opposite, 2.98 N)
+    and these forces' moments about the nodes (r F_t, through the nodes' rotation shapes
+    Pi_r) take 2.9 % off the sag (the closed form r F_t L^2 / (8 E I) of two end moments
+    says 2.91 %). The settled sag is the modal model's static sag under the gravity and the
+    recorded contact forces at the recorded points, each end's wrench through its node's
+    Pi_t and Pi_r (body axes), to 1e-5 (measured 1.2e-6: the linear reference leaves out
+    the rotation's Jr(theta), theta = 8e-3 at the ends)."""
+    m, data = beam_on_supports()
+    for s in m.collision_shapes:
+        s.friction = 1.0
+    q0 = np.zeros(m.nq)
+    q0[2] = RADIUS
+    res = mb.simulate(m, q0, np.zeros(m.nu), 1.0, dt=1e-4, save_every=1000, contact_output=True)
+    q = res.q[-1]
+    found = res.contacts.at(len(res.contacts) - 1)
+    assert found["forces"][0, 0] == pytest.approx(-found["forces"][1, 0]) and abs(found["forces"][0, 0]) > 1.0
+    R = m.body_pose(q, "beam")[:3, :3]
+    Pi = data.mode_shapes  # (node, 6, modes): rotation rows, then translation rows
+    f = data.S.T @ np.array([0.0, 0.0, -G])
+    for (a, _), point, force in zip(found["shapes"], found["points"], found["forces"]):
+        node = m.collision_shapes[a].node.name
+        row = 0 if node == "left" else 2
+        F = R.T @ -force  # on the sphere, body axes
+        lever = R.T @ (point - m.frame_pose(q, node)[:3, 3])
+        f += Pi[row, 3:6].T @ F + Pi[row, 0:3].T @ np.cross(lever, F)
+    z = Pi[:, 5] @ (f / data.stiffness)
+    z_sim = [m.frame_pose(q, node)[2, 3] for node in ("left", "mid", "right")]
+    sag = 0.5 * (z_sim[0] + z_sim[2]) - z_sim[1]
+    assert sag / (0.5 * (z[0] + z[2]) - z[1]) - 1 == pytest.approx(0.0, abs=1e-5)
+    assert sag / modal_static_sag(data) - 1 == pytest.approx(-0.029, abs=1e-3)
 
 
 def test_rollout_with_contact_is_each_samples_simulate():
