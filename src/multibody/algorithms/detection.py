@@ -9,6 +9,7 @@ import numpy as np
 from ..kernels.collision import layout as CL
 from ..kernels.collision.entry import contacts_at
 from ..kernels.collision.work import contact_work
+from ..kernels.flex_contact import PLACEMENT_COLS, flex_contacts_at
 from .checks import data_object, raise_status, run_kernel
 from .entry import check_vector
 
@@ -56,7 +57,9 @@ _EMPTY_F = np.zeros((0, CL.CF_COLS))
 def contacts(m, q, data=None):
     """The contacts of the collision shapes of Multibody ``m`` at configuration q (nq,), as
     ``Contacts`` (none when the model has no shapes): the kinematics pass and the compiled
-    detection (shapes within the sum of their margins count; ``kernels/collision``)."""
+    detection (shapes within the sum of their margins count; ``kernels/collision``). With
+    modal bodies the shapes are placed through their frames, deformed at q (a shape pinned
+    to a node follows it: ``kernels/flex_contact``)."""
     c = m.compiled
     cm = c.contact
     dbuf = data_object(c, data).buf
@@ -67,7 +70,11 @@ def contacts(m, q, data=None):
     while True:
         work, ci, cf = contact_work(cm, rows)
         out = np.zeros(1, dtype=np.int64)
-        st = run_kernel(c, q, contacts_at, dbuf, q, cm.si, cm.sf, cm.verts, cm.allow, work, ci, cf, out)
+        if c.flex is None:
+            st = run_kernel(c, q, contacts_at, dbuf, q, cm.si, cm.sf, cm.verts, cm.allow, work, ci, cf, out)
+        else:
+            st = run_kernel(c, q, flex_contacts_at, dbuf, q, cm.si_frame, cm.sf_frame, cm.verts, cm.allow,
+                            cm.frames, np.zeros((cm.n_shapes, PLACEMENT_COLS)), np.zeros((4, 4)), work, ci, cf, out)
         if st:
             raise_status(c, st, ("q",), (q,))
         nc = int(out[0])

@@ -39,9 +39,10 @@ def add_collision_geoms(spec, m):
         body = spec.worldbody if s.body is m.world else spec.body(s.body.name)
         if body is None:
             raise ValueError(f"collisions: shape {s.name!r}: the MuJoCo model has no body {s.body.name!r}")
-        q = matrix_to_quat(s.pose[:3, :3])  # (x, y, z, w)
+        pose = s.pose if s.node is None else s.node.T_body_node @ s.pose  # (a node: rigid in MuJoCo)
+        q = matrix_to_quat(pose[:3, :3])  # (x, y, z, w)
         g = body.add_geom(name=f"collision{k}", type=types[s.shape.type_name], size=_size(s.shape),
-                          pos=s.pose[:3, 3].tolist(), quat=[q[3], q[0], q[1], q[2]], contype=s.contype,
+                          pos=pose[:3, 3].tolist(), quat=[q[3], q[0], q[1], q[2]], contype=s.contype,
                           conaffinity=s.conaffinity, margin=s.margin)
         g.friction = [s.friction, 0.0, 0.0]
         if s.shape.type_name == "mesh":

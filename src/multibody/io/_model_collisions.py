@@ -1,6 +1,7 @@
 """Collision shapes and pair exclusions in the model file (``model_file.py``; version 2).
 
-``collision_shapes``: one entry per shape, in order: ``name``, ``body``, ``shape`` (its
+``collision_shapes``: one entry per shape, in order: ``name``, ``body``, ``node`` (the node
+it is pinned to, omitted for none; ``pose`` is then in the node frame), ``shape`` (its
 ``type`` and sizes as the constructor takes them: ``radius``, ``length``, ``size`` (full
 edges), ``radii``; a mesh's hull ``vertices`` inline and its ``source``), ``pose`` (4x4,
 omitted for the identity), and ``friction``, ``restitution``, ``margin``, ``contype``,
@@ -12,7 +13,7 @@ import numpy as np
 from ..model.shapes import Box, Capsule, ConvexMesh, Cylinder, Ellipsoid, Plane, Sphere
 from ._model_fields import MAT4, VEC3, as_float, as_list, as_mapping, as_str, built, get_field
 
-_ENTRY = ("name", "body", "shape", "pose", "friction", "restitution", "margin", "contype", "conaffinity")
+_ENTRY = ("name", "body", "node", "shape", "pose", "friction", "restitution", "margin", "contype", "conaffinity")
 _SHAPE = ("type", "radius", "length", "size", "radii", "vertices", "source")
 
 
@@ -36,7 +37,10 @@ def collision_dicts(m):
     """The ``collision_shapes`` entries of Multibody ``m``."""
     out = []
     for s in m.collision_shapes:
-        d = {"name": s.name, "body": s.body.name, "shape": _shape_dict(s.shape)}
+        d = {"name": s.name, "body": s.body.name}
+        if s.node is not None:
+            d["node"] = s.node.name
+        d["shape"] = _shape_dict(s.shape)
         if not np.array_equal(s.pose, np.eye(4)):
             d["pose"] = s.pose.tolist()
         d.update(friction=s.friction, restitution=s.restitution, margin=s.margin, contype=s.contype,
@@ -95,6 +99,8 @@ def add_collisions(m, shapes, excludes):
         shape = _read_shape(get_field(e, "shape", where, lambda v, _: v), f"{where}.shape")
         kw = {k: get_field(e, k, where, as_float) for k in ("friction", "restitution", "margin") if k in e}
         kw.update({k: get_field(e, k, where, _as_int) for k in ("contype", "conaffinity") if k in e})
+        if "node" in e:
+            kw["node"] = get_field(e, "node", where, as_str)
         built(where, m.add_collision, get_field(e, "body", where, as_str), shape,
               get_field(e, "pose", where, MAT4, None), name=get_field(e, "name", where, as_str), **kw)
     for i, pair in enumerate(excludes):

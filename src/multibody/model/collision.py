@@ -52,7 +52,10 @@ _CHECKS = {
 
 
 class CollisionShape:
-    """A shape fixed on ``body`` at ``pose`` (4x4, the shape frame in the body frame).
+    """A shape fixed on ``body`` at ``pose`` (4x4, the shape frame in the body frame), or,
+    with ``node`` (a ``Node`` of ``body``), pinned to that node at ``pose`` in the node frame:
+    on a modal body it then moves with the node's deformed frame (translation and small
+    rotation from the node's mode shapes), and its contact forces reach the modal coordinates.
 
     ``friction`` (>= 0, Coulomb's mu; a pair takes the larger of its two), ``restitution``
     (in [0, 1]; a pair takes the larger), ``margin`` [m] (>= 0; contacts are reported up to
@@ -63,9 +66,10 @@ class CollisionShape:
     """
 
     def __init__(self, body, shape, pose=None, name="collision", friction=1.0, restitution=0.0,
-                 margin=0.0, contype=1, conaffinity=1):
+                 margin=0.0, contype=1, conaffinity=1, node=None):
         self.name = name
         self.body = body
+        self.node = node
         self.shape = shape
         self.pose = pose
         self.friction = friction
@@ -76,7 +80,7 @@ class CollisionShape:
 
     def __setattr__(self, key, value):
         """Parameters are checked when set, and a change marks the model for recompiling."""
-        if key in ("body", "name") and key in self.__dict__:
+        if key in ("body", "name", "node") and key in self.__dict__:
             raise AttributeError(f"collision shape {self.name!r}: its {key} is fixed (remove_collision, "
                                  f"then add_collision)")
         check = _CHECKS.get(key)
@@ -87,8 +91,14 @@ class CollisionShape:
         if mb is not None:
             mb.invalidate()
 
+    @property
+    def frame_name(self):
+        """The frame the shape is fixed in: its node's name, or its body's."""
+        return self.body.name if self.node is None else self.node.name
+
     def __repr__(self):
-        return f"CollisionShape({self.name!r}: {self.shape!r} on {self.body.name!r})"
+        where = self.body.name if self.node is None else f"{self.body.name!r} node {self.node.name!r}"
+        return f"CollisionShape({self.name!r}: {self.shape!r} on {where!s})"
 
 
 class CollisionMixin:
@@ -105,13 +115,20 @@ class CollisionMixin:
         return tuple(self.__dict__.get("_collision_excludes", ()))
 
     def add_collision(self, body, shape, pose=None, *, name=None, friction=1.0, restitution=0.0,
-                      margin=0.0, contype=1, conaffinity=1):
+                      margin=0.0, contype=1, conaffinity=1, node=None):
         """Attach collision ``shape`` to ``body`` (a body, its name, or ``m.world``/"world" for
         fixed scenery) at ``pose`` (4x4, the shape frame in the body frame; identity if None)
         and return the ``CollisionShape``. ``name`` defaults to "<body>/collision<k>"; see
-        ``CollisionShape`` for friction, restitution, margin [m], contype and conaffinity. On a
-        modal (flexible) body the shape moves with the body frame (not with its deformation)."""
+        ``CollisionShape`` for friction, restitution, margin [m], contype and conaffinity.
+
+        ``node`` (a ``Node`` of ``body`` or its name) pins the shape to that node instead,
+        ``pose`` then in the node frame: on a modal (flexible) body the shape moves with the
+        node's deformed frame and its contact forces excite the modes (a modal body takes as
+        many such shapes as it has nodes to pin them to). Without ``node``, a shape on a modal
+        body moves with the body frame (the undeformed body), not with its deformation."""
         body = self.as_body(body, "add_collision: body")
+        if node is not None:
+            node = self._collision_node(body, node)
         shapes = self.__dict__.setdefault("_collision_shapes", [])
         if name is None:
             k = sum(1 for s in shapes if s.body is body)
@@ -123,10 +140,22 @@ class CollisionMixin:
             raise ValueError(f"add_collision: name must be a non-empty string, got {name!r}")
         if any(s.name == name for s in shapes):
             raise ValueError(f"add_collision: a collision shape named {name!r} already exists")
-        cs = CollisionShape(body, shape, pose, name, friction, restitution, margin, contype, conaffinity)
+        cs = CollisionShape(body, shape, pose, name, friction, restitution, margin, contype, conaffinity, node)
         shapes.append(cs)
         self.invalidate()
         return cs
+
+    def _collision_node(self, body, node):
+        """The Node ``node`` (a Node or a node name) of ``body``, or a ValueError naming
+        add_collision's ``node``."""
+        found = self._nodes.get(node if isinstance(node, str) else getattr(node, "name", None))
+        if found is None or (not isinstance(node, str) and found is not node):
+            raise ValueError(f"add_collision: node={node!r} is not a node of this multibody "
+                             f"(nodes: {sorted(self._nodes)})")
+        if found.body is not body:
+            raise ValueError(f"add_collision: node {found.name!r} is on body {found.body.name!r}, not on "
+                             f"body {body.name!r}")
+        return found
 
     def collision_shape(self, name):
         """The CollisionShape called ``name`` (KeyError if none)."""

@@ -3,6 +3,11 @@
 The columns are those of ``kernels/collision/layout.py``. A shape goes on the link its
 body sits on (a body welded to its parent shares the parent's link, its pose composed
 with the body's fixed pose there), so detection needs only the link placements.
+
+Models with modal bodies place each shape through its frame instead (``frames``: the model
+frame row of its node, or of its body; ``si_frame``, ``sf_frame``: the shape as if on a
+link of its own, row k of a placement array that ``kernels/flex_contact`` fills with the
+frames' deformed world poses), so that a shape pinned to a node follows the deformation.
 """
 import numpy as np
 
@@ -24,11 +29,19 @@ class ContactModel:
     so a model compiled for its dynamics alone never runs Qhull.
     """
 
-    def __init__(self, si, sf, allow, shapes):
+    def __init__(self, si, sf, allow, shapes, frames=None, sf_frame=None):
         self._si = si
         self._sf = sf
         self._verts = None
         self.allow = allow
+        ns = si.shape[0]
+        #: (ns,) int64: the model frame row each shape is fixed in (its node's, or its body's;
+        #: -1 on the world); sf_frame: sf with the shape's pose in that frame; si_frame: si with
+        #: each non-world shape on "link" k (row k of the flex placement array)
+        self.frames = np.full(ns, -1, dtype=np.int64) if frames is None else frames
+        self._sf_frame = sf.copy() if sf_frame is None else sf_frame
+        self._si_frame = si.copy()
+        self._si_frame[:, CL.SI_LINK] = np.where(si[:, CL.SI_LINK] >= 0, np.arange(ns), -1)
         self.shapes = tuple(shapes)
         self.shape_names = tuple(s.name for s in shapes)
         self.body_names = tuple(s.body.name for s in shapes)
@@ -44,6 +57,16 @@ class ContactModel:
         return self._sf if self._verts is not None else self._with_meshes()._sf
 
     @property
+    def si_frame(self):
+        """si with each non-world shape on "link" k (row k of the flex placement array)."""
+        return self._si_frame if self._verts is not None else self._with_meshes()._si_frame
+
+    @property
+    def sf_frame(self):
+        """sf with each shape's pose in its frame (``frames``)."""
+        return self._sf_frame if self._verts is not None else self._with_meshes()._sf_frame
+
+    @property
     def verts(self):
         """(nv, 3) float64: the meshes' hull vertices, in their shape frames, one after another."""
         return self._verts if self._verts is not None else self._with_meshes()._verts
@@ -56,14 +79,16 @@ class ContactModel:
             if s.shape.type_code != CL.MESH:
                 continue
             v = s.shape.vertices
-            self._si[k, CL.SI_VADR] = nv
-            self._si[k, CL.SI_VNUM] = len(v)
+            for si in (self._si, self._si_frame):
+                si[k, CL.SI_VADR] = nv
+                si[k, CL.SI_VNUM] = len(v)
             verts.append(v)
             nv += len(v)
             # a hull's sphere about its box's middle: robot meshes sit off their origin
             centre = 0.5 * (v.min(axis=0) + v.max(axis=0))
-            self._sf[k, CL.SF_CENTRE:CL.SF_CENTRE + 3] = centre
-            self._sf[k, CL.SF_RBOUND] = np.linalg.norm(v - centre, axis=1).max()
+            for sf in (self._sf, self._sf_frame):
+                sf[k, CL.SF_CENTRE:CL.SF_CENTRE + 3] = centre
+                sf[k, CL.SF_RBOUND] = np.linalg.norm(v - centre, axis=1).max()
         self._verts = np.ascontiguousarray(np.vstack(verts)) if verts else np.zeros((0, 3))
         return self
 
@@ -100,8 +125,11 @@ def compile_contact(mb, c):
     ns = len(shapes)
     si = np.zeros((ns, CL.SI_COLS), dtype=np.int64)
     sf = np.zeros((ns, CL.SF_COLS))
+    frames = np.full(ns, -1, dtype=np.int64)
+    sf_frame = np.zeros((ns, CL.SF_COLS))
     for k, s in enumerate(shapes):
-        T = c.T_link_body[s.body.name] @ s.pose  # the shape frame in its link's frame
+        T_frame = s.pose if s.node is None else s.node.T_body_node @ s.pose  # (in the body frame)
+        T = c.T_link_body[s.body.name] @ T_frame  # the shape frame in its link's frame
         si[k, CL.SI_TYPE] = s.shape.type_code
         si[k, CL.SI_LINK] = c.body_link[s.body.name]
         si[k, CL.SI_BODY] = body_index[s.body.name]
@@ -115,9 +143,14 @@ def compile_contact(mb, c):
         sf[k, CL.SF_MU] = s.friction
         sf[k, CL.SF_REST] = s.restitution
         sf[k, CL.SF_MARGIN] = s.margin
+        sf_frame[k] = sf[k]
+        if si[k, CL.SI_LINK] >= 0:  # the pose in its frame (node or body): the flex placements'
+            frames[k] = c.frame_rows[s.frame_name]
+            sf_frame[k, CL.SF_R:CL.SF_R + 9] = s.pose[:3, :3].ravel()
+            sf_frame[k, CL.SF_P:CL.SF_P + 3] = s.pose[:3, 3]
     excluded = _excluded(shapes, mb.collision_excludes) | _fixed_base_pairs(shapes, mb, c)
     allow = allowed_pairs(si, body_parent_links(c), excluded)
-    return ContactModel(si, sf, allow, shapes)
+    return ContactModel(si, sf, allow, shapes, frames, sf_frame)
 
 
 def body_parent_links(c):

@@ -17,6 +17,11 @@ Fixed steps h; per step, from (q, u) at time t:
    that slides at constant deceleration moves by the trapezoid rule, exact for it), then
    quaternions re-normalised and charts re-centred as in the RK loop.
 
+Models with modal bodies take the ``flex`` variants: the free motion from the flex stage
+rates (``flex_stepping.flex_stage_rates``), M^-1 from the flex kernel, the shapes placed
+through their (deformed) frames and the rows J from the flex frame Jacobians, modal columns
+included (``kernels/flex_contact``); the rest of the step is the same.
+
 It shares the RK loop's counters, clock and options (``kernels.py``: ``_begin_step``,
 C_*, K_*, O_*, F_*), its Python control hand-over (once per step, at its start: the
 control sees the step's (t, q, u)) and its sample storage. A solve that ends above its
@@ -33,10 +38,12 @@ from ..kernels.collision.layout import CF_COLS, CF_MU, CI_COLS
 from ..kernels.common import constraint_table, data_start, frame_table, link_rows, ragged
 from ..kernels.contact_solver import natural_residual, solve_contacts
 from ..kernels.coordinates import integrate_q
+from ..kernels.flex_contact import PLACEMENT_COLS, flex_contact_jacobian, flex_shape_placements
+from ..kernels.flex_entry import inverse_mass_matrix_flex
 from ..kernels.constraint_work import WC_ROW, row_offset
 from ..kernels.inverse_mass_matrix import minv_core, work_shape
 from ..kernels.joint_transform import world_placements
-from ..kernels.status import CONTACT_ROWS, CONTACT_UNSOLVED, NONFINITE_STATE, RUNNING, SINGULAR
+from ..kernels.status import CONTACT_ROWS, CONTACT_UNSOLVED, NONFINITE_STATE, OK, RUNNING, SINGULAR
 from ..kernels.variants import variant
 from .contact_step import apply_impulses, contact_jacobian, contact_record, delassus, drop_immobile, \
     eliminate_loop_rows, keep_contacts, project_loops, velocity_targets, warm_start
@@ -44,9 +51,10 @@ from .kernels import (
     C_BAD, C_CHARTS, C_OUT, C_STAGE, C_STEP, K_STEP, K_T, K_TBAD, K_TOUT,
     O_CONTROL, O_NSTEPS, O_STRIDE, O_WORLDF, _begin_step, _failed, _stop, control_at_step_start, write_sample,
 )
+from .flex_stepping import flex_stage_rates
 from .stages import after_step, first_bad, stage_rates
 
-__all__ = ["contact_entry_point", "allocate_contact_work", "allocate_loop_work", "RECORD_COLS"]
+__all__ = ["contact_entry_point", "allocate_contact_work", "allocate_loop_work", "allocate_flex_work", "RECORD_COLS"]
 
 # --- contact options (float64 array copt)
 P_TOL = 0        # the solver's tolerance on the natural-map residual
@@ -75,8 +83,9 @@ N_CST = 12
 RECORD_COLS = 11
 
 
-def allocate_contact_work(nq, nu, n_links, maxc):
-    """The arrays of a contact run with room for ``maxc`` contacts: (cw, cst).
+def allocate_contact_work(nq, nu, n_links, maxc, minv_shape=None):
+    """The arrays of a contact run with room for ``maxc`` contacts: (cw, cst); ``minv_shape``:
+    the shape of M^-1's work (``c.minv_work_shape``; None: the rigid kernel's).
 
     cw = (ci, cf, ci_prev, lam_prev, J, MJt, W, vfree, b, lam, v, mu, comp, Minv, Mwork,
     uf, umid, kq, ku, tau, q1, u1, rec) (``contact_loop`` reads them in this order)."""
@@ -84,7 +93,8 @@ def allocate_contact_work(nq, nu, n_links, maxc):
     cw = (np.zeros((max(maxc, 1), CI_COLS), dtype=np.int64), np.zeros((max(maxc, 1), CF_COLS)),
           np.zeros((max(maxc, 1), CI_COLS), dtype=np.int64), np.zeros(m), np.zeros((m, max(nu, 1))),
           np.zeros((max(nu, 1), m)), np.zeros((m, m)), np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m),
-          np.zeros(m // 3), np.zeros(m // 3), np.zeros((nu, nu)), np.zeros(work_shape(n_links, nu)),
+          np.zeros(m // 3), np.zeros(m // 3), np.zeros((nu, nu)),
+          np.zeros(work_shape(n_links, nu) if minv_shape is None else minv_shape),
           np.zeros(nu), np.zeros(nu), np.zeros(nq), np.zeros(nu), np.zeros(nu), np.zeros(nq), np.zeros(nu),
           np.zeros((max(maxc, 1), RECORD_COLS)))
     return cw, np.zeros(N_CST)
@@ -142,15 +152,18 @@ def _soft_retry(W, vfree, b, mu, comp, lam, v, keep, max_sweeps, tol, res, sweep
     return res, sweeps + sweeps2, False
 
 
-def _make_contact_loop(links, controlled, loops):
-    """The contact loop (module docstring) with three constants: ``links`` (link-level force
-    models), ``controlled`` (a Python control, as iopt[O_CONTROL] says) and ``loops`` (enabled
-    constraints: their rows eliminated, ``kernels/loop_impulses``). Classic coordinates
-    (quaternions re-normalised), rigid bodies."""
+def _make_contact_loop(links, controlled, loops, flex=0):
+    """The contact loop (module docstring) with four constants: ``links`` (link-level force
+    models), ``controlled`` (a Python control, as iopt[O_CONTROL] says), ``loops`` (enabled
+    constraints: their rows eliminated, ``kernels/loop_impulses``) and ``flex`` (modal
+    bodies: the flex free motion, M^-1, placements and rows; fx = (frames, wsx, Jf, T) of
+    ``allocate_flex_work``; not with ``links`` or ``loops``). Classic coordinates
+    (quaternions re-normalised)."""
+    name = f"run_moreau_links{int(links)}_controlled{int(controlled)}_loops{int(loops)}"
 
-    @variant(f"run_moreau_links{int(links)}_controlled{int(controlled)}_loops{int(loops)}")
+    @variant(name + "_flex1" if flex else name)
     def run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt, max_angles, chart0, q, u, clk, ctr, ctl, T, Q, U,
-            cm, dwork, cw, copt, cst, R, NR, lw):
+            cm, dwork, cw, copt, cst, R, NR, lw, fx=None):
         n = mi.shape[0]
         d0 = data_start(dbuf, n)
         ws = link_rows(dbuf, d0, n)
@@ -187,14 +200,22 @@ def _make_contact_loop(links, controlled, loops):
                     return _stop(ctr, st)
                 src = tauc
             # 1. the free motion
-            if not stage_rates(mi, mf, ws, z, 0, 0, links, 0, fr, cr, None, worldf, fmi, fmf, t, q, u, umid, src,
-                               tau, kq, ku):
+            if flex:
+                ok = flex_stage_rates(mi, mf, ws, dbuf, 0, 0, None, fmi, fmf, t, q, u, umid, src, tau, kq, ku)
+            else:
+                ok = stage_rates(mi, mf, ws, z, 0, 0, links, 0, fr, cr, None, worldf, fmi, fmf, t, q, u, umid, src,
+                                 tau, kq, ku)
+            if not ok:
                 clk[K_TBAD] = t
                 return _failed(ctr, q, u, SINGULAR)
             for i in range(nu):
                 uf[i] = u[i] + h * ku[i]
             # 2. contacts, their rows and the Delassus matrix
-            if not minv_core(mi, mf, ws, z, q, Mwork, Minv):
+            if flex:
+                ok = inverse_mass_matrix_flex(dbuf, q, Mwork, Minv) == OK
+            else:
+                ok = minv_core(mi, mf, ws, z, q, Mwork, Minv)
+            if not ok:
                 clk[K_TBAD] = t
                 return _failed(ctr, q, u, SINGULAR)
             if loops:  # the loop rows eliminated: compliance P, free speeds on the loops (Gc u_f = g)
@@ -203,8 +224,12 @@ def _make_contact_loop(links, controlled, loops):
                     clk[K_TBAD] = t
                     return _failed(ctr, q, u, SINGULAR)
                 cst[S_DROPPED] = nr - rank
-            world_placements(mi, mf, ws, q)  # (M^-1 just used them as scratch: kernels/placements.py)
-            nc = detect(si, sf, verts, allow, ws, dwork, ci, cf)
+            if flex:  # each shape's frame, deformed, in its own row of wsx (si, sf: si_frame, sf_frame)
+                flex_shape_placements(dbuf, q, fx[0], fx[1], fx[3])
+                nc = detect(si, sf, verts, allow, fx[1], dwork, ci, cf)
+            else:
+                world_placements(mi, mf, ws, q)  # (M^-1 just used them as scratch: kernels/placements.py)
+                nc = detect(si, sf, verts, allow, ws, dwork, ci, cf)
             if nc < 0:
                 cst[S_NEEDED] = -nc
                 ctr[C_STAGE] = -1
@@ -213,7 +238,10 @@ def _make_contact_loop(links, controlled, loops):
             for i in range(nu):
                 u1[i] = uf[i]
             if nc > 0:
-                contact_jacobian(mi, mf, ws, si, ci, cf, nc, J)
+                if flex:
+                    flex_contact_jacobian(dbuf, q, fx[0], ci, cf, nc, J, fx[2], fx[3])
+                else:
+                    contact_jacobian(mi, mf, ws, si, ci, cf, nc, J)
                 if loops:
                     delassus(J, P, m, MJt, W)
                 else:
@@ -280,18 +308,33 @@ def _make_contact_loop(links, controlled, loops):
     return run
 
 
+def allocate_flex_work(contact_model, nu):
+    """The flex variant's fx = (frames, wsx, Jf, T): each shape's frame row
+    (``ContactModel.frames``), the placement array (a row per shape), the scratch of a frame
+    Jacobian (6, nu) and of a pose (4, 4); small placeholders for a rigid model."""
+    if contact_model is None:
+        return np.full(1, -1, dtype=np.int64), np.zeros((1, PLACEMENT_COLS)), np.zeros((6, 1)), np.zeros((4, 4))
+    ns = contact_model.n_shapes
+    return contact_model.frames, np.zeros((ns, PLACEMENT_COLS)), np.zeros((6, nu)), np.zeros((4, 4))
+
+
 _LOOPS = {}
 
 
-def contact_entry_point(links=True, control=True, loops=False):
+def contact_entry_point(links=True, control=True, loops=False, flex=False):
     """The compiled contact loop ``run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt, max_angles,
     chart0, q, u, clk, ctr, ctl, T, Q, U, cm, dwork, cw, copt, cst, R, NR, lw)`` (module
     docstring): cm = (si, sf, verts, allow) of ``m.compiled.contact``, dwork detection's
     work, cw and cst from ``allocate_contact_work``, copt the solver's options (P_*), R
     (rows, maxc, RECORD_COLS) and NR (rows,) the contact records per sample (R with no
-    rows: none kept), lw the loop rows' arrays (``allocate_loop_work``). Made (and compiled
+    rows: none kept), lw the loop rows' arrays (``allocate_loop_work``), and for a model with
+    modal bodies (``flex``; ``links`` and ``loops`` must then be False) fx of
+    ``allocate_flex_work``, cm then of ``si_frame`` and ``sf_frame``. Made (and compiled
     or loaded from the cache) on first use."""
-    key = (int(bool(links)), int(bool(control)), int(bool(loops)))
+    if flex and (links or loops):
+        raise NotImplementedError("the flex contact loop takes no link-level force models (they come through the "
+                                  "control hand-over) and no loops")
+    key = (int(bool(links)), int(bool(control)), int(bool(loops)), int(bool(flex)))
     run = _LOOPS.get(key)
     if run is None:
         run = _LOOPS.setdefault(key, _make_contact_loop(*key))

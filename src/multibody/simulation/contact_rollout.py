@@ -4,9 +4,10 @@
 With contact, on a model without enabled constraints, the samples run across cores in one
 compiled call (``contact_rollout_kernels``: each worker with its own scratch, each sample
 with its own state and warm start), from one template ``MoreauIntegrator``'s options and
-force models. With loops, and under the implicit methods, they run one after the other, each
-with its own integrator. Either way a sample's trajectory equals its own ``simulate`` run
-(to the bit). No control callback or per-row forces yet.
+force models. With loops, with modal bodies (the parallel kernel runs the rigid loop), and
+under the implicit methods, they run one after the other, each with its own integrator.
+Either way a sample's trajectory equals its own ``simulate`` run (to the bit). No control
+callback or per-row forces yet.
 """
 import numba
 import numpy as np
@@ -33,7 +34,7 @@ def contact_rollout(m, Q0, U0, t_final, dt, tau, save_every, inputs, cls=MoreauI
     if cls is MoreauIntegrator:
         tpl = cls(m, Q0[0], U0[0], tau=tau[0], forces=inputs.forces, **(options or {}))
         inputs.attach(tpl)
-        if tpl.constraint_work is None and tpl.control is None:
+        if tpl.constraint_work is None and tpl.control is None and not tpl.flex:
             return _parallel_moreau(tpl, Q0, U0, tau, tpl.setup(t_final, dt, save_every), t_final, dt * save_every)
     n_steps = int(np.ceil(t_final / dt - 1e-9))
     n_rows = n_steps // save_every + (1 if n_steps % save_every else 0)

@@ -15,6 +15,7 @@ from ..kernels.collision.layout import CF_DIST, CI_A, CI_B, SF_MARGIN
 from ..kernels.common import data_start, link_rows
 from ..kernels.joint_transform import forward_kinematics_pass
 from ..kernels.collision.work import contact_work
+from ..kernels.flex_contact import flex_shape_placements
 from ..kernels.status import CONTACT_ROWS, Status
 from . import contact_loop as CL
 from . import kernels as K
@@ -177,8 +178,13 @@ class MoreauIntegrator(RungeKuttaIntegrator):
     Enabled constraints (loops, convel and coordinate rows) act as bilateral impulses
     eliminated from the contact problem (``kernels/loop_impulses``): the step's speeds meet
     Gc u+ = -LOOP_RECOVERY r / h (``simulation/contact_step.py``), which takes the place of
-    Baumgarte's ``stabilization_gains`` (only None and "default" are accepted). Models with
-    modal bodies are refused (NotImplementedError).
+    Baumgarte's ``stabilization_gains`` (only None and "default" are accepted).
+
+    Models with modal bodies run the loop's ``flex`` variant: shapes pinned to nodes
+    (``m.add_collision(..., node=)``) follow the nodes' deformation and their contact rows
+    include the modal columns (``kernels/flex_contact``); link-level force models reach it
+    through the control hand-over (once per step). With enabled constraints as well they are
+    refused (NotImplementedError).
     """
 
     LOOP_NAME = "the contact simulation loop"
@@ -192,9 +198,10 @@ class MoreauIntegrator(RungeKuttaIntegrator):
         c = m.compiled
         if c.contact is None:
             raise ValueError("integrator 'moreau' needs collision shapes (m.add_collision); the model has none")
-        if c.flex is not None:
-            raise NotImplementedError("contact with modal (flexible) bodies is not available yet: simulate "
-                                      "with contact=False")
+        if c.flex is not None and m.enabled_constraints:
+            raise NotImplementedError("contact on a model with modal (flexible) bodies and enabled constraints "
+                                      "(loops) is not available yet: disable the constraints, or simulate with "
+                                      "contact=False")
         if not (stabilization_gains is None or isinstance(stabilization_gains, str)
                 and stabilization_gains == "default"):
             raise ValueError(f"stabilization_gains={stabilization_gains!r}: integrator 'moreau' keeps the loops "
@@ -202,12 +209,13 @@ class MoreauIntegrator(RungeKuttaIntegrator):
                              f"simulation/contact_step.py), not by Baumgarte gains; leave it as None or 'default'")
         super().__init__(m, q0, u0, "euler", sink, control, tau, forces, adaptive=False, t0=t0)
         self._lw = CL.allocate_loop_work(self.constraint_work, c.nu)  # (None for a tree)
+        self._fx = CL.allocate_flex_work(c.contact if self.flex else None, c.nu)
         margin = float(contact_margin)
         if not margin >= 0 or not math.isfinite(margin):
             raise ValueError(f"contact_margin must be finite and >= 0, got {contact_margin!r}")
-        sf = c.contact.sf.copy()
+        sf = (c.contact.sf_frame if self.flex else c.contact.sf).copy()  # (flex: shapes placed by their frames)
         sf[:, SF_MARGIN] += 0.5 * margin  # (a pair's margin is the sum of its two shapes')
-        self._cm = (c.contact.si, sf, c.contact.verts, c.contact.allow)
+        self._cm = (c.contact.si_frame if self.flex else c.contact.si, sf, c.contact.verts, c.contact.allow)
         tol = float(contact_tol)
         if not tol > 0 or not math.isfinite(tol):
             raise ValueError(f"contact_tol must be positive and finite, got {contact_tol!r}")
@@ -235,7 +243,11 @@ class MoreauIntegrator(RungeKuttaIntegrator):
         c = self._c
         n = c.mi.shape[0]
         ws = link_rows(self.data.buf, data_start(self.data.buf, n), n)
-        forward_kinematics_pass(c.mi, self.mf, ws, self._q)
+        if self.flex:  # each shape's (deformed) frame in its own row
+            ws = self._fx[1]
+            flex_shape_placements(self.data.buf, self._q, self._fx[0], ws, self._fx[3])
+        else:
+            forward_kinematics_pass(c.mi, self.mf, ws, self._q)
         ci, cf = self._cw[0], self._cw[1]
         nc = detect(*self._cm, ws, self._dwork, ci, cf)
         deep = [k for k in range(max(nc, 0)) if cf[k, CF_DIST] < -PENETRATION_WARNING]
@@ -254,7 +266,8 @@ class MoreauIntegrator(RungeKuttaIntegrator):
         c = self._c
         self._maxc = maxc
         self._dwork = contact_work(c.contact, maxc)[0]
-        self._cw, cst = CL.allocate_contact_work(c.nq, c.nu, c.mi.shape[0], maxc)
+        self._cw, cst = CL.allocate_contact_work(c.nq, c.nu, c.mi.shape[0], maxc,
+                                                 c.minv_work_shape if self.flex else None)
         if keep is None:
             self.cst = cst
         else:  # the last step's contacts: rows 0..S_NPREV of ci_prev, lam_prev
@@ -326,6 +339,8 @@ class MoreauIntegrator(RungeKuttaIntegrator):
         args = (c.mi, self.mf, self.data.buf, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
                 self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr, self._ctl, T, Q, U,
                 self._cm, self._dwork, self._cw, self.copt, self.cst, R, NR, self._lw)
+        if self.flex:  # (link-level force models come through the control: FlexStageForces)
+            return CL.contact_entry_point(False, self.control is not None, False, True), args + (self._fx,)
         return CL.contact_entry_point(self._links, self.control is not None, self.constraint_work is not None), args
 
     def advance(self, T, Q, U):

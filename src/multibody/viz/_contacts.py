@@ -41,7 +41,8 @@ def collision_visuals(m, body_names, drawn):
     for s in getattr(m, "collision_shapes", ()):
         name = s.body.name
         if name in body_names and drawn(name):
-            vis = shape_visual(s.shape, s.pose)
+            pose = s.pose if getattr(s, "node", None) is None else s.node.T_body_node @ s.pose  # (undeformed)
+            vis = shape_visual(s.shape, pose)
             if vis is not None:
                 out.setdefault(name, []).append(vis)
     return out
