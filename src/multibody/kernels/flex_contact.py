@@ -32,6 +32,7 @@ __all__ = ["flex_shape_placements", "flex_contact_jacobian", "flex_contacts_at",
 #: columns of the placement array (rows W_RW, W_PW of each shape's frame)
 PLACEMENT_COLS = W_PW + 3
 
+
 @njit(cache=True)
 def flex_shape_placements(dbuf, q, frames, wsx, T):
     """Row k of wsx (W_RW, W_PW): the world pose at q of the frame shape k is fixed in
