@@ -273,8 +273,9 @@ def main(argv=None):
     p = sub.add_parser("warmup", help="compile the kernels into Numba's on-disk cache now, so that first runs "
                                       "start fast (e.g. after installing)")
     p.add_argument("--jobs", type=int, default=None, help="processes compiling at once (default: CPUs, at most 4)")
-    p.add_argument("--all", action="store_true", help="also the batched (stacked states) and rollout kernels, the "
-                                                         "implicit integrators' loops, and those of modal (flexible) bodies")
+    p.add_argument("--all", action="store_true",
+                   help="also the batched (stacked states) and rollout kernels, the implicit integrators' loops, "
+                        "and those of modal (flexible) bodies")
     args = ap.parse_args(argv)
     try:
         status = _main(args)

@@ -113,7 +113,8 @@ def natural_frequencies(w2, rtol):
         warnings.warn(f"modal_analysis: {int(real.sum())} frequencies under rtol = {rtol:g} of the largest squared "
                       f"one were set to 0 (rigid-body modes) though they stand above round-off: omega = "
                       f"{np.array2string(hidden, precision=4)} rad/s; pass a smaller rtol if they are modes "
-                      f"(stiff springs make the largest frequency {np.sqrt(top):.4g} rad/s)", RuntimeWarning, stacklevel=3)
+                      f"(stiff springs make the largest frequency {np.sqrt(top):.4g} rad/s)", RuntimeWarning,
+                      stacklevel=3)
     w2[rigid] = 0.0
     return np.sign(w2) * np.sqrt(np.abs(w2))
 

@@ -233,9 +233,10 @@ def modal_analysis(m, q, *, stiffness=None, rtol=1e-9):
     negative omega, -sqrt(-w^2): its exponential rate; rigid-body modes (a free-floating
     system without gravity, a pin with nothing to restore it) have omega = 0 (|w^2| below
     ``rtol`` times the largest; a RuntimeWarning names those so set that stand well above
-    round-off, as a real mode does under very stiff springs: then pass a smaller rtol). When q is not an equilibrium (the forces that hold it,
-    ``gravity_forces``, are not zero to ``rtol`` of the gravity load), a RuntimeWarning gives
-    them and K is taken symmetric, (K + K^T) / 2.
+    round-off, as a real mode does under very stiff springs: then pass a smaller rtol). When
+    q is not an equilibrium (the forces that hold it, ``gravity_forces``, are not zero to
+    ``rtol`` of the gravity load), a RuntimeWarning gives them and K is taken symmetric,
+    (K + K^T) / 2.
 
     With enabled constraints (closed loops, convel, coordinate constraints): the modes of the
     motion on the constraints, in the independent directions X of Gc(q)'s null space (n_i of
