@@ -8,6 +8,7 @@ dynamics imports neither trimesh nor scipy.spatial (their imports were about 1 s
 """
 import glob
 import os
+import pickle
 import subprocess
 import sys
 
@@ -65,7 +66,10 @@ def test_ascii_stl_and_obj(tmp_path):
         if name.endswith(".stl"):  # (trimesh's OBJ reader keeps 5 of this cube's corners)
             np.testing.assert_array_equal(_hull_vertices(v, p), _trimesh_hull(p), err_msg=name)
         mesh = mb.ConvexMesh.from_file(p, scale=2.0)
+        moved = pickle.loads(pickle.dumps(mb.ConvexMesh.from_file(p, scale=2.0)))  # (its hull not made yet)
+        os.rename(p, p + ".gone")  # the process that unpickles it need not see the file
         np.testing.assert_allclose(mesh.vertices.max(axis=0), [2, 4, 6], atol=1e-9)
+        assert np.array_equal(moved.vertices, mesh.vertices) and moved == mesh
 
 
 def test_flat_and_broken_meshes_are_refused_at_load(tmp_path):

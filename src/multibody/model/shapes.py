@@ -9,6 +9,7 @@ radius of a sphere about its origin that bounds it.
 """
 import functools
 import os
+import threading
 
 import numpy as np
 
@@ -221,12 +222,16 @@ class ConvexMesh(Shape):
         except OSError as e:
             raise ValueError(f"ConvexMesh.from_file: cannot read mesh file {str(path)!r}: {e}") from None
         key = (os.path.abspath(path), st.st_mtime_ns, st.st_size, tuple(scale))
-        _file_points(*key)  # read and checked now; its errors are the loader's to report
         mesh = cls.__new__(cls)
         mesh.source = str(path)
-        mesh._file = key
+        mesh._file = (key, _file_points(*key))  # read and checked now: its errors are the loader's
         mesh._vertices = None
         return mesh
+
+    def __getstate__(self):
+        """A pickled mesh carries its hull (made now if not yet): the process that loads it (a
+        Dask worker on another machine) need not see the file."""
+        return {"source": self.source, "_file": None, "_vertices": self.vertices}
 
     @property
     def vertices(self):
@@ -234,6 +239,7 @@ class ConvexMesh(Shape):
         read from a file)."""
         if self._vertices is None:  # (a copy: the cached hull is shared by every load of the file)
             self._vertices = _file_hull(*self._file).copy()
+            self._file = None
         return self._vertices
 
     @property
@@ -280,7 +286,12 @@ def _hull_vertices(vertices, source):
     return np.unique(v[hull.vertices], axis=0)  # (copies of a vertex: one kept)
 
 
-@functools.lru_cache(maxsize=256)
+_MAX_FILES = 256  # mesh files whose points and hulls are kept (robots load the same ones again)
+_HULLS = {}  # the hulls of _file_points' keys, at most _MAX_FILES (the oldest dropped first)
+_HULLS_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=_MAX_FILES)
 def _file_points(path, mtime_ns, size, scale):
     """The distinct vertices of the mesh file ``path`` scaled by ``scale`` (3,) (read-only;
     cached per path, modification time and size: robots load the same meshes again and
@@ -308,9 +319,16 @@ def _file_points(path, mtime_ns, size, scale):
     return v
 
 
-@functools.lru_cache(maxsize=256)
-def _file_hull(path, mtime_ns, size, scale):
-    """The hull vertices of ``_file_points(path, mtime_ns, size, scale)`` (read-only, cached)."""
-    hull = _hull_vertices(_file_points(path, mtime_ns, size, scale), path)
-    hull.flags.writeable = False
+def _file_hull(key, points):
+    """The hull vertices (read-only, cached per key) of ``points``, the file's points read at
+    load (``_file_points(*key)``): a mesh's hull is of the points it was checked with."""
+    with _HULLS_LOCK:
+        hull = _HULLS.get(key)
+    if hull is None:
+        hull = _hull_vertices(points, key[0])
+        hull.flags.writeable = False
+        with _HULLS_LOCK:
+            if len(_HULLS) >= _MAX_FILES:
+                _HULLS.pop(next(iter(_HULLS)))
+            _HULLS[key] = hull
     return hull
