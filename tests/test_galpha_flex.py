@@ -158,10 +158,12 @@ def test_rho_inf_zero_damps_a_stiff_beams_modes_and_keeps_the_swing():
 
 
 def test_what_stays_refused_on_modal_bodies():
-    """Enabled constraints on a model with modal bodies and link-level force models on
-    modal bodies are refused by name (NotImplementedError)."""
+    """Link-level force models on modal bodies, and modal bodies in rollout, are refused by
+    name (NotImplementedError)."""
     m, _ = beam_pendulum()
     q0, u0 = np.zeros(m.nq), np.zeros(m.nu)
     with pytest.raises(NotImplementedError, match="generalized_alpha.*link-level force models on modal bodies"):
         mb.simulate(m, q0, u0, 0.01, dt=0.01, integrator=GA,
                     forces=[mb.ExternalForce("beam", (0.0, 0.0, 0.0, 0.0, 0.0, 1.0))])
+    with pytest.raises(NotImplementedError, match="generalized_alpha.*modal.*in rollout"):
+        mb.rollout(m, q0[None], u0[None], 0.01, dt=0.01, integrator=GA)

@@ -68,13 +68,15 @@ def run_options(integrator, options, implicit_damping):
 def refuse_unserved(m, fmi, integrator="generalized_alpha", modal_ok=False, loops_ok=False):
     """NotImplementedError naming what ``integrator`` (generalized_alpha, or radau with
     ``modal_ok`` and ``loops_ok``) does not serve in model ``m`` with the packed force models
-    ``fmi``: modal bodies (unless ``modal_ok``), enabled constraints (unless ``loops_ok``),
+    ``fmi``: modal bodies (unless ``modal_ok``: ``rollout``'s generalized_alpha path, which
+    does not serve them), enabled constraints (unless ``loops_ok``),
     contact, and force models whose derivatives are not built (world-axes wrenches, springs
     between points)."""
     c = m.compiled
     if c.flex is not None and not modal_ok:
         raise NotImplementedError(f"integrator='{integrator}' does not serve models with modal (flexible) bodies "
-                                  "yet: use an explicit method ('rk4', 'dopri5')")
+                                  "in rollout yet: run simulate per sample, or use an explicit method ('rk4', "
+                                  "'dopri5')")
     if c.nc and not loops_ok:
         raise NotImplementedError(f"integrator='{integrator}' does not serve enabled constraints (closed loops, "
                                   "coordinate or convel rows) yet: use integrator='radau' or an explicit method "
