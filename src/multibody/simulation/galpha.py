@@ -11,13 +11,15 @@ import numpy as np
 
 from . import galpha_loop as GL
 from . import galpha_step as GS
+from .flex_implicit import flex_work
+from .flex_stage_forces import needs_stage_forces
 from .force_kernels import FM_LINEAR, FM_WORLD, FMI_TYPE
 from .integrators import RungeKuttaIntegrator
 from .radau_loop import ta_work
 from .stages import normalize_quaternions
 
 __all__ = ["GeneralizedAlphaIntegrator", "GeneralizedAlphaWarning", "GALPHA_OPTIONS", "galpha_settings", "run_options",
-           "refuse_unserved"]
+           "refuse_unserved", "refuse_flex_unserved"]
 
 #: the settings ``simulate(integrator_options=)`` hands to ``GeneralizedAlphaIntegrator``
 GALPHA_OPTIONS = ("rho_inf", "newton_rtol", "newton_atol", "max_iterations")
@@ -63,26 +65,29 @@ def run_options(integrator, options, implicit_damping):
     return True, settings, False
 
 
-def refuse_unserved(m, fmi, integrator="generalized_alpha", modal_ok=False, loops_ok=False):
-    """NotImplementedError naming what ``integrator`` (generalized_alpha, or radau with
-    ``modal_ok`` and ``loops_ok``) does not serve in model ``m`` with the packed force models
-    ``fmi``: modal bodies (unless ``modal_ok``), enabled constraints (unless ``loops_ok``),
-    contact, and force models whose derivatives are not built (world-axes wrenches, springs
-    between points)."""
-    c = m.compiled
-    if c.flex is not None and not modal_ok:
-        raise NotImplementedError(f"integrator='{integrator}' does not serve models with modal (flexible) bodies "
-                                  "yet: use an explicit method ('rk4', 'dopri5')")
-    if c.nc and not loops_ok:
-        raise NotImplementedError(f"integrator='{integrator}' does not serve enabled constraints (closed loops, "
-                                  "coordinate or convel rows) yet: use integrator='radau' or an explicit method "
-                                  "('rk4', 'dopri5')")
+def refuse_unserved(fmi, integrator="generalized_alpha"):
+    """NotImplementedError naming the force models (packed ``fmi``) whose derivatives are not
+    built, which ``integrator`` (generalized_alpha, radau) cannot take: world-axes wrenches,
+    springs between points. (Modal bodies and enabled constraints are served; what is not
+    served on modal bodies: ``refuse_flex_unserved``.)"""
     types = set(int(x) for x in fmi[:, FMI_TYPE])
     for typ, what in ((FM_WORLD, "ExternalForce in world axes (frame='world')"),
                       (FM_LINEAR, "LinearSpringDamper")):
         if typ in types:
             raise NotImplementedError(f"integrator='{integrator}' does not take {what} yet (its derivatives "
                                       f"for the Newton matrix are not built): use an explicit method")
+
+
+def refuse_flex_unserved(m, forces, integrator):
+    """NotImplementedError naming what ``integrator`` (generalized_alpha, radau) does not
+    serve on a model ``m`` with modal bodies under ``forces``: enabled constraints and
+    link-level force models on modal bodies (they come through a per-stage control
+    hand-over, ``flex_stage_forces``). Nothing for rigid models."""
+    c = m.compiled
+    if c.flex is not None and (c.nc or needs_stage_forces(m, forces)):
+        raise NotImplementedError(f"integrator='{integrator}' does not serve enabled constraints on models with "
+                                  "modal bodies nor link-level force models on modal bodies yet: use an explicit "
+                                  "method ('dopri5')")
 
 
 def _positive(value, name):
@@ -94,9 +99,10 @@ def _positive(value, name):
 
 class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
     """Generalized-alpha time stepping (Chung & Hulbert 1993; Lie-group form of Arnold &
-    Bruels 2007) of a rigid tree, fixed steps: second order, implicit (a Newton iteration
-    per step on the analytic derivatives of the dynamics and of the force models), its
-    high-frequency damping set by ``rho_inf``. See ``galpha_step`` for the equations and
+    Bruels 2007) of a tree (rigid or with modal bodies) or a constrained rigid model, fixed
+    steps: second order, implicit (a Newton iteration per step on the analytic derivatives
+    of the dynamics and of the force models), its high-frequency damping set by
+    ``rho_inf``. See ``galpha_step`` for the equations and
     ``galpha_loop`` for the step.
 
     Parameters as ``RungeKuttaIntegrator`` (``tableau``, ``rtol``, ``atol``, ``h_min``,
@@ -117,8 +123,11 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
 
     The control (if any) is called once per step, at its start; its forces are held over
     the step (so its gains act explicitly: stiff ones belong in force models or actuators).
-    Models with modal bodies, and the force models ``ExternalForce`` in world axes and
-    ``LinearSpringDamper``, are refused (NotImplementedError). Enabled constraints (closed
+    Models with modal (flexible) bodies: the residual is the flex inverse dynamics (modal
+    stiffness and damping inside) and Newton's matrix comes from the analytic flex
+    derivatives (``flex_implicit``); enabled constraints on them and link-level force models
+    on modal bodies are refused (NotImplementedError), as are, on any model, the force models
+    ``ExternalForce`` in world axes and ``LinearSpringDamper``. Enabled constraints (closed
     loops, coordinate and convel rows): the method runs on the tree-augmented constrained
     dynamics with the run's Baumgarte gains (``galpha_loop``'s ``ta`` variants), so the
     closure is held at the Baumgarte level (bounded), not to round-off.
@@ -144,16 +153,16 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
         if int(max_iterations) != max_iterations or max_iterations < 1:
             raise ValueError(f"max_iterations must be a positive integer, got {max_iterations!r}")
         c = m.compiled
-        if c.flex is not None:
-            refuse_unserved(m, np.zeros((0, 3), dtype=np.int64), loops_ok=True)
+        refuse_flex_unserved(m, forces, "generalized_alpha")
         super().__init__(m, q0, u0, "euler", sink, control, tau, forces, adaptive=False, t0=t0,
                          stabilization_gains=stabilization_gains)
-        refuse_unserved(m, self.fmi, loops_ok=True)
+        refuse_unserved(self.fmi)
         normalize_quaternions(c.mi, self._q)  # (integrate keeps them unit from there)
         self.gopt = np.zeros(GS.N_GOPT)
         self.gopt[:4] = GS.parameters(rho)
         self.gopt[GS.G_RTOL], self.gopt[GS.G_ATOL], self.gopt[GS.G_MAXIT] = rt, at, int(max_iterations)
-        self._gw, self.gst = GL.allocate_galpha_work(c.nq, c.nu, ta_work(c, self.constraint_work))
+        self._gw, self.gst = GL.allocate_galpha_work(c.nq, c.nu, ta_work(c, self.constraint_work),
+                                                     flex_work(self.data.buf if self.flex else None))
 
     @property
     def newton_iterations(self):
@@ -207,4 +216,5 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
         args = (c.mi, self.mf, self.data.buf, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt, self.gopt,
                 self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr, self._ctl, T, Q, U,
                 self._gw, self.gst)
-        return GL.galpha_entry_point(self._links, self.control is not None, self.constraint_work is not None), args
+        return GL.galpha_entry_point(self._links, self.control is not None, self.constraint_work is not None,
+                                     self.flex), args

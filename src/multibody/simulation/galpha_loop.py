@@ -31,6 +31,11 @@ Closed loops (the ``ta`` variants): the same step on the tree-augmented ODE u_do
 and Newton's matrix I + gamma' C + beta' K with (C, K) = -(du_dot/du, du_dot/dq) of the
 constrained dynamics (``radau_step.ta_jacobian``); the closure is held at the Baumgarte
 level.
+
+Modal (flexible) bodies (the ``flex`` variants, no constraints): the tree's step with the
+flex inverse dynamics as the residual and Newton's matrix M + gamma' C_t + beta' K_t from
+the analytic flex derivatives (``flex_implicit``; their work the last entry of gw, from
+``flex_implicit.flex_work``); the first u_dot from the flex forward dynamics.
 """
 import math
 
@@ -40,9 +45,11 @@ from numba import njit
 from ..kernels.common import constraint_table, data_start, first_nonfinite, frame_table, link_rows, ragged
 from ..kernels.constrained_dynamics import ta_core
 from ..kernels.dense_lu import lu_factor, lu_solve
+from ..kernels.flex_entry import flex_udot
 from ..kernels.forward_dynamics import aba_core
 from ..kernels.status import NONFINITE_STATE, RUNNING, SINGULAR
 from ..kernels.variants import variant
+from .flex_implicit import flex_iteration_matrix, flex_residual
 from .force_kernels import apply_forces
 from .galpha_step import G_ATOL, G_BETA, G_GAMMA, G_ALPHA_F, G_ALPHA_M, G_MAXIT, G_RTOL, advance_state, \
     iteration_matrix, residual
@@ -71,24 +78,29 @@ THETA = 0.1
 MAX_HALVINGS = 8
 
 
-def allocate_galpha_work(nq, nu, ta):
+def allocate_galpha_work(nq, nu, ta, fw):
     """The arrays of a generalized-alpha run: (gw, gst). gw = (a, udot, x, dx, r, tau,
-    delta, q1, u1, a1, sdiag, K, C, S, piv, ta) (``galpha_loop`` reads them in this order;
-    ta: ``radau_loop.ta_work``'s tuple, the closed loops' work, or its unread stand-in)."""
+    delta, q1, u1, a1, sdiag, K, C, S, piv, ta, fw) (``galpha_loop`` reads them in this
+    order; ta: ``radau_loop.ta_work``'s tuple, the closed loops' work, or its unread
+    stand-in; fw: ``flex_implicit.flex_work``'s, the modal bodies' derivative work, or its
+    unread stand-in)."""
     v = [np.zeros(nu) for _ in range(6)]
     gw = tuple(v) + (np.zeros(nu), np.zeros(nq), np.zeros(nu), np.zeros(nu), np.zeros(nu),
-                     np.zeros((nu, nu)), np.zeros((nu, nu)), np.zeros((nu, nu)), np.zeros(nu, dtype=np.int64), ta)
+                     np.zeros((nu, nu)), np.zeros((nu, nu)), np.zeros((nu, nu)), np.zeros(nu, dtype=np.int64), ta, fw)
     return gw, np.zeros(N_GST)
 
 
 @njit(cache=True, inline="always")
-def _residual(ta, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, r):
+def _residual(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, r):
     """The step's residual at (t, q1, u1, x): the equations of motion of the tree
-    (``galpha_step.residual``), or with ``ta`` (a constant) x less the tree-augmented
-    constrained accelerations with the run's Baumgarte gains (cons = (frames, constraint
-    rows, ragged work, ``ta_work``)); NaN where an inertia is singular."""
-    if ta:
-        fr, cr, z, tw = cons
+    (``galpha_step.residual``; with ``flex``, a constant, ``flex_implicit.flex_residual``),
+    or with ``ta`` (a constant) x less the tree-augmented constrained accelerations with the
+    run's Baumgarte gains (cons = (frames, constraint rows, ragged work, ``ta_work``, data
+    buffer, ``flex_work``)); NaN where an inertia is singular."""
+    if flex:
+        flex_residual(mi, mf, ws, cons[4], fmi, fmf, t, q1, u1, x, src, tau, r)
+    elif ta:
+        fr, cr, z, tw = cons[:4]
         use = apply_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, links)
         if not ta_core(mi, mf, fr, cr, ws, z, q1, u1, tau, use, tw[0], r):
             r[:] = math.nan
@@ -99,14 +111,18 @@ def _residual(ta, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, r):
 
 
 @njit(cache=True, inline="always")
-def _matrix(ta, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, S):
-    """Newton's matrix S = M + gu C + gq K of ``_residual`` (``galpha_step.iteration_matrix``),
-    with ``ta`` M = I, C = -du_dot/du, K = -du_dot/dq of the constrained dynamics
-    (``radau_step.ta_jacobian``). False if an inertia is singular."""
+def _matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, S):
+    """Newton's matrix S = M + gu C + gq K of ``_residual`` (``galpha_step.iteration_matrix``;
+    with ``flex`` ``flex_implicit.flex_iteration_matrix``), with ``ta`` M = I, C =
+    -du_dot/du, K = -du_dot/dq of the constrained dynamics (``radau_step.ta_jacobian``).
+    False if an inertia is singular (or the flex derivatives not finite)."""
+    if flex:
+        return flex_iteration_matrix(mi, mf, ws, cons[4], cons[5], fmi, fmf, t, q1, u1, x, src, tau, gq, gu, Kt, Ct,
+                                     S)
     if not ta:
         iteration_matrix(mi, mf, ws, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, S)
         return True
-    fr, cr, z, tw = cons
+    fr, cr, z, tw = cons[:4]
     if not ta_jacobian(mi, mf, fr, cr, ws, z, fmi, fmf, links, t, q1, u1, src, tau, tw, S, Ct, Kt):
         return False
     for i in range(S.shape[0]):
@@ -126,10 +142,10 @@ def _ratio(v, x, scale, rtol, atol):
 
 
 @njit(cache=True, inline="always")
-def _refresh(ta, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv, sdiag,
-             gst):
+def _refresh(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv,
+             sdiag, gst):
     """Newton's matrix formed anew at the current iterate and factored; False if singular."""
-    if not _matrix(ta, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU):
+    if not _matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU):
         return False
     gst[S_MATRICES] += 1
     for i in range(x.shape[0]):
@@ -137,12 +153,13 @@ def _refresh(ta, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, 
     return lu_factor(LU, piv)
 
 
-def _make_newton(ta):
-    """The Newton iteration of a step (``galpha_newton_ta0``, ``galpha_newton_ta1``), with
-    ``ta`` (closed loops) a constant of its variant."""
+def _make_newton(ta, flex):
+    """The Newton iteration of a step (``galpha_newton_ta0``, ``galpha_newton_ta1``,
+    ``galpha_newton_flex``), with ``ta`` (closed loops) and ``flex`` (modal bodies)
+    constants of its variant."""
 
     # (not inlined: Numba refuses to inline a call with this many arguments)
-    @variant(f"galpha_newton_ta{int(ta)}")
+    @variant("galpha_newton_flex" if flex else f"galpha_newton_ta{int(ta)}")
     def newton(mi, mf, ws, cons, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1,
                sdiag, LU, piv, Kt, Ct, gq, gu, src, rtol, atol, maxit, gst, t):
         """The simplified Newton iteration of one step (module docstring, 3.) on the factored
@@ -154,7 +171,7 @@ def _make_newton(ta):
         prev = math.inf   # |r|^2 before the last correction (the backtracking's merit: fixed over the step)
         halved = 0
         while True:
-            _residual(ta, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, r)
+            _residual(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, r)
             e = _ratio(r, x, sdiag, rtol, atol)
             if e <= 1.0:
                 return k
@@ -176,8 +193,8 @@ def _make_newton(ta):
             if e == math.inf:
                 break
             if halved:  # after an overshoot, the matrix where the halvings ended
-                if not _refresh(ta, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct,
-                                LU, piv, sdiag, gst):
+                if not _refresh(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt,
+                                Ct, LU, piv, sdiag, gst):
                     return -1
                 last = math.inf
                 halved = 0
@@ -193,8 +210,8 @@ def _make_newton(ta):
             if e <= 1.0:
                 return k
             if e > THETA * last and k < maxit:  # slow contraction: the matrix at the current iterate
-                if not _refresh(ta, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct,
-                                LU, piv, sdiag, gst):
+                if not _refresh(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt,
+                                Ct, LU, piv, sdiag, gst):
                     return -1
                 e = math.inf
             last = e
@@ -207,12 +224,13 @@ def _make_newton(ta):
     return newton
 
 
-galpha_newton_ta0 = _make_newton(0)
-galpha_newton_ta1 = _make_newton(1)
+galpha_newton_ta0 = _make_newton(0, 0)
+galpha_newton_ta1 = _make_newton(1, 0)
+galpha_newton_flex = _make_newton(0, 1)
 
 
 @njit(cache=True, inline="always")
-def _first_matrix(ta, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, t_end, q, u, src, gw, gq, gu, gst):
+def _first_matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, t_end, q, u, src, gw, gq, gu, gst):
     """The step's start: u_dot and a from the forward dynamics where not carried over
     (gst[S_READY] = 0), the predictor x = u_dot, its state and there Newton's matrix,
     factored. False if an inertia or the matrix is singular."""
@@ -220,8 +238,11 @@ def _first_matrix(ta, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, t_end, q, u
     nu = u.shape[0]
     if gst[S_READY] == 0.0:
         use = apply_forces(mi, mf, ws, fmi, fmf, q, u, t, src, tau, links)
-        if ta:
-            fr, cr, z, tw = cons
+        if flex:
+            if not flex_udot(cons[4], q, u, tau, udot):
+                return False
+        elif ta:
+            fr, cr, z, tw = cons[:4]
             if not ta_core(mi, mf, fr, cr, ws, z, q, u, tau, use, tw[0], udot):
                 return False
         elif not aba_core(mi, mf, ws, cons[2], q, u, tau, use, udot):
@@ -232,7 +253,8 @@ def _first_matrix(ta, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, t_end, q, u
     for i in range(nu):
         x[i] = udot[i]
     advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
-    if not _matrix(ta, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq * h * h, gu * h, Kt, Ct, S):
+    if not _matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq * h * h, gu * h, Kt,
+                   Ct, S):
         return False
     gst[S_MATRICES] += 1
     for i in range(nu):
@@ -240,18 +262,20 @@ def _first_matrix(ta, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, t_end, q, u
     return lu_factor(S, piv)
 
 
-def _make_galpha_loop(links, controlled, ta):
-    """The generalized-alpha loop (module docstring) with three constants: ``links`` (link
+def _make_galpha_loop(links, controlled, ta, flex):
+    """The generalized-alpha loop (module docstring) with four constants: ``links`` (link
     wrenches FM_WRENCH among the force models), ``controlled`` (a Python control, as
-    iopt[O_CONTROL] says) and ``ta`` (enabled constraints: the tree-augmented dynamics)."""
+    iopt[O_CONTROL] says), ``ta`` (enabled constraints: the tree-augmented dynamics) and
+    ``flex`` (modal bodies: the flex dynamics and derivatives; neither links nor ta)."""
 
-    @variant(f"run_galpha_links{int(links)}_controlled{int(controlled)}_ta{int(ta)}")
+    @variant(f"run_galpha_flex_controlled{int(controlled)}" if flex else
+             f"run_galpha_links{int(links)}_controlled{int(controlled)}_ta{int(ta)}")
     def run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt, gopt, max_angles, chart0, q, u, clk, ctr, ctl, T, Q, U,
             gw, gst):
         n = mi.shape[0]
         d0 = data_start(dbuf, n)
         ws = link_rows(dbuf, d0, n)
-        cons = (frame_table(dbuf, n), constraint_table(dbuf, n), ragged(dbuf, d0, n), gw[15])
+        cons = (frame_table(dbuf, n), constraint_table(dbuf, n), ragged(dbuf, d0, n), gw[15], dbuf, gw[16])
         a, udot, x, dx, r, tau, delta, q1, u1, a1, sdiag, Kt, Ct, S, piv = gw[:15]
         tauc, qview, uview = ctl
         nq = q.shape[0]
@@ -277,12 +301,16 @@ def _make_galpha_loop(links, controlled, ta):
                 if st != RUNNING:
                     return _stop(ctr, st)
                 src = tauc
-            if not _first_matrix(ta, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, clk[K_TOUT], q, u, src, gw, gq,
-                                 gu, gst):
+            if not _first_matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, clk[K_TOUT], q, u, src, gw,
+                                 gq, gu, gst):
                 clk[K_TBAD] = t
                 return _failed(ctr, q, u, SINGULAR)
             t_end = clk[K_TOUT]
-            if ta:
+            if flex:
+                corrections = galpha_newton_flex(mi, mf, ws, cons, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x,
+                                                 dx, r, tau, delta, q1, u1, a1, sdiag, S, piv, Kt, Ct, gq * h * h,
+                                                 gu * h, src, rtol, atol, maxit, gst, t)
+            elif ta:
                 corrections = galpha_newton_ta1(mi, mf, ws, cons, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x,
                                                 dx, r, tau, delta, q1, u1, a1, sdiag, S, piv, Kt, Ct, gq * h * h,
                                                 gu * h, src, rtol, atol, maxit, gst, t)
@@ -323,13 +351,15 @@ def _make_galpha_loop(links, controlled, ta):
 _LOOPS = {}
 
 
-def galpha_entry_point(links=True, control=True, ta=False):
+def galpha_entry_point(links=True, control=True, ta=False, flex=False):
     """The compiled generalized-alpha loop ``run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt,
     gopt, max_angles, chart0, q, u, clk, ctr, ctl, T, Q, U, gw, gst)`` (module docstring):
     gopt the method's options (``galpha_step.G_*``), gw and gst from
-    ``allocate_galpha_work`` (with ``ta``: its ``radau_loop.ta_work``). Made (and compiled
+    ``allocate_galpha_work`` (with ``ta``: its ``radau_loop.ta_work``; with ``flex``, modal
+    bodies, its ``flex_implicit.flex_work``: links and ta are then off). Made (and compiled
     or loaded from the cache) on first use."""
-    key = (int(bool(links)), int(bool(control)), int(bool(ta)))
+    flex = int(bool(flex))
+    key = (int(bool(links)) and not flex, int(bool(control)), int(bool(ta)) and not flex, flex)
     run = _LOOPS.get(key)
     if run is None:
         run = _LOOPS.setdefault(key, _make_galpha_loop(*key))

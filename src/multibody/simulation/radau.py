@@ -12,8 +12,8 @@ import numpy as np
 from ..algorithms.checks import check_positive
 from . import radau_loop as RL
 from . import radau_newton as RN
-from .flex_stage_forces import needs_stage_forces
-from .galpha import refuse_unserved
+from .flex_implicit import flex_work
+from .galpha import refuse_flex_unserved, refuse_unserved
 from .integrators import RungeKuttaIntegrator
 from .radau_step import radau_constants
 from .stages import normalize_quaternions
@@ -61,10 +61,9 @@ class RadauIntegrator(RungeKuttaIntegrator):
     quaternions, rotation vectors and free bodies keep order 5; see ``radau_step`` and
     ``radau_loop``.
 
-    The Jacobian: for rigid trees the analytic derivatives of inverse dynamics and of the
-    joint force models (as generalized_alpha's); for models with modal (flexible) bodies,
-    forward differences of the forward dynamics (2 nu evaluations), no analytic flexible
-    derivatives being built. Either needs only to be approximate: the iteration converges to
+    The Jacobian: the analytic derivatives of inverse dynamics (for models with modal
+    (flexible) bodies the flex ones, ``flex_implicit``) and of the joint force models (as
+    generalized_alpha's). It needs only to be approximate: the iteration converges to
     the exact collocation solution whatever the Jacobian's error (a worse one costs
     iterations, and steps if they become too many).
 
@@ -86,9 +85,9 @@ class RadauIntegrator(RungeKuttaIntegrator):
         (0.001, RADAU5's; larger reuses it longer).
 
     The control (if any) is called once per step, at its start, with that state; its forces
-    are held over the step. Refused (NotImplementedError): enabled constraints, contact, the
-    force models ``ExternalForce`` in world axes and ``LinearSpringDamper`` (their
-    derivatives are not built), link-level force models on modal bodies, constraints on models with
+    are held over the step. Refused (NotImplementedError): contact, the force models
+    ``ExternalForce`` in world axes and ``LinearSpringDamper`` (their derivatives are not
+    built), link-level force models on modal bodies, enabled constraints on models with
     modal bodies.
 
     Enabled constraints (closed loops, coordinate and convel rows): the ODE is the
@@ -115,13 +114,10 @@ class RadauIntegrator(RungeKuttaIntegrator):
             raise ValueError(f"max_iterations must be a positive integer, got {max_iterations!r}")
         rate = check_positive(jacobian_rate, "jacobian_rate")
         c = m.compiled
-        if c.flex is not None and (c.nc or needs_stage_forces(m, forces)):
-            raise NotImplementedError("integrator='radau' does not serve enabled constraints on models with modal "
-                                      "bodies nor link-level force models on modal bodies yet: use an explicit "
-                                      "method ('dopri5')")
+        refuse_flex_unserved(m, forces, "radau")
         super().__init__(m, q0, u0, "euler", sink, control, tau, forces, adaptive=False, rtol=rtol, atol=atol,
                          h_min=h_min, h_max=h_max, t0=t0, stabilization_gains=stabilization_gains)
-        refuse_unserved(m, self.fmi, "radau", modal_ok=True, loops_ok=True)
+        refuse_unserved(self.fmi, "radau")
         self.adaptive = bool(adaptive)
         self.iopt[RL.O_ADAPT] = int(self.adaptive)
         normalize_quaternions(c.mi, self._q)
@@ -133,7 +129,8 @@ class RadauIntegrator(RungeKuttaIntegrator):
         self.ropt[RN.R_NIT] = int(max_iterations)
         self.ropt[RN.R_THET] = rate
         ta = None if self.constraint_work is None else RL.ta_work(c, self.constraint_work)
-        self._rw, self.rst = RL.allocate_radau_work(c.nq, c.nu, ta)
+        fw = flex_work(self.data.buf) if self.flex else None
+        self._rw, self.rst = RL.allocate_radau_work(c.nq, c.nu, ta, fw)
 
     @property
     def newton_iterations(self):

@@ -6,7 +6,8 @@ iteration), as Hairer & Wanner's RADAU5 does it:
 1. the joint forces held over the step: tau0, or the Python control's, called once at the
    step's start (a retried step keeps them);
 2. the rates f0 at the start and the error scale atol + rtol |y| (rotations: |y| = 1);
-   the Jacobian (M, C, K) formed only where the last step asked for it (its Newton rate
+   the Jacobian (M, C, K) (for modal bodies too from analytic derivatives,
+   ``flex_implicit.flex_iteration_matrix``) formed only where the last step asked for it (its Newton rate
    above ``R_THET``, a rejected step with an old one, the first step): reused across steps,
    at the state where it was formed; the two systems factored anew only when h changed;
 3. the starting iterate: the last accepted step's collocation polynomial extrapolated
@@ -33,6 +34,7 @@ from ..kernels.common import constraint_table, data_start, frame_table, link_row
 from ..kernels.coordinates import integrate_q
 from ..kernels.status import MIN_STEP, NONFINITE_STATE, RUNNING, SINGULAR
 from ..kernels.variants import variant
+from .flex_implicit import flex_iteration_matrix, flex_work
 from .galpha_step import iteration_matrix
 from .kernels import (
     C_BAD, C_CHARTS, C_HIT, C_OUT, C_REJECT, C_STAGE, C_STEP, F_HMIN, K_H, K_STEP, K_T, K_TBAD,
@@ -45,7 +47,7 @@ from .radau_newton import (
     radau_newton_flex1_links0_ta0,
 )
 from ..kernels.constraint_work import K_COLS
-from .radau_step import RC_C, RC_GAMMA, fd_jacobian, factor, solve_real, ta_jacobian, tangent_jacobian
+from .radau_step import RC_C, RC_GAMMA, factor, solve_real, ta_jacobian, tangent_jacobian
 from .stages import after_step, first_bad
 
 __all__ = ["radau_entry_point", "allocate_radau_work", "ta_work", "N_RST", "N_ROPT"]
@@ -86,16 +88,19 @@ def ta_work(c, wc):
             np.zeros((3, 2 * K_COLS))) + tuple(np.zeros((nu, nu)) for _ in range(3))
 
 
-def allocate_radau_work(nq, nu, ta=None):
+def allocate_radau_work(nq, nu, ta=None, fw=None):
     """The arrays of a Radau run: (rw, rst); rw = (Z, W, F, DW, Zold, f0, scal, ev, M, C, K,
-    E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp, Kp, ta) (``radau_newton``
-    reads them in this order; ta: ``ta_work``'s tuple, or its unread stand-in)."""
+    E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp, Kp, ta, fw)
+    (``radau_newton`` reads them in this order; ta: ``ta_work``'s tuple, or its unread
+    stand-in; fw: ``flex_implicit.flex_work``'s, the modal bodies' derivative work, or its
+    unread stand-in)."""
     n2 = 2 * nu
     stages = tuple(np.zeros((3, n2)) for _ in range(5))
     rw = stages + (np.zeros(n2), np.ones(n2), np.zeros(n2)) + tuple(np.zeros((nu, nu)) for _ in range(4)) + (
         np.zeros(nu, dtype=np.int64), np.zeros((n2, n2)), np.zeros(n2, dtype=np.int64), np.zeros(nu),
         np.zeros(n2), np.zeros(nq), np.zeros(nu), np.zeros(nu), np.zeros(nu), np.zeros(nu), np.zeros(nu),
-        np.zeros(nq)) + tuple(np.zeros((nu, nu)) for _ in range(3)) + (ta_work(None, None) if ta is None else ta,)
+        np.zeros(nq)) + tuple(np.zeros((nu, nu)) for _ in range(3)) + (ta_work(None, None) if ta is None else ta,
+                                                                       flex_work() if fw is None else fw)
     return rw, np.zeros(N_RST)
 
 
@@ -197,9 +202,9 @@ def _prepare(flex, links, ta, model, ropt, rc, smap, t, h, q, u, src, rw, rst):
         _scale(ropt, smap, q, u, scal)
         rst[S_F0] = 1.0
     if rst[S_NEEDJAC] != 0.0:
-        if flex:
-            if not fd_jacobian(mi, mf, ws, dbuf, fmi, fmf, smap, t, q, u, f0, src, qs, us, phi, tau, kq, ku, M, C,
-                               K):
+        if flex:  # (M, C, K): the flex inverse dynamics' analytic derivatives less the force models'
+            if not flex_iteration_matrix(mi, mf, ws, dbuf, rw[28], fmi, fmf, t, q, u, f0[nu:], src, tau, 0.0, 0.0, K,
+                                         C, M):
                 return 2
         elif ta:  # (I, -du_dot/du, -du_dot/dq) of the constrained dynamics
             if not ta_jacobian(mi, mf, fr, cr, ws, z, fmi, fmf, links, t, q, u, src, tau, rw[27], M, C, K):
@@ -269,7 +274,7 @@ def _accept(mi, ws, iopt, clk, ctr, rst, ropt, max_angles, chart0, q, u, rw, h, 
 def _make_radau_loop(links, controlled, flex, ta):
     """The Radau loop (module docstring) with four constants: ``links`` (link wrenches
     among the force models), ``controlled`` (a Python control, as iopt[O_CONTROL] says),
-    ``flex`` (modal bodies: their rates and a finite-difference Jacobian), ``ta`` (closed
+    ``flex`` (modal bodies: their rates and the flex derivatives' Jacobian), ``ta`` (closed
     loops: the tree-augmented dynamics with Baumgarte gains, their analytic Jacobian)."""
 
     @variant(f"run_radau_links{int(links)}_controlled{int(controlled)}_flex{int(flex)}_ta{int(ta)}")

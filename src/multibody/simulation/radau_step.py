@@ -15,9 +15,12 @@ linear system splits into one real system (gamma/h I - J) and one complex one
 ((alpha - i beta)/h I - J), each 2 nu x 2 nu. J = [[D, I], [A, B]] at phi = 0: D =
 dphi_dot/dphi (-1/2 ad_u on a rotation: ``tangent_jacobian``, by differences of
 ``dexp_inv``), A = du_dot/dq (tangent) and B = du_dot/du, held as M^-1 (-K, -C): M, C, K
-the inverse dynamics' derivatives for rigid trees, (I, -B, -A) of the tree-augmented
-constrained dynamics' analytic derivatives for closed loops (``ta_jacobian``), or (I, -B, -A)
-by finite differences for modal bodies. Eliminating the phi rows, each system is one nu x nu system
+the inverse dynamics' derivatives for rigid trees and, from the analytic flex derivatives
+(``flex_implicit.flex_iteration_matrix``), for modal bodies, or (I, -B, -A) of the
+tree-augmented constrained dynamics' analytic derivatives for closed loops
+(``ta_jacobian``). (``fd_jacobian``, forward differences of the flex forward dynamics, was
+the modal bodies' until the analytic one replaced it; ``bench/bench_radau_jacobian.py``
+compares the two.) Eliminating the phi rows, each system is one nu x nu system
 (g M + C)(g - D) + K = g^2 M + g (C - M D) + K - C D (``factor``, ``solve_real``,
 ``solve_complex``). J only steers the iteration: it converges to the exact collocation
 solution whatever J's error, which costs iterations, never accuracy.

@@ -59,8 +59,8 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
         time stepping with hard frictional contact, fixed steps: ``simulation.moreau``),
         "euler", "midpoint", "heun", "rk4", "rk38" ("3/8"), "bs32", "dopri5", "munthe_kaas"
         (Lie-group RK, RK4 tableau unless ``tableau=``), "generalized_alpha" (implicit,
-        order 2, fixed steps, its control called once per step; rigid trees:
-        ``simulation.galpha``), "radau" (Radau IIA, implicit, order 5, adaptive, its control
+        order 2, fixed steps, its control called once per step; rigid trees and loops,
+        modal bodies without constraints: ``simulation.galpha``), "radau" (Radau IIA, implicit, order 5, adaptive, its control
         called once per step; rigid trees and modal bodies: ``simulation.radau``), or a
         tableau. Any but "moreau" with contacts on is refused.
     integrator_options : dict, optional
