@@ -136,10 +136,14 @@ def _beam():
 
 
 def _flex_derivatives():
-    """The derivatives of a flexible model's dynamics (the pinned beam's)."""
+    """The derivatives of a flexible model's dynamics and its implicit loops (the pinned
+    beam's: generalized_alpha and radau take their Newton matrices from them)."""
+    from .simulation import simulate
     m = _beam()
     q, u = m.neutral_q(), np.zeros(m.nu)
     m.inverse_dynamics_derivatives(q, u, u), m.forward_dynamics_derivatives(q, u, u)
+    for integrator in ("generalized_alpha", "radau"):
+        simulate(m, q, u, 2e-3, dt=1e-3, limits=False, integrator=integrator)
 
 
 #: the stepping loop's callees (as the loop calls them) and the energies of a result:
