@@ -23,7 +23,6 @@ import numpy as np
 from numba import njit
 
 from .coulomb import natural_residual, project_impulses
-from .dense_lu import lu_factor, lu_solve
 
 __all__ = ["newton_contacts"]
 
@@ -41,9 +40,6 @@ MIN_STEP = 1e-10
 MERIT_MEMORY = 10
 #: Singular values below this fraction of the largest are dropped in the least-squares step.
 RCOND = 1e-13
-#: The Newton step is solved by LU where its pivots are all above this fraction of the
-#: largest, by least squares (``RCOND``) otherwise.
-LU_PIVOTS = 1e-10
 #: The pieces of F per contact.
 SEPARATED = 0
 STICKING = 1
@@ -51,10 +47,11 @@ SLIDING = 2
 
 
 @njit(cache=True)
-def _reduced_system(Jac, F, piece, A, rhs, rows, step):
-    """The Newton system Jac step = -F without the separated contacts' rows (identity rows,
-    F = lambda: their step is -lambda, written into step): A (k, k) and rhs (k,) of the
-    others' rows, listed in rows; returns k."""
+def _newton_step(Jac, F, piece, A, rhs, rows, step):
+    """The Newton step: Jac step = -F, by least squares. A separated contact's rows are
+    identity rows (F = lambda: its step is -lambda), so only the other contacts' rows make a
+    system (A, k x k, k their rows): a handful of touching contacts among many within the
+    margin costs a small solve."""
     m = F.shape[0]
     k = 0
     for c in range(m // 3):
@@ -64,6 +61,8 @@ def _reduced_system(Jac, F, piece, A, rhs, rows, step):
             else:
                 rows[k] = 3 * c + r
                 k += 1
+    if k == 0:
+        return
     for a in range(k):
         s = -F[rows[a]]
         for c in range(m // 3):
@@ -73,34 +72,6 @@ def _reduced_system(Jac, F, piece, A, rhs, rows, step):
         rhs[a] = s
         for j in range(k):
             A[a, j] = Jac[rows[a], rows[j]]
-    return k
-
-
-@njit(cache=True)
-def _newton_step(Jac, F, piece, A, rhs, rows, piv, step):
-    """The Newton step: Jac step = -F. A separated contact's rows are identity rows, so only
-    the other contacts' rows make a system (``_reduced_system``, k x k): a handful of
-    touching contacts among many within the margin costs a small solve. Solved by LU with
-    partial pivoting (``dense_lu``, O(k^3 / 3), no library call) when its pivots span less
-    than LU_PIVOTS; else (a singular or nearly singular Jacobian: the rigid problem's
-    redundant contacts) by least squares (LAPACK's SVD, O(k^3) with a larger constant)."""
-    k = _reduced_system(Jac, F, piece, A, rhs, rows, step)
-    if k == 0:
-        return
-    if lu_factor(A[:k, :k], piv):
-        small = abs(A[0, 0])
-        big = small
-        for a in range(1, k):
-            small = min(small, abs(A[a, a]))
-            big = max(big, abs(A[a, a]))
-        if small > LU_PIVOTS * big:
-            lu_solve(A[:k, :k], piv, rhs[:k])
-            for a in range(k):
-                step[rows[a]] = rhs[a]
-            return
-        _reduced_system(Jac, F, piece, A, rhs, rows, step)  # (the factors overwrote A)
-    else:
-        _reduced_system(Jac, F, piece, A, rhs, rows, step)
     x = np.linalg.lstsq(A[:k, :k], rhs[:k], RCOND)[0]
     for a in range(k):
         step[rows[a]] = x[a]
@@ -187,8 +158,8 @@ def newton_contacts(W, vfree, b, mu, compliance, lam, v, max_iter, tol):
     Arguments and result as ``contact_solver.solve_contacts``: lam (m,) the start on entry,
     on return the iterate of the smallest natural-map residual met, projected onto the cones;
     v = v_free + W lam.
-    Returns (residual, iterations). Each iteration costs a solve on the rows of
-    the contacts not separated (``_newton_step``: O(k^3) for k such rows) and O(m^2) per evaluation of F, so the
+    Returns (residual, iterations). Each iteration costs a least-squares solve on the rows of
+    the contacts not separated (O(k^3) for k such rows) and O(m^2) per evaluation of F, so the
     sweeps stay the first method; this one finishes what they creep on.
     """
     m = vfree.shape[0]
@@ -207,7 +178,6 @@ def newton_contacts(W, vfree, b, mu, compliance, lam, v, max_iter, tol):
     A = np.empty((m, m))
     rhs = np.empty(m)
     rows = np.empty(m, dtype=np.int64)
-    piv = np.empty(m, dtype=np.int64)
     step = np.empty(m)
     piece = np.empty(nc, dtype=np.int64)
     trial = np.empty(m)
@@ -218,7 +188,7 @@ def newton_contacts(W, vfree, b, mu, compliance, lam, v, max_iter, tol):
     it = 0
     while res > tol and it < max_iter:
         f = _alart_curnier(Wc, q, mu, rho, lam, w, F, Jac, True, piece)
-        _newton_step(Jac, F, piece, A, rhs, rows, piv, step)
+        _newton_step(Jac, F, piece, A, rhs, rows, step)
         merits[it % MERIT_MEMORY] = f
         ref = merits.max()  # (the last MERIT_MEMORY merits; zeros before they are filled)
         s = 1.0
