@@ -3,7 +3,8 @@ one by one at the standing state, against whole runs of ``mb.simulate``.
 
 Pieces (each called ``REPEATS`` times in a compiled loop, at the same state): the kinematics
 pass and detection, M^-1, the contact rows J, W = J M^-1 J^T with the targets, and the
-Coulomb solve (warm-started from the step's own impulses, as in a run, and cold). Whole runs:
+Coulomb solve on the problem a run's step made (W, v_free, b as the run formed them),
+warm-started from the step before's impulses, as in a run, and cold. Whole runs:
 2000 steps with the PD as a Python callback, and with the PD as compiled position actuators
 (``m.actuators``, ctrl = the pose); their difference is the control hand-over. The free
 motion (ABA and force models) and the rest of the step are what the run with actuators has
@@ -25,11 +26,10 @@ sys.path.insert(0, os.path.join(HERE, "..", "examples"))
 import solo12_drop as solo  # noqa: E402
 from _timing import best_of  # noqa: E402
 from multibody.kernels.collision.detect import detect  # noqa: E402
-from multibody.kernels.collision.layout import CF_MU  # noqa: E402
 from multibody.kernels.contact_solver import solve_contacts  # noqa: E402
 from multibody.kernels.inverse_mass_matrix import minv_core  # noqa: E402
 from multibody.kernels.joint_transform import world_placements  # noqa: E402
-from multibody.simulation.contact_step import contact_jacobian, delassus, velocity_targets  # noqa: E402
+from multibody.simulation.contact_step import contact_jacobian, delassus, velocity_targets, warm_start  # noqa: E402
 
 REPEATS = 2000
 
@@ -94,29 +94,34 @@ def main():
     mb.simulate(m, qs, us, 0.01, dt=1e-3, ctrl=solo.POSE)
     t_act, _ = best_of(lambda: mb.simulate(m, qs, us, steps * 1e-3, dt=1e-3, ctrl=solo.POSE))
     m.actuators = []
-    # one step's arrays at the standing state, from a run of one step (its warm start)
+    # one step's problem at the standing state, from a run of two steps: the second step's W,
+    # v_free, b, mu and compliance as the run made them, and its warm start (the first step's
+    # impulses matched by contact, as the run does)
     integ = MoreauIntegrator(m, qs, us, control=solo.pd)
     integ.integrate(1e-3, 1e-3)
+    ci, cf, ci_prev, lam_prev, J, MJt, W, vfree, b, lam, v, mu, comp, Minv, Mwork, uf = integ._cw[:16]
+    ci1, lam1, n1 = ci_prev.copy(), lam_prev.copy(), int(integ.cst[CL.S_NPREV])
+    integ.integrate(2e-3, 1e-3)
+    nc = int(integ.cst[CL.S_NPREV])
+    mrows = 3 * nc
+    lam0 = np.zeros(mrows)
+    warm_start(ci, nc, ci1, lam1, n1, lam0)
+    Wr, vr, br = W[:mrows, :mrows].copy(), vfree[:mrows].copy(), b[:mrows].copy()
+    mur, compr = mu[:nc].copy(), comp[:nc].copy()
     c = m.compiled
     n = c.mi.shape[0]
     buf = integ.data.buf
     d0 = data_start(buf, n)
     ws, z = link_rows(buf, d0, n), ragged(buf, d0, n)
-    ci, cf, ci_prev, lam_prev, J, MJt, W, vfree, b, lam, v, mu, comp, Minv, Mwork, uf = integ._cw[:16]
     q, u = integ._q.copy(), integ._u.copy()
     uf[:] = u
     R = REPEATS
-    t_det, nc = per_call(_detect, c.mi, integ.mf, ws, q, integ._cm, integ._dwork, ci, cf, R)
+    t_det, _ = per_call(_detect, c.mi, integ.mf, ws, q, integ._cm, integ._dwork, ci, cf, R)
     t_minv, _ = per_call(_minv, c.mi, integ.mf, ws, z, q, Mwork, Minv, R)
     world_placements(c.mi, integ.mf, ws, q)
     t_rows, _ = per_call(_rows, c.mi, integ.mf, ws, integ._cm[0], ci, cf, nc, J, R)
-    mrows = 3 * nc
     t_w, _ = per_call(_delassus, J, Minv, mrows, MJt, W, u, uf, cf, nc, 1e-3, vfree, b, R)
-    for k in range(nc):
-        mu[k] = cf[k, CF_MU]
-        comp[k] = integ.copt[CL.P_REG] * W[3 * k, 3 * k]
-    lam0 = lam_prev[:mrows].copy()  # (the last step's impulses: nearly this step's)
-    args = (W[:mrows, :mrows], vfree[:mrows], b[:mrows], mu[:nc], comp[:nc], lam[:mrows])
+    args = (Wr, vr, br, mur, compr, lam[:mrows])
     t_warm, (res_w, it_w) = per_call(_solve, *args, lam0, v[:mrows], 2000, 1e-9, R)
     t_cold, (res_c, it_c) = per_call(_solve, *args, np.zeros(mrows), v[:mrows], 2000, 1e-9, R)
     step_py, step_act = 1e6 * t_py / steps, 1e6 * t_act / steps

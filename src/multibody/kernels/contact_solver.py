@@ -190,13 +190,20 @@ def gauss_seidel_contacts(W, vfree, b, mu, compliance, lam, v, max_iter, tol):
     while res > tol and sweeps < max_iter:
         for c in range(nc):
             k = 3 * c
+            a0 = vfree[k] + b[k]  # (the three rows' sums side by side: independent chains)
+            a1 = vfree[k + 1] + b[k + 1]
+            a2 = vfree[k + 2] + b[k + 2]
+            for j in range(m):
+                x = lam[j]
+                a0 += W[k, j] * x
+                a1 += W[k + 1, j] * x
+                a2 += W[k + 2, j] * x
+            r[0] = a0
+            r[1] = a1
+            r[2] = a2
             for i in range(3):
-                a = vfree[k + i] + b[k + i]
-                for j in range(m):
-                    a += W[k + i, j] * lam[j]
                 for j in range(3):  # the contact's own impulse left out: r is the others' part
-                    a -= W[k + i, k + j] * lam[k + j]
-                r[i] = a
+                    r[i] -= W[k + i, k + j] * lam[k + j]
                 for j in range(3):
                     A[i, j] = W[k + i, k + j]
                 A[i, i] += compliance[c]

@@ -36,11 +36,13 @@ def natural_residual(W, vfree, b, mu, compliance, lam, v):
     rho_i = 1 / W_i,nn, scaled by max_i (||lam_i|| + rho_i ||v_free_i + b_i||) (dimensionless;
     zero exactly at a solution). Also writes v = v_free + W lam (without compliance)."""
     m = vfree.shape[0]
-    for i in range(m):
-        a = vfree[i]
-        for j in range(m):
-            a += W[i, j] * lam[j]
-        v[i] = a
+    for i in range(m):  # (by columns: independent sums, each in the order of j; a zero impulse adds nothing)
+        v[i] = vfree[i]
+    for j in range(m):
+        x = lam[j]
+        if x != 0.0:
+            for i in range(m):
+                v[i] += W[i, j] * x
     worst = 0.0
     scale = 0.0
     for c in range(m // 3):
