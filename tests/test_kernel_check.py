@@ -98,7 +98,10 @@ def test_stored_data_buffers_are_the_check_models(pins):
     key = kernel_check.variant_key(pins)
     buf = kernel_check.stored_values("kernel_check", key + ".")[f"{key}.data_buffer"]  # (checks write into a copy)
     fresh = check_model(pins).create_data().buf
-    assert buf.shape == fresh.shape and np.array_equal(buf, fresh, equal_nan=True), \
+    # (to round-off, not to the bit: the check model's placements come from numpy's sin and cos,
+    # whose last bits move with its version: one entry, -5.6e-17 stored against -8.2e-17 today;
+    # the check at run time replays the stored buffer itself)
+    assert buf.shape == fresh.shape and np.allclose(buf, fresh, rtol=1e-12, atol=1e-15, equal_nan=True), \
         "the buffer layout changed: write the stored values anew (python tests/test_kernel_check.py)"
 
 
