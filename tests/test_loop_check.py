@@ -89,10 +89,10 @@ def test_recorded_runs_are_todays_and_keep_energy(kind, lie, adaptive):
     stored_args, stored = loop_check.unpack(name, stored_values("loop_check", name + "."))
     assert np.array_equal(values[f"{name}.spec"], stored_values("loop_check", name + ".")[f"{name}.spec"])
     # today's flexible four-bar is built through LAPACK (eigh for its beam's modes, a least-squares
-    # closing of its loop), whose last bits move with the library's version: 3.3e-12 measured
-    # after the numpy/scipy of 2026-11-27 (the check at run time replays the recorded inputs
-    # themselves, bit for bit)
-    tol = 1e-10 if kind == "flexta" else 1e-12
+    # closing of its loop), whose last bits move with the library's version: q 3.3e-12 and u
+    # 2.2e-10 off after the numpy/scipy of 2026-11-27, the same at 582d18c as now (the check at
+    # run time replays the recorded inputs themselves, bit for bit)
+    tol = 1e-9 if kind == "flexta" else 1e-12
     for k in loop_check.OUTPUTS:
         assert relative_error(out[k], stored[k]) < tol, f"{name}: {k}"
     assert out["status"][1] >= (STEPS if not adaptive else 1)
