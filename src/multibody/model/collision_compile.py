@@ -49,27 +49,31 @@ class ContactModel:
     @property
     def si(self):
         """(ns, SI_COLS) int64 shape rows."""
-        return self._si if self._verts is not None else self._with_meshes()._si
+        return self._complete()._si
 
     @property
     def sf(self):
         """(ns, SF_COLS) float64 shape rows."""
-        return self._sf if self._verts is not None else self._with_meshes()._sf
+        return self._complete()._sf
 
     @property
     def si_frame(self):
         """si with each non-world shape on "link" k (row k of the flex placement array)."""
-        return self._si_frame if self._verts is not None else self._with_meshes()._si_frame
+        return self._complete()._si_frame
 
     @property
     def sf_frame(self):
         """sf with each shape's pose in its frame (``frames``)."""
-        return self._sf_frame if self._verts is not None else self._with_meshes()._sf_frame
+        return self._complete()._sf_frame
 
     @property
     def verts(self):
         """(nv, 3) float64: the meshes' hull vertices, in their shape frames, one after another."""
-        return self._verts if self._verts is not None else self._with_meshes()._verts
+        return self._complete()._verts
+
+    def _complete(self):
+        """self, its meshes' columns filled (on the first call)."""
+        return self if self._verts is not None else self._with_meshes()
 
     def _with_meshes(self):
         """Fill the meshes' columns (SI_VADR, SI_VNUM, SF_CENTRE, SF_RBOUND) and ``verts``."""
