@@ -309,12 +309,11 @@ def _file_points(path, mtime_ns, size, scale):
         v = np.asarray(getattr(mesh, "vertices", np.zeros((0, 3))), dtype=float)
         if len(v):  # mesh files repeat a vertex per face: hash the rows, faster than sorting them
             v = v[trimesh.grouping.unique_rows(v)[0]]
-    v = _checked_points(v * np.asarray(scale), path)
-    if len(v) >= 4:  # all on one plane or line (no volume), without the hull: the thinnest
-        sv = np.linalg.svd(v - v.mean(axis=0), compute_uv=False)  # spread against the widest
-        if not sv[2] > 1e-12 * sv[0]:
-            raise ValueError(f"{path}: degenerate mesh: its convex hull has no volume (all "
-                             f"vertices on one plane or line)")
+    v = _checked_points(v * np.asarray(scale), path)  # (at least 4 points)
+    sv = np.linalg.svd(v - v.mean(axis=0), compute_uv=False)  # all on one plane or line (no volume),
+    if not sv[2] > 1e-12 * sv[0]:  # without the hull: the thinnest spread against the widest
+        raise ValueError(f"{path}: degenerate mesh: its convex hull has no volume (all "
+                         f"vertices on one plane or line)")
     v.flags.writeable = False
     return v
 
