@@ -110,22 +110,22 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     moreau = integrator == "moreau"
     implicit = choose(integrator, None, integrator_options, implicit_damping, dt) if _is_implicit(integrator) \
         else None
-    galpha = implicit is not None  # (generalized_alpha or radau: the implicit runs)
-    settings, implicit_damping = (implicit.settings, implicit.implicit_damping) if galpha else \
+    implicit_run = implicit is not None  # (generalized_alpha or radau)
+    settings, implicit_damping = (implicit.settings, implicit.implicit_damping) if implicit_run else \
         run_options(integrator, integrator_options, implicit_damping)[1:]
     if moreau or contact_options is not None:
         settings = contact_settings(contact_options, moreau)
     if integrator == "munthe_kaas":
         integrator, lie_group = "rk4", True
     # one integrator as the template of every sample's options and packed force models
-    lim = limit_model(m, limits, implicit.step if galpha else dt)
+    lim = limit_model(m, limits, implicit.step if implicit_run else dt)
     inputs = RunInputs(m, control, tuple(forces or ()) + (() if lim is None else (lim,)), ctrl=ctrl,
-                       joint_dynamics=joint_dynamics, efforts=efforts, dt=None if galpha else dt, ctrl_function_ok=False,
-                       implicit_damping=implicit_damping)
+                       joint_dynamics=joint_dynamics, efforts=efforts, dt=None if implicit_run else dt,
+                       ctrl_function_ok=False, implicit_damping=implicit_damping)
     control = inputs.control
-    tpl = RungeKuttaIntegrator(m, Q0[0], U0[0], tableau="euler" if moreau or galpha else integrator, adaptive=False,
-                               lie_group=lie_group, forces=inputs.forces,
-                               stabilization_gains=None if moreau or galpha else stabilization_gains)
+    tpl = RungeKuttaIntegrator(m, Q0[0], U0[0], tableau="euler" if moreau or implicit_run else integrator,
+                               adaptive=False, lie_group=lie_group, forces=inputs.forces,
+                               stabilization_gains=None if moreau or implicit_run else stabilization_gains)
     inputs.attach(tpl)
     if tpl.control is not None:  # modal bodies with link forces (flex_stage_forces)
         raise NotImplementedError("rollout: models with modal (flexible) bodies take joint forces and constraints "
@@ -136,10 +136,10 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     tau, segmented = _joint_forces(c, tau, B, n_rows, inputs)
     if control is not None and not callable(control):
         raise TypeError(f"control must be callable as control(t, Q, U, TAU_out), got {type(control).__name__}")
-    if moreau or galpha:
+    if moreau or implicit_run:
         refuse_contact_options(control, segmented, lie_group, "with contact" if moreau else f"under {implicit.name}")
         cls = MoreauIntegrator
-        if galpha:
+        if implicit_run:
             cls = implicit.cls
             settings = dict(settings, stabilization_gains=stabilization_gains, **(
                 dict(rtol=rtol, atol=atol) if implicit.name == "radau" else {}))
