@@ -150,7 +150,7 @@ def test_identities_of_the_kkt_system(seed):
 
 def test_external_wrench_and_bad_input():
     """f_ext (fixed in its body, as forward_dynamics takes it) against finite differences of
-    forward_dynamics with the same f_ext; stacked states and bad input refused by name."""
+    forward_dynamics with the same f_ext; f_ext with stacked states and bad input refused by name."""
     m, q, u, tau = _four_bar_state()
     f_ext = {"coupler": np.array([0.2, -0.5, 0.3, 1.5, -2.0, 0.7])}
     ours = m.forward_dynamics_derivatives(q, u, tau, f_ext=f_ext)
@@ -159,12 +159,41 @@ def test_external_wrench_and_bad_input():
                    for e in np.eye(m.nu)]).T
     assert np.abs(ours[0] - fq).max() < RTOL * np.abs(fq).max()
     assert np.abs(ours[0] - m.forward_dynamics_derivatives(q, u, tau)[0]).max() > 1e-3 * np.abs(fq).max()
-    with pytest.raises(ValueError, match="stacked"):
-        m.forward_dynamics_derivatives(np.stack([q, q]), np.stack([u, u]), np.stack([tau, tau]))
+    with pytest.raises(ValueError, match="f_ext is not supported with stacked"):
+        m.forward_dynamics_derivatives(np.stack([q, q]), np.stack([u, u]), np.stack([tau, tau]), f_ext=f_ext)
     with pytest.raises(ValueError, match="tau"):
         m.forward_dynamics_derivatives(q, u, np.full(m.nu, np.nan))
     with pytest.raises(ValueError, match="u"):
         m.forward_dynamics_derivatives(q, np.zeros(m.nu + 1), tau)
+
+
+def test_stacked_states_equal_single_calls_bit_for_bit():
+    """Stacked states on a random tree with loops, a convel and a coordinate constraint: the
+    batch kernel gives each sample the single call's numbers exactly, with the calling
+    thread's Baumgarte gains (set here, so that they show); a bad sample is named by index."""
+    m, q, u, tau, _ = _with_loops(11, 5, LOOP_KINDS[:5], convel=True, coordinate=True)
+    rng = np.random.default_rng(3)
+    B = 7
+    Q = np.array([m.integrate(q, 0.05 * rng.normal(size=m.nu), 1.0) for _ in range(B)])
+    U, TAU = u + 0.3 * rng.normal(size=(B, m.nu)), tau + rng.normal(size=(B, m.nu))
+    W = mb.algorithms.constraints.constraint_work(m.compiled, m.compiled.thread_data())
+    gains = mb.algorithms.constraints.gains_of(m.compiled, W)
+    without = m.forward_dynamics_derivatives(Q[0], U[0], TAU[0])
+    gains[:] = (25.0, 10.0)
+    try:
+        stacked = m.forward_dynamics_derivatives(Q, U, TAU)
+        for i in range(B):
+            single = m.forward_dynamics_derivatives(Q[i], U[i], TAU[i])
+            for a, b in zip(stacked, single):
+                assert np.array_equal(a[i], b), i
+        assert np.abs(stacked[0][0] - without[0]).max() > 1e-6 * np.abs(without[0]).max()  # (the gains show)
+        TAU[5, 2] = np.inf
+        with pytest.raises(ValueError, match="sample 5.*tau"):
+            m.forward_dynamics_derivatives(Q, U, TAU)
+        with pytest.raises(ValueError, match="data= is not supported with stacked"):
+            m.forward_dynamics_derivatives(Q, U, TAU, data=m.create_data())
+    finally:
+        gains[:] = 0.0
 
 
 def _four_bar_on_manifold(m, cks, crank):

@@ -5,7 +5,8 @@ tree-augmented dynamics with the calling thread's Baumgarte gains), ``inverse_dy
 ``bias_forces``, ``gravity_forces``, ``mass_matrix``, ``inverse_mass_matrix``, ``body_pose``, ``body_jacobian``,
 ``pose_gradient``, ``kinetic_energy``, ``potential_energy`` (``strain_energy``),
 ``center_of_mass``, ``integrate``, ``inverse_dynamics_derivatives`` and
-``forward_dynamics_derivatives`` accept stacked inputs (q of shape
+``forward_dynamics_derivatives`` (with enabled constraints:
+``constrained_forward_dynamics_derivatives``) accept stacked inputs (q of shape
 (B, nq), u (B, nu), ...) and return stacked outputs: the single-state functions send
 2-D inputs here (after their fast path has refused them, so single calls cost nothing
 more). The work is split over Numba's threads (``numba.get_num_threads()``), each with
@@ -24,6 +25,7 @@ import numpy as np
 from ..kernels import batch as K
 from ..kernels import flex_batch as FK
 from ..kernels import pin_batch as PK
+from ..kernels.constraint_work import K_COLS
 from ..kernels.flex_derivatives_entry import derivatives_work_size
 from .checks import frame_row, raise_status
 from .constraints import constraint_work
@@ -167,6 +169,25 @@ def forward_dynamics_derivatives(m, Q, U, TAU):
     """Stacked forward dynamics derivatives: (dudot_dq, dudot_du, M^-1), each (B, nu, nu),
     for Q (B, nq), U (B, nu), TAU (B, nu)."""
     return _derivatives(m, K.forward_dynamics_derivatives_batch, "tau", Q, U, TAU, _derivative_work)
+
+
+def constrained_forward_dynamics_derivatives(m, Q, U, TAU):
+    """Stacked derivatives of the tree-augmented constrained forward dynamics of a model with
+    enabled constraints (rigid links): (dudot_dq, dudot_du, Mc^-1), each (B, nu, nu), for
+    Q (B, nq), U (B, nu), TAU (B, nu), each sample as a single ``forward_dynamics_derivatives``
+    call (the Baumgarte gains of the calling thread's Data, as
+    ``constrained_forward_dynamics``)."""
+    return _derivatives(m, K.constrained_forward_dynamics_derivatives_batch, "tau", Q, U, TAU,
+                        _constrained_derivative_work)
+
+
+def _constrained_derivative_work(c, b):
+    """Per worker of BatchData b: the constraint work array (the calling thread's copy), M^-1's
+    work, and the scratch of ``constrained_derivatives._work`` (tree derivatives (3, nu, nu),
+    the rows' arrays (5, nc, nu), the links' motion (n, 12), the frame tangents (3, 2 K_COLS))."""
+    w = b.workers
+    return (*_constraint_work(c, b), _minv_work(c, b)[0], np.zeros((w, 3, c.nu, c.nu)),
+            np.zeros((w, 5, c.nc, c.nu)), np.zeros((w, c.n_links, 12)), np.zeros((w, 3, 2 * K_COLS)))
 
 
 def _derivatives(m, kernel, x_name, Q, U, X, work):

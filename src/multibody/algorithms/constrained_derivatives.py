@@ -37,11 +37,9 @@ def constrained_forward_dynamics_derivatives(m, q, u, tau, f_ext=None, data=None
     """(dudot_dq, dudot_du, dudot_dtau) of ``forward_dynamics`` on a model with enabled
     constraints (see ``derivatives.forward_dynamics_derivatives``); dudot_dtau is the
     constrained inverse mass Mc^-1 = M^-1 - M^-1 Gc^T Gamma^+ Gc M^-1. ``public``: the function
-    that ``with_external_forces`` calls again with f_ext loaded."""
+    that ``with_external_forces`` calls again with f_ext loaded. One state (stacked ones: the
+    batch kernel, ``batch.constrained_forward_dynamics_derivatives``)."""
     c = m.compiled
-    name = "forward_dynamics_derivatives"
-    if getattr(q, "ndim", 1) == 2:
-        raise ValueError(f"{name}: stacked states are not supported with constraints yet")
     d = data_object(c, data)
     if f_ext is not None:
         return with_external_forces(c, d, f_ext, public, m, q, u, tau, None, d)

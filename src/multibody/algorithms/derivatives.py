@@ -84,7 +84,7 @@ def forward_dynamics_derivatives(m, q, u, tau, f_ext=None, data=None):
     [Gc, 0]], H the tree's inverse dynamics derivatives with the constraint forces held, dC the
     rows' acceleration C = Gc udot + kappa + kd r_dot + kp r differentiated at fixed udot;
     dudot_dtau is then the constrained Mc^-1 = M^-1 - M^-1 Gc^T Gamma^+ Gc M^-1 (singular: zero
-    on the constrained directions). Not with stacked states.
+    on the constrained directions). Stacked states too, across cores as the trees'.
     """
     c = m.compiled
     if f_ext is None and data is None and c.flex is None and not c.nc:
@@ -108,11 +108,12 @@ def _checked(m, op, q, u, x, f_ext, data):
     c = m.compiled
     if c.flex is not None and not (c.nc == 0 and getattr(q, "ndim", 1) == 2):
         return flex_derivatives(m, name, names, q, u, x, f_ext, data)
-    if c.nc and with_work:
-        return constrained_forward_dynamics_derivatives(m, q, u, x, f_ext, data, public)
+    constrained = c.nc and with_work
     if getattr(q, "ndim", 1) == 2:
         _refuse_stacked_options(name, f_ext, data)
-        return batched(m, q, u, x)
+        return (batch.constrained_forward_dynamics_derivatives if constrained else batched)(m, q, u, x)
+    if constrained:
+        return constrained_forward_dynamics_derivatives(m, q, u, x, f_ext, data, public)
     d = data_object(c, data)
     if f_ext is not None:
         return with_external_forces(c, d, f_ext, public, m, q, u, x, None, d)

@@ -22,6 +22,7 @@ from .common import (
     check_state, check_state_modal_ok, data_start, frame_table, link_rows, model_arrays, ragged, result_status,
 )
 from .constrained_dynamics import constrained_forward_dynamics
+from .constrained_dynamics_derivatives import constrained_dynamics_derivatives
 from .coordinates import integrate_q
 from .energy import kinetic_energy_core, mass_and_com_core
 from .forward_dynamics import aba_core
@@ -199,6 +200,16 @@ def _constrained_forward_dynamics(dbuf, t, b, works, Q, U, TAU, OUT, status):
     return constrained_forward_dynamics(dbuf, Q[b], U[b], TAU[b], works[t], OUT[b])
 
 
+@njit(**SAMPLE)
+def _constrained_forward_dynamics_derivatives(dbuf, t, b, works, wms, Ts, Es, VAs, KTs, Q, U, TAU, DQ, DU, MINV,
+                                              status):
+    """DQ[b], DU[b], MINV[b] = the derivatives of the tree-augmented constrained forward dynamics at
+    (Q[b], U[b], TAU[b]), the single call's entry kernel on worker t's constraint work array (its
+    Baumgarte gains), M^-1 work and scratch."""
+    return constrained_dynamics_derivatives(dbuf, Q[b], U[b], TAU[b], works[t], wms[t], Ts[t], Es[t], VAs[t], KTs[t],
+                                            DQ[b], DU[b], MINV[b])
+
+
 forward_dynamics_batch = batch_kernel("forward_dynamics_batch", _forward_dynamics)
 constrained_forward_dynamics_batch = batch_kernel("constrained_forward_dynamics_batch", _constrained_forward_dynamics)
 inverse_dynamics_batch = batch_kernel("inverse_dynamics_batch", _inverse_dynamics)
@@ -211,3 +222,5 @@ mass_and_com_batch = batch_kernel("mass_and_com_batch", _mass_and_com)
 integrate_batch = batch_kernel("integrate_batch", _integrate)
 inverse_dynamics_derivatives_batch = batch_kernel("inverse_dynamics_derivatives_batch", _inverse_dynamics_derivatives)
 forward_dynamics_derivatives_batch = batch_kernel("forward_dynamics_derivatives_batch", _forward_dynamics_derivatives)
+constrained_forward_dynamics_derivatives_batch = batch_kernel("constrained_forward_dynamics_derivatives_batch",
+                                                              _constrained_forward_dynamics_derivatives)
