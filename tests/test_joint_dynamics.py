@@ -116,15 +116,27 @@ def test_an_event_that_changes_the_model_does_not_count_the_clamp_again():
     assert res.u[-1, 0] == pytest.approx(0.5 / 2.0)
 
 
-def test_a_run_samples_the_smallest_inertia_once(monkeypatch):
-    """The armature of the implicit damping and the force-model entries both need the
-    smallest effective inertia (33 M^-1 calls): one run computes it once."""
-    import multibody.simulation.joint_dynamics as jd
+def test_the_smallest_inertia_is_sampled_once_per_model_and_limits(monkeypatch):
+    """The armature of the implicit damping, the force-model entries and the default joint
+    limits all need the smallest effective inertia (33 M^-1 calls, 24 ms on Solo12): it is
+    sampled once per compiled model and what it reads uncompiled (the limits), not per run."""
+    import multibody.simulation.forces as fm
     calls = []
-    real = jd.smallest_inertia
-    monkeypatch.setattr(jd, "smallest_inertia", lambda m, ui: calls.append(tuple(ui)) or real(m, ui))
-    mb.simulate(slider(damping=1.0, friction=0.5), np.zeros(1), np.ones(1), 0.01, dt=1e-3)
-    assert calls == [(0,)]
+    real = fm._inverse_mass
+    monkeypatch.setattr(fm, "_inverse_mass", lambda m: calls.append(1) or real(m))
+    m = slider(damping=1.0, friction=0.5)
+    first = mb.simulate(m, np.zeros(1), np.ones(1), 0.01, dt=1e-3)
+    again = mb.simulate(m, np.zeros(1), np.ones(1), 0.01, dt=1e-3)
+    assert len(calls) == 1 and np.array_equal(first.q, again.q)
+    chain = mb.Multibody()
+    chain.add_serial_chain("l", 2)
+    bent = np.array([0.0, 1.1])
+    free = fm.smallest_inertia(chain, [0, 1], bent)
+    chain.hinge("l1_hinge").set_limits(1.0, 1.2)  # the elbow kept bent: no straight arm, the lightest
+    limited = fm.smallest_inertia(chain, [0, 1], bent)
+    assert len(calls) == 3 and limited[0] > 1.5 * free[0]
+    fm._INERTIA_MEMO.clear()
+    assert np.array_equal(fm.smallest_inertia(chain, [0, 1], bent), limited)
 
 
 def test_mjcf_dampers_springs_and_actuators_match_mujocos_rk4(tmp_path):

@@ -77,7 +77,6 @@ class JointDynamics:
             raise ValueError("implicit_damping=True needs a fixed step (an adaptive integrator resolves "
                              "stiff damping by its step size)")
         self.implicit = implicit
-        self._inertia_memo = None  # (compiled model, speeds, inertias) of the last run
 
     def __repr__(self):
         return (f"JointDynamics(hinges={self.hinges!r}, slip_speed={self.slip_speed!r}, dt={self.dt!r}, "
@@ -108,21 +107,13 @@ class JointDynamics:
         p["inertia"] = np.full(len(rows), np.nan)
         stiff = (p["damping"] > 0) | (p["friction"] > 0)
         if self.dt is not None and stiff.any():
-            p["inertia"][stiff] = self._smallest_inertia(m, p["u"][stiff])
+            p["inertia"][stiff] = smallest_inertia(m, p["u"][stiff])
             floor = p["friction"] * self.dt / (FRICTION_STEP_RATIO * np.where(stiff, p["inertia"], 1.0))
             p["slip_speed"] = np.maximum(p["slip_speed"], np.where(stiff, floor, 0.0))
         p["implicit"] = p["damping"] > 0 if self.implicit is True else np.zeros(len(rows), dtype=bool)
         if self.implicit == "auto" and self.dt is not None:
             p["implicit"] = np.nan_to_num(p["damping"] * self.dt / p["inertia"]) > DAMPING_STEP_RATIO
         return p
-
-    def _smallest_inertia(self, m, speeds):
-        """``forces.smallest_inertia`` of ``speeds``, kept for the model's compilation: a run
-        asks twice (the armature, then the force-model entries), each 33 M^-1 calls."""
-        key = (m.compiled, tuple(int(i) for i in speeds))
-        if self._inertia_memo is None or self._inertia_memo[0] is not key[0] or self._inertia_memo[1] != key[1]:
-            self._inertia_memo = (*key, smallest_inertia(m, speeds))
-        return self._inertia_memo[2]
 
     def armature(self, m, p=None):
         """(nu,) the reflected inertia h c added to M's diagonal for the coordinates whose
