@@ -19,6 +19,7 @@ from ..kernels.flex_contact import flex_shape_placements
 from ..kernels.status import CONTACT_ROWS, Status
 from . import contact_loop as CL
 from . import kernels as K
+from .contact_records import ContactRecords
 from .integrators import RungeKuttaIntegrator
 
 __all__ = ["MoreauIntegrator", "contact_integrator", "contact_settings", "ContactRecords", "ContactWarning"]
@@ -73,48 +74,6 @@ def contact_integrator(m, integrator, contact):
                          f"generalized_alpha) assumes smooth motion, and contact impulses change the speeds inside a "
                          f"step; use integrator='moreau' (the default with collision shapes), or contact=False")
     return "moreau" if moreau else integrator
-
-
-class ContactRecords:
-    """The contacts at a run's stored samples (``simulate(contact_output=True)``).
-
-    ``t`` (N,) [s] the sample times (the initial sample has none); ``count`` (N,) the contacts
-    of the step that ends on each sample; per sample k, ``at(k)`` -> dict of ``shapes`` (nc, 2)
-    shape indices (a, b) into ``m.compiled.contact.shape_names``, ``points`` (nc, 3) world
-    points [m], ``normals`` (nc, 3) unit normals from a to b, ``forces`` (nc, 3) the mean
-    force on b over the step [N] in world axes (a receives the opposite).
-    """
-
-    def __init__(self, shape_names):
-        self.shape_names = tuple(shape_names)
-        self._t, self._n, self._rec = [], [], []
-
-    def add(self, T, NR, R):
-        """Append a block of samples: times T, counts NR, records R (see contact_loop)."""
-        for k in range(len(T)):
-            self._t.append(float(T[k]))
-            self._n.append(int(NR[k]))
-            self._rec.append(R[k, :NR[k]].copy())
-
-    @property
-    def t(self):
-        return np.array(self._t)
-
-    @property
-    def count(self):
-        return np.array(self._n, dtype=np.int64)
-
-    def at(self, k):
-        """The contacts of sample k (module docstring of the class)."""
-        r = self._rec[k]
-        return dict(shapes=r[:, 0:2].astype(np.int64), points=r[:, 2:5], normals=r[:, 5:8], forces=r[:, 8:11])
-
-    def total_force(self):
-        """(N, 3) the sum of the contact forces on the b shapes at each sample [N]."""
-        return np.array([r[:, 8:11].sum(axis=0) for r in self._rec]).reshape(-1, 3)
-
-    def __len__(self):
-        return len(self._t)
 
 
 #: the settings ``simulate(contact_options=)`` hands to ``MoreauIntegrator``
