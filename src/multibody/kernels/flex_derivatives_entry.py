@@ -24,7 +24,7 @@ _VIEWS_ONLY = dict(cache=True, _nrt=False)
 
 
 @njit(cache=True, inline="always")
-def _nb_max(fi):
+def nb_max(fi):
     """The largest block size nb of the links (at least 6)."""
     nbm = 6
     for k in range(fi.shape[0]):
@@ -37,13 +37,13 @@ def derivatives_work_size(dbuf):
     """The length of the work array T the flex derivative entries take: dV, dA, dF (like V),
     a tau (nu), two (nu, nu) blocks, one body's dM (nb_max^2) and a frame map (6 nb_max)."""
     a = flex_arrays(dbuf)
-    nbm = _nb_max(a.fi)
+    nbm = nb_max(a.fi)
     nu = a.zero.shape[0]
     return 3 * a.V.shape[0] + nu + 2 * nu * nu + nbm * nbm + 6 * nbm
 
 
 @njit(**_VIEWS_ONLY)
-def _flex_tangents(dbuf, q, u, udot, frames, wrenches, T, dtau_dq, dtau_du):
+def flex_tangents(dbuf, q, u, udot, frames, wrenches, T, dtau_dq, dtau_du):
     """dtau_dq, dtau_du at (q, u, udot) of tau = ID - sum J_F^T w (wrenches (k, 6) at the frame
     rows ``frames``, on rigid frames of their links: fixed in them, they join the links' net
     forces and turn with them) into the given arrays (unchecked; T as
@@ -52,7 +52,7 @@ def _flex_tangents(dbuf, q, u, udot, frames, wrenches, T, dtau_dq, dtau_du):
     nv, nu = a.V.shape[0], a.zero.shape[0]
     tau = T[3 * nv:3 * nv + nu]
     o = 3 * nv + nu + 2 * nu * nu
-    nbm = _nb_max(a.fi)
+    nbm = nb_max(a.fi)
     dM, B = T[o:o + nbm * nbm], T[o + nbm * nbm:]
     flex_tau(dbuf, q, u, udot, tau)
     for i in range(frames.shape[0]):  # the net forces of L and its ancestors less X(F<-L)^T w
@@ -97,7 +97,7 @@ def inverse_dynamics_derivatives_flex(dbuf, q, u, udot, frames, wrenches, T, dta
     st = check_state_modal_ok(mi, q, u, udot, 1, 1)
     if st != OK:
         return st
-    _flex_tangents(dbuf, q, u, udot, frames, wrenches, T, dtau_dq, dtau_du)
+    flex_tangents(dbuf, q, u, udot, frames, wrenches, T, dtau_dq, dtau_du)
     flex_mass(dbuf, q, M)
     return result_status(result_status(result_status(st, dtau_dq), dtau_du), M)
 
@@ -118,7 +118,7 @@ def forward_dynamics_derivatives_flex(dbuf, q, u, tau, frames, wrenches, T, W, u
     o = 3 * nv + nu
     Tq = T[o:o + nu * nu].reshape((nu, nu))
     Tu = T[o + nu * nu:o + 2 * nu * nu].reshape((nu, nu))
-    _flex_tangents(dbuf, q, u, udot, frames, wrenches, T, Tq, Tu)
+    flex_tangents(dbuf, q, u, udot, frames, wrenches, T, Tq, Tu)
     body_masses(a.fi, a.fmass, a.fm1, a.fm2, q, a.M)
     if not flex_inverse_mass_matrix(a.mi, a.mf, a.ws, a.fi, a.M, a.fnode, q, a.zero, a.phi, a.V, a.abias, a.pose,
                                     a.VN, a.P, a.G, a.Dinv, a.scratch, W, Minv):
