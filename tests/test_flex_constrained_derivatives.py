@@ -82,6 +82,16 @@ def test_frames_on_links_and_modal_bodies_against_central_differences(kind):
     _check(m, q, u, tau)
 
 
+def test_a_gear_alone():
+    """Coordinate rows only (no constraint frame): Gc constant, its force turns nothing."""
+    rng = np.random.default_rng(8)
+    m = flexible_tree(rng, gravity=(0.0, -4.0, -9.81))
+    one_dof = [h.name for h in m.hinges if h.nq == 1 and h.nu == 1 and h.name != "tip_panel_hinge"]
+    m.add_coordinate_constraint("gear", one_dof[0], "tip_panel_hinge", ratio=-1.7, offset=0.3)
+    q, u = flex_state(m, rng)
+    _check(m, q, u, rng.normal(size=m.nu))
+
+
 def test_a_wrench_at_a_deforming_node():
     """f_ext at a deforming node (held in its frame, moving with the modes) as forward_dynamics
     takes it: its change with eta goes through Mc^-1."""

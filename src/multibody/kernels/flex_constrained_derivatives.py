@@ -9,10 +9,12 @@ Gc^T lambda = sum_F J_F^T w_F held as applied forces (w_F = sum_i QR[i, F] lambd
 wrench of the rows on their moving frame F, in F's axes).
 
 Both come from one tangent pass per column (kernels/flex_dynamics_derivatives.py: a hinge or
-modal coordinate along ``integrate``, or a speed), modal coordinates included:
+modal coordinate along ``integrate``, or a speed), modal coordinates included, whose outward
+half's link tangents also give the frames':
 
-- H: ``flex_derivatives_entry.flex_tangents`` with the wrenches w_F held fixed in their
-  frames (J_F^T's change; at a deforming node N of link L only the part X(N<-L)^T w_F held
+- H: the flex inverse dynamics tangents (``flex_derivatives_entry.held_base_pass``, then per
+  column flex_dynamics_derivatives' outward and inward passes) with the wrenches w_F held
+  fixed in their frames (J_F^T's change; at a deforming node N of link L only the part X(N<-L)^T w_F held
   in L), plus -J_F^T dw_F, the wrenches' own change in F's axes,
   dw_F = R_F^T dc_F - dtheta_F x w_F, from the change dc_F of the rows' world coefficients
   (alpha, beta on frame a; gamma, delta on b, weighted by lambda; row_tangent's), and at a
@@ -30,9 +32,9 @@ modal coordinate along ``integrate``, or a speed), modal coordinates included:
 
 The frames' K (flex_constrained's FK) hold the accelerations at udot = 0 (kappa); the rows'
 acceleration needs those of the constrained motion: FK's w_dot and a get R (J_F udot) added.
-Cost: the flex constrained dynamics, the flex inverse dynamics derivatives, a second tangent
-pass per column (O(N) each, with O(rows + frames nu) for the rows and forces), M^-1 and
-the dense products O(nu^2 rows + nu^3).
+Cost: the flex constrained dynamics, the flex inverse dynamics derivatives' passes (O(N nu))
+with O(rows + frames nu) per column for the frames, rows and forces, M^-1 and the dense
+products O(nu^2 rows + nu^3).
 """
 from numba import njit
 
@@ -46,8 +48,8 @@ from .flex_body_inertia import body_masses
 from .flex_constrained import (
     F_A, F_FK, F_G, F_J, F_QR, F_RV, FK_COLS, N_RV, R_LAMBDA, T_FRAMES, T_MOVING, T_NFR, T_NK, T_ROWS, piece,
 )
-from .flex_derivatives_entry import flex_tangents, nb_max
-from .flex_dynamics_derivatives import outward_tangent
+from .flex_derivatives_entry import held_base_pass, nb_max
+from .flex_dynamics_derivatives import inward_tangent, outward_tangent
 from .flex_entry import flex_constrained_udot
 from .flex_inverse_mass import flex_inverse_mass_matrix
 from .flex_jacobian import frame_map
@@ -298,10 +300,13 @@ def _node_modal_rows(fi, L, XB, NX, m, DW, k, Hq):
 
 
 @njit(cache=True)
-def _tangent_columns(mi, mf, ws, fi, fm1, fm2, Mq, fnode, frame_node, fr, cr, q, u, udot, phi, V, A, ab, ti, FK,
-                     Jall, XB, FKI, NX, gvec, gains, lam, Gc, wrenches, w0, T, nbm, FT, DW, K2, T2, out, Hq, dCq, dCu):
-    """Every column's tangent pass (flex_dynamics_derivatives.outward_tangent) and from it the frames'
-    tangents, dC/dq, dC/du and the wrenches' part of Hq (see the module docstring)."""
+def _tangent_columns(mi, mf, ws, fi, fm1, fm2, Mq, fnode, frame_node, fr, cr, stiff, damp, q, u, udot, phi, V, A, F,
+                     ab, ti, FK, Jall, XB, FKI, NX, gvec, gains, lam, Gc, wrenches, w0, T, nbm, FT, DW, K2, T2, out,
+                     Hq, Hu, dCq, dCu):
+    """Every column's tangent pass (flex_dynamics_derivatives' outward_tangent and
+    inward_tangent: H's column with the wrenches held, ``held_base_pass`` having run) and from
+    its link tangents the frames' tangents, dC/dq, dC/du and the rest of H (the module
+    docstring)."""
     nv, nu = V.shape[0], u.shape[0]
     dV, dA, db = T[:nv], T[nv:2 * nv], T[2 * nv:3 * nv]
     o2 = 3 * nv + nu + 2 * nu * nu
@@ -317,6 +322,8 @@ def _tangent_columns(mi, mf, ws, fi, fm1, fm2, Mq, fnode, frame_node, fr, cr, q,
                         db[i] = 0.0
                     outward_tangent(mi, mf, ws, fi, fm1, fm2, Mq, fnode, q, u, udot, phi, V, A, ab, j, col, modal,
                                     wrt_u, dV, dA, dM, dphi, db)
+                    inward_tangent(mi, mf, ws, fi, fnode, q, stiff, damp, phi, V, F, j, col, modal, wrt_u, dV, dphi,
+                                   db, Hu if wrt_u else Hq, k)
                     ei = col if modal and not wrt_u else -1
                     _frame_tangents(mi, fi, fnode, frame_node, fr, ti, q, FK, Jall, XB, FKI, V, A, dV, dA, j, k, ei,
                                     not wrt_u, gvec, dphi, wrenches, w0, NX, FT)
@@ -359,7 +366,7 @@ def flex_constrained_dynamics_derivatives(dbuf, q, u, tau, W, frames, wrenches, 
     _held_wrenches(piece(fw, ti, F_QR, nc, 6 * nk), lam, ti, frames, wrenches, w0)
     o = 3 * nv + nu
     Tq, Tu = T[o:o + nu * nu].reshape((nu, nu)), T[o + nu * nu:o + 2 * nu * nu].reshape((nu, nu))
-    flex_tangents(dbuf, q, u, udot, frames, wrenches, T, Tq, Tu)
+    held_base_pass(dbuf, q, u, udot, frames, wrenches, T)
     FK, Jall = piece(fw, ti, F_FK, ti[T_NFR], FK_COLS), piece(fw, ti, F_J, 6 * nk, nu)
     s0 = nu + nk * (K_COLS + 6)
     FT, DW = S[nu:nu + nk * K_COLS].reshape((nk, K_COLS)), S[nu + nk * K_COLS:s0].reshape((nk, 6))
@@ -377,9 +384,10 @@ def flex_constrained_dynamics_derivatives(dbuf, q, u, tau, W, frames, wrenches, 
     Gc = piece(fw, ti, F_G, nc, nu)
     n = a.mi.shape[0]
     gvec = (a.mf[n, GRAVITY], a.mf[n, GRAVITY + 1], a.mf[n, GRAVITY + 2])
-    _tangent_columns(a.mi, a.mf, a.ws, a.fi, a.fm1, a.fm2, a.M, a.fnode, a.frame_node, a.fr, a.cr, q, u, udot, a.phi,
-                     a.V, a.A, a.abias, ti, FK, Jall, XB, FKI, NX, gvec, W[:, c0 + WC_KP:c0 + WC_KD + 1], lam, Gc,
-                     wrenches, w0, T, nbm, FT, DW, K2, T2, out, Tq, E[0], E[1])
+    _tangent_columns(a.mi, a.mf, a.ws, a.fi, a.fm1, a.fm2, a.M, a.fnode, a.frame_node, a.fr, a.cr, a.stiffness,
+                     a.damping, q, u, udot, a.phi, a.V, a.A, a.F, a.abias, ti, FK, Jall, XB, FKI, NX, gvec,
+                     W[:, c0 + WC_KP:c0 + WC_KD + 1], lam, Gc, wrenches, w0, T, nbm, FT, DW, K2, T2, out, Tq, Tu, E[0],
+                     E[1])
     body_masses(a.fi, a.fmass, a.fm1, a.fm2, q, a.M)
     if not flex_inverse_mass_matrix(a.mi, a.mf, a.ws, a.fi, a.M, a.fnode, q, a.zero, a.phi, a.V, a.abias, a.pose,
                                     a.VN, a.P, a.G, a.Dinv, a.scratch, Wm, Minv):

@@ -50,10 +50,23 @@ def flex_tangents(dbuf, q, u, udot, frames, wrenches, T, dtau_dq, dtau_du):
     ``derivatives_work_size``)."""
     a = flex_arrays(dbuf)
     nv, nu = a.V.shape[0], a.zero.shape[0]
-    tau = T[3 * nv:3 * nv + nu]
     o = 3 * nv + nu + 2 * nu * nu
     nbm = nb_max(a.fi)
-    dM, B = T[o:o + nbm * nbm], T[o + nbm * nbm:]
+    held_base_pass(dbuf, q, u, udot, frames, wrenches, T)
+    flex_inverse_dynamics_tangents(a.mi, a.mf, a.ws, a.fi, a.fm1, a.fm2, a.M, a.fnode, a.stiffness, a.damping, q, u,
+                                   udot, a.phi, a.V, a.A, a.F, a.abias, T[:nv], T[nv:2 * nv], T[2 * nv:3 * nv],
+                                   T[o:o + nbm * nbm], T[o + nbm * nbm:], dtau_dq, dtau_du)
+
+
+@njit(**_VIEWS_ONLY)
+def held_base_pass(dbuf, q, u, udot, frames, wrenches, T):
+    """The base pass of ``flex_tangents``: the flex RNEA at (q, u, udot), then the wrenches
+    taken from the net forces of their links and the ancestors (their rigid part X(F<-L)^T w;
+    unchecked; T as ``derivatives_work_size``): what the column passes read."""
+    a = flex_arrays(dbuf)
+    nv, nu = a.V.shape[0], a.zero.shape[0]
+    tau = T[3 * nv:3 * nv + nu]
+    B = T[3 * nv + nu + 2 * nu * nu + nb_max(a.fi) ** 2:]
     flex_tau(dbuf, q, u, udot, tau)
     for i in range(frames.shape[0]):  # the net forces of L and its ancestors less X(F<-L)^T w
         L = frame_map(a.mi, a.fi, a.fnode, a.frame_node, a.fr, q, frames[i], B)[0]
@@ -84,9 +97,6 @@ def flex_tangents(dbuf, q, u, udot, frames, wrenches, T, dtau_dq, dtau_du):
                 for c in range(6):
                     B[c] = B[6 + c]
             k = p
-    flex_inverse_dynamics_tangents(a.mi, a.mf, a.ws, a.fi, a.fm1, a.fm2, a.M, a.fnode, a.stiffness, a.damping, q, u,
-                                   udot, a.phi, a.V, a.A, a.F, a.abias, T[:nv], T[nv:2 * nv], T[2 * nv:3 * nv], dM, B,
-                                   dtau_dq, dtau_du)
 
 
 @njit(**_VIEWS_ONLY)

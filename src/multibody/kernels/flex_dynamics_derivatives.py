@@ -189,7 +189,7 @@ def outward_tangent(mi, mf, ws, fi, fm1, fm2, Mq, fnode, q, u, udot, phi, V, A, 
 
 
 @njit(cache=True)
-def _inward(mi, mf, ws, fi, fnode, q, K, C, phi, V, F, j, col, modal, wrt_u, dV, dphi, dF, out, oc):
+def inward_tangent(mi, mf, ws, fi, fnode, q, K, C, phi, V, F, j, col, modal, wrt_u, dV, dphi, dF, out, oc):
     """The inward tangent pass of one column: out[:, oc] = dtau from the links' force
     tangents dF (zero outside j's subtree and its ancestors)."""
     n = mi.shape[0]
@@ -246,5 +246,5 @@ def flex_inverse_dynamics_tangents(mi, mf, ws, fi, fm1, fm2, Mq, fnode, K, C, q,
                         dF[i] = 0.0
                     outward_tangent(mi, mf, ws, fi, fm1, fm2, Mq, fnode, q, u, udot, phi, V, A, ab, j, col, modal,
                                     wrt_u, dV, dA, dM, dphi, dF)
-                    _inward(mi, mf, ws, fi, fnode, q, K, C, phi, V, F, j, col, modal, wrt_u, dV, dphi, dF,
-                            dtau_du if wrt_u else dtau_dq, base + col)
+                    inward_tangent(mi, mf, ws, fi, fnode, q, K, C, phi, V, F, j, col, modal, wrt_u, dV, dphi, dF,
+                                   dtau_du if wrt_u else dtau_dq, base + col)
