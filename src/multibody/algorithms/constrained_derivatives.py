@@ -6,7 +6,9 @@ tree-augmented constrained udot (kernels/constrained_dynamics.py), with the Baum
 the Data's constraint work array (zero, as ``forward_dynamics`` has them). Rows the TA drops as
 redundant stay dropped (a set that is constant near the state). The kernel is
 kernels/constrained_dynamics_derivatives.py: the KKT system's derivatives, with the rows'
-terms analytic from their frames' kinematics, one compiled call.
+terms analytic from their frames' kinematics, one compiled call. Models with modal (flexible)
+bodies take the same route through their own kernel (``flex_derivatives.flex_constrained_derivatives``,
+kernels/flex_constrained_derivatives.py), so ``constrained_modal_analysis`` serves them too.
 """
 import warnings
 
@@ -19,6 +21,7 @@ from .constraints import constraint_jacobian, constraint_work, pose_error
 from .dynamics import inverse_dynamics, mass_matrix
 from .entry import KERNELS
 from .external_forces import with_external_forces
+from .flex_derivatives import flex_constrained_derivatives
 
 NAMES = ("q", "u", "tau")
 
@@ -40,6 +43,8 @@ def constrained_forward_dynamics_derivatives(m, q, u, tau, f_ext=None, data=None
     that ``with_external_forces`` calls again with f_ext loaded. One state (stacked ones: the
     batch kernel, ``batch.constrained_forward_dynamics_derivatives``)."""
     c = m.compiled
+    if c.flex is not None:  # modal bodies: their own kernel (flex_derivatives)
+        return flex_constrained_derivatives(m, q, u, tau, f_ext, data)
     d = data_object(c, data)
     if f_ext is not None:
         return with_external_forces(c, d, f_ext, public, m, q, u, tau, None, d)

@@ -20,7 +20,9 @@ constrained ones; ``modal_analysis`` takes a loop model's modes in the constrain
 space. Models with modal (flexible) bodies: the modal coordinates eta are vector
 coordinates of the tangent space; their derivatives are analytic too
 (``flex_derivatives.py``; f_ext at deforming nodes served; stacked states through the
-batched flex kernels; enabled constraints on them are refused by name, NotImplementedError).
+batched flex kernels), with enabled constraints too (kernels/flex_constrained_derivatives.py:
+the constrained derivatives as the rigid ones', frames at deforming nodes included; not with
+stacked states).
 """
 import warnings
 
@@ -244,7 +246,7 @@ def modal_analysis(m, q, *, stiffness=None, rtol=1e-9):
     them): omega (n_i,) and modes (nu, n_i) = X v, M-orthonormal; the stiffness includes the
     constraint forces' own (from the constrained ``forward_dynamics_derivatives``); a q that
     does not close the constraints or is not an equilibrium on them warns
-    (``constrained_derivatives.constrained_modal_analysis``).
+    (``constrained_derivatives.constrained_modal_analysis``). Models with modal bodies alike.
     """
     c = m.compiled
     nu = c.nu
@@ -253,7 +255,7 @@ def modal_analysis(m, q, *, stiffness=None, rtol=1e-9):
         stiffness = np.asarray(stiffness, dtype=float)
         if stiffness.shape != (nu, nu) or not np.all(np.isfinite(stiffness)):
             raise ValueError(f"stiffness must be a finite ({nu}, {nu}) matrix, got shape {stiffness.shape}")
-    if c.nc and c.flex is None:
+    if c.nc:  # (modal bodies too: their constrained derivatives are flex_derivatives')
         return constrained_modal_analysis(m, q, stiffness, rtol)
     K, _, M = inverse_dynamics_derivatives(m, q, zero, zero)
     if stiffness is not None:

@@ -307,10 +307,12 @@ def _rows_pass(mi, fr, cr, ws, q, u, W, VA, KT, E, dGl):
 
 
 @njit(**NO_NRT)
-def _constrained_solution(W, nu, nc, E, T, dq, du, Minv):
-    """From M^-1 (in Minv), Gc, dC/dq, dC/du (E[0:3]) and H (T[0], T[1]): Minv = Mc^-1,
-    dq = -Mc^-1 H_q - Y^T dC/dq, du likewise (the module docstring); E[3] = Gc M^-1, E[4] = Y."""
-    G, dCq, dCu, GM, Y = E[0], E[1], E[2], E[3], E[4]
+def kkt_solution(Ag, fo, col, G, dCq, dCu, GM, Y, Tq, Tu, dq, du, Minv):
+    """From M^-1 (in Minv), Gc (G), dC/dq, dC/du and H (Tq, Tu): Minv = Mc^-1, dq = -Mc^-1 Tq
+    - Y^T dC/dq, du likewise (the module docstring); GM = Gc M^-1, Y = Gamma^+ GM by the LDL^T
+    factors of Gamma in Ag (``ldl_solve(Ag, fo, nc, col)``, column ``col`` the right-hand
+    side's): the rigid constraint work's, or the flex kernels' (flex_constrained_derivatives)."""
+    nc, nu = G.shape[0], Minv.shape[0]
     for i in range(nc):  # Gc M^-1 by rows of M^-1 (contiguous), over the row's support only
         for c in range(nu):
             GM[i, c] = 0.0
@@ -319,19 +321,18 @@ def _constrained_solution(W, nu, nc, E, T, dq, du, Minv):
             if g != 0.0:
                 for c in range(nu):
                     GM[i, c] += g * Minv[k, c]
-    col = row_offset(nu, nc) + WC_DRHS
     for c in range(nu):
         for i in range(nc):
-            W[i, col] = GM[i, c]
-        ldl_solve(W, nu, nc, col)
+            Ag[i, col] = GM[i, c]
+        ldl_solve(Ag, fo, nc, col)
         for i in range(nc):
-            Y[i, c] = W[i, col]
+            Y[i, c] = Ag[i, col]
     for i in range(nc):
         for r in range(nu):
             g = GM[i, r]
             for c in range(nu):
                 Minv[r, c] -= g * Y[i, c]
-    minus_products(Minv, T[0], T[1], dq, du)
+    minus_products(Minv, Tq, Tu, dq, du)
     for i in range(nc):
         for r in range(nu):
             y = Y[i, r]
@@ -358,7 +359,7 @@ def constrained_derivatives_core(mi, mf, fr, cr, ws, z, q, u, tau, use_fext, W, 
             T[0, r, c] -= dq[r, c]
     if not minv_core(mi, mf, ws, z, q, Wm, Minv):
         return False
-    _constrained_solution(W, nu, nc, E, T, dq, du, Minv)
+    kkt_solution(W, nu, row_offset(nu, nc) + WC_DRHS, E[0], E[1], E[2], E[3], E[4], T[0], T[1], dq, du, Minv)
     return True
 
 

@@ -24,7 +24,7 @@ _VIEWS_ONLY = dict(cache=True, _nrt=False)
 
 
 @njit(cache=True, inline="always")
-def _nb_max(fi):
+def nb_max(fi):
     """The largest block size nb of the links (at least 6)."""
     nbm = 6
     for k in range(fi.shape[0]):
@@ -37,23 +37,36 @@ def derivatives_work_size(dbuf):
     """The length of the work array T the flex derivative entries take: dV, dA, dF (like V),
     a tau (nu), two (nu, nu) blocks, one body's dM (nb_max^2) and a frame map (6 nb_max)."""
     a = flex_arrays(dbuf)
-    nbm = _nb_max(a.fi)
+    nbm = nb_max(a.fi)
     nu = a.zero.shape[0]
     return 3 * a.V.shape[0] + nu + 2 * nu * nu + nbm * nbm + 6 * nbm
 
 
 @njit(**_VIEWS_ONLY)
-def _flex_tangents(dbuf, q, u, udot, frames, wrenches, T, dtau_dq, dtau_du):
+def flex_tangents(dbuf, q, u, udot, frames, wrenches, T, dtau_dq, dtau_du):
     """dtau_dq, dtau_du at (q, u, udot) of tau = ID - sum J_F^T w (wrenches (k, 6) at the frame
     rows ``frames``, on rigid frames of their links: fixed in them, they join the links' net
     forces and turn with them) into the given arrays (unchecked; T as
     ``derivatives_work_size``)."""
     a = flex_arrays(dbuf)
     nv, nu = a.V.shape[0], a.zero.shape[0]
-    tau = T[3 * nv:3 * nv + nu]
     o = 3 * nv + nu + 2 * nu * nu
-    nbm = _nb_max(a.fi)
-    dM, B = T[o:o + nbm * nbm], T[o + nbm * nbm:]
+    nbm = nb_max(a.fi)
+    held_base_pass(dbuf, q, u, udot, frames, wrenches, T)
+    flex_inverse_dynamics_tangents(a.mi, a.mf, a.ws, a.fi, a.fm1, a.fm2, a.M, a.fnode, a.stiffness, a.damping, q, u,
+                                   udot, a.phi, a.V, a.A, a.F, a.abias, T[:nv], T[nv:2 * nv], T[2 * nv:3 * nv],
+                                   T[o:o + nbm * nbm], T[o + nbm * nbm:], dtau_dq, dtau_du)
+
+
+@njit(**_VIEWS_ONLY)
+def held_base_pass(dbuf, q, u, udot, frames, wrenches, T):
+    """The base pass of ``flex_tangents``: the flex RNEA at (q, u, udot), then the wrenches
+    taken from the net forces of their links and the ancestors (their rigid part X(F<-L)^T w;
+    unchecked; T as ``derivatives_work_size``): what the column passes read."""
+    a = flex_arrays(dbuf)
+    nv, nu = a.V.shape[0], a.zero.shape[0]
+    tau = T[3 * nv:3 * nv + nu]
+    B = T[3 * nv + nu + 2 * nu * nu + nb_max(a.fi) ** 2:]
     flex_tau(dbuf, q, u, udot, tau)
     for i in range(frames.shape[0]):  # the net forces of L and its ancestors less X(F<-L)^T w
         L = frame_map(a.mi, a.fi, a.fnode, a.frame_node, a.fr, q, frames[i], B)[0]
@@ -84,9 +97,6 @@ def _flex_tangents(dbuf, q, u, udot, frames, wrenches, T, dtau_dq, dtau_du):
                 for c in range(6):
                     B[c] = B[6 + c]
             k = p
-    flex_inverse_dynamics_tangents(a.mi, a.mf, a.ws, a.fi, a.fm1, a.fm2, a.M, a.fnode, a.stiffness, a.damping, q, u,
-                                   udot, a.phi, a.V, a.A, a.F, a.abias, T[:nv], T[nv:2 * nv], T[2 * nv:3 * nv], dM, B,
-                                   dtau_dq, dtau_du)
 
 
 @njit(**_VIEWS_ONLY)
@@ -97,7 +107,7 @@ def inverse_dynamics_derivatives_flex(dbuf, q, u, udot, frames, wrenches, T, dta
     st = check_state_modal_ok(mi, q, u, udot, 1, 1)
     if st != OK:
         return st
-    _flex_tangents(dbuf, q, u, udot, frames, wrenches, T, dtau_dq, dtau_du)
+    flex_tangents(dbuf, q, u, udot, frames, wrenches, T, dtau_dq, dtau_du)
     flex_mass(dbuf, q, M)
     return result_status(result_status(result_status(st, dtau_dq), dtau_du), M)
 
@@ -118,7 +128,7 @@ def forward_dynamics_derivatives_flex(dbuf, q, u, tau, frames, wrenches, T, W, u
     o = 3 * nv + nu
     Tq = T[o:o + nu * nu].reshape((nu, nu))
     Tu = T[o + nu * nu:o + 2 * nu * nu].reshape((nu, nu))
-    _flex_tangents(dbuf, q, u, udot, frames, wrenches, T, Tq, Tu)
+    flex_tangents(dbuf, q, u, udot, frames, wrenches, T, Tq, Tu)
     body_masses(a.fi, a.fmass, a.fm1, a.fm2, q, a.M)
     if not flex_inverse_mass_matrix(a.mi, a.mf, a.ws, a.fi, a.M, a.fnode, q, a.zero, a.phi, a.V, a.abias, a.pose,
                                     a.VN, a.P, a.G, a.Dinv, a.scratch, W, Minv):

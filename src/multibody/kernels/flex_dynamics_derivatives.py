@@ -129,8 +129,8 @@ def _row3(ws, k, c):
 
 
 @njit(cache=True)
-def _outward(mi, mf, ws, fi, fm1, fm2, Mq, fnode, q, u, udot, phi, V, A, ab, j, col, modal, wrt_u, dV, dA, dM, dphi,
-             db):
+def outward_tangent(mi, mf, ws, fi, fm1, fm2, Mq, fnode, q, u, udot, phi, V, A, ab, j, col, modal, wrt_u, dV, dA, dM,
+                    dphi, db):
     """The outward tangent pass of one column (see the module docstring): dV, dA and the
     links' force tangents dF (written into db's link rows) over j's subtree."""
     for k in range(j, mi[j, SUBTREE_END]):
@@ -189,7 +189,7 @@ def _outward(mi, mf, ws, fi, fm1, fm2, Mq, fnode, q, u, udot, phi, V, A, ab, j, 
 
 
 @njit(cache=True)
-def _inward(mi, mf, ws, fi, fnode, q, K, C, phi, V, F, j, col, modal, wrt_u, dV, dphi, dF, out, oc):
+def inward_tangent(mi, mf, ws, fi, fnode, q, K, C, phi, V, F, j, col, modal, wrt_u, dV, dphi, dF, out, oc):
     """The inward tangent pass of one column: out[:, oc] = dtau from the links' force
     tangents dF (zero outside j's subtree and its ancestors)."""
     n = mi.shape[0]
@@ -244,7 +244,7 @@ def flex_inverse_dynamics_tangents(mi, mf, ws, fi, fm1, fm2, Mq, fnode, K, C, q,
                 for wrt_u in (False, True):
                     for i in range(dF.shape[0]):
                         dF[i] = 0.0
-                    _outward(mi, mf, ws, fi, fm1, fm2, Mq, fnode, q, u, udot, phi, V, A, ab, j, col, modal, wrt_u,
-                             dV, dA, dM, dphi, dF)
-                    _inward(mi, mf, ws, fi, fnode, q, K, C, phi, V, F, j, col, modal, wrt_u, dV, dphi, dF,
-                            dtau_du if wrt_u else dtau_dq, base + col)
+                    outward_tangent(mi, mf, ws, fi, fm1, fm2, Mq, fnode, q, u, udot, phi, V, A, ab, j, col, modal,
+                                    wrt_u, dV, dA, dM, dphi, dF)
+                    inward_tangent(mi, mf, ws, fi, fnode, q, K, C, phi, V, F, j, col, modal, wrt_u, dV, dphi, dF,
+                                   dtau_du if wrt_u else dtau_dq, base + col)

@@ -94,7 +94,15 @@ def node_tangent(fi, fnode, ws_r, ws_p, k, p, q, ei, V, dV, dphi):
     """Return the tangent of link k's node bias (6-tuple, k's axes) along (eta_i of the
     parent's body, dV_p); where ei >= 0 write dPhi_k^T (6 x nb_p, row-major) into dphi.
     ws_r, ws_p: link k's placement W_R (9) and W_P (3) tuples (flex_kinematics' WR, WP)."""
-    a = fi[k, FL.NODE]
+    return node_tangent_at(fi, fnode, fi[k, FL.NODE], ws_r, ws_p, p, q, ei, V, dV, dphi)
+
+
+@njit(cache=True)
+def node_tangent_at(fi, fnode, a, ws_r, ws_p, p, q, ei, V, dV, dphi):
+    """``node_tangent`` of what is placed at (ws_r, ws_p) in p's axes on the node record a:
+    a link hanging from the node, or (at the node's undeformed R0, p0) the node's own frame,
+    whose B_N = [X(N<-p) | Psi_N] changes by dphi and whose acceleration's node bias by the
+    returned tangent (kernels/flex_constrained_derivatives.py)."""
     nbp = fi[p, FL.NB]
     nm, qm, vp = nbp - 6, fi[p, FL.QM], fi[p, FL.VOFF]
     E, th, dt = node_deformation(fnode, a, nm, q, qm)
