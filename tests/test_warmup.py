@@ -139,12 +139,14 @@ def test_flex_targets_run_and_compile_the_flex_kernels():
     and the same held by a loop) and leave the flex dynamics and the flex constraint kernel
     compiled. (Measured in fresh processes: after them the flexible four-bar example's first
     run takes 2.7 s instead of 61 s.)"""
+    from multibody.kernels.flex_constrained_derivatives import flex_constrained_dynamics_derivatives
     from multibody.kernels.flex_entry import constrained_forward_dynamics_flex, forward_dynamics_flex
     assert {"flex", "flex:constrained"} <= set(warmup.EXTRA)
     warmup.compile_targets(["flex", "flex:constrained"])
     # the entry kernels the facade calls (compiled here, or loaded from a cache that holds
     # them: a callee such as flex_forward_dynamics is then never loaded, so it is not asked)
     assert forward_dynamics_flex.signatures and constrained_forward_dynamics_flex.signatures
+    assert flex_constrained_dynamics_derivatives.signatures
 
 
 def test_figure_for_scripts_and_without_matplotlib(tmp_path, monkeypatch, capsys):

@@ -107,7 +107,8 @@ def _flex(constrained=False):
     beam's forward and inverse dynamics, mass matrix and its inverse, its tip node's pose,
     Jacobian, velocity and compliance, its energies and ``simulate`` (RK4, dopri5);
     ``constrained``: the beam's tip held on a world node by a spherical loop, its
-    constrained dynamics and ``simulate`` (the flex constraint kernel through the stages)."""
+    constrained dynamics, their derivatives and ``simulate`` (the flex constraint kernel
+    through the stages)."""
     def compile_flex():
         from .simulation import simulate
         m = _beam()
@@ -115,7 +116,7 @@ def _flex(constrained=False):
         if constrained:
             m.add_node("anchor", None, m.frame_pose(q, "b0_tip"))
             m.add_loop_constraint("hold", "b0_tip", "anchor", "spherical")
-            m.constrained_dynamics(q, u, u)
+            m.constrained_dynamics(q, u, u), m.forward_dynamics_derivatives(q, u, u)
             simulate(m, q, u, 2e-3, dt=1e-3, limits=False, integrator="dopri5")
             return
         m.forward_dynamics(q, u, u), m.inverse_dynamics(q, u, u), m.mass_matrix(q), m.inverse_mass_matrix(q)
