@@ -147,7 +147,7 @@ def test_modal_analysis_and_linearize_of_the_flexible_four_bar():
 
 def test_bad_input_as_the_dynamics():
     """The same errors as forward_dynamics (shapes, non-finite values, naming the argument);
-    stacked states refused."""
+    f_ext with stacked states refused."""
     m, q, u, tau, _ = _with_loops(12, 1, ["pin"])
     bad = [(q[:-1], u, tau), (q, np.zeros(m.nu + 1), tau), (q, u, np.full(m.nu, np.nan)),
            (np.full(m.nq, np.inf), u, tau)]
@@ -157,7 +157,34 @@ def test_bad_input_as_the_dynamics():
         with pytest.raises(ValueError) as got:
             m.forward_dynamics_derivatives(*args)
         assert str(got.value) == str(want.value)
-    with pytest.raises(ValueError, match="stacked"):
-        m.forward_dynamics_derivatives(np.stack([q, q]), np.stack([u, u]), np.stack([tau, tau]))
-    with pytest.raises(ValueError, match="stacked"):
-        m.inverse_dynamics_derivatives(np.stack([q, q]), np.stack([u, u]), np.stack([tau, tau]))
+    with pytest.raises(ValueError, match="f_ext is not supported with stacked"):
+        m.forward_dynamics_derivatives(np.stack([q, q]), np.stack([u, u]), np.stack([tau, tau]),
+                                       f_ext={m.bodies[0].name: np.ones(6)})
+
+
+def test_stacked_states_equal_single_calls_bit_for_bit():
+    """Stacked states (the batch kernel around the single call's entry, each worker with its
+    own constraint work, frame rows and scratch): each sample the single call's numbers, for
+    both derivatives (inverse: the tree's), with the calling thread's Baumgarte gains set so
+    that they show; a bad sample named by its index."""
+    from multibody.algorithms.constraints import constraint_work, gains_of
+    m, q, u, tau, _ = _with_loops(12, 2, ["pin", "spherical"], convel=True, coordinate=True)
+    rng = np.random.default_rng(4)
+    B = 5
+    Q = np.array([m.integrate(q, 0.02 * rng.normal(size=m.nu), 1.0) for _ in range(B)])
+    U, TAU = u + 0.2 * rng.normal(size=(B, m.nu)), tau + rng.normal(size=(B, m.nu))
+    gains = gains_of(m.compiled, constraint_work(m.compiled, m.compiled.thread_data()))
+    without = m.forward_dynamics_derivatives(Q[0], U[0], TAU[0])[0]
+    gains[:] = (16.0, 8.0)
+    try:
+        for f in (m.forward_dynamics_derivatives, m.inverse_dynamics_derivatives):
+            stacked = f(Q, U, TAU)
+            for i in range(B):
+                for a, b in zip(stacked, f(Q[i], U[i], TAU[i])):
+                    assert np.array_equal(a[i], b), (f.__name__, i)
+        assert np.abs(m.forward_dynamics_derivatives(Q[:1], U[:1], TAU[:1])[0][0] - without).max() > 1e-6
+        U[3, 0] = np.nan
+        with pytest.raises(ValueError, match="sample 3.*u"):
+            m.forward_dynamics_derivatives(Q, U, TAU)
+    finally:
+        gains[:] = 0.0

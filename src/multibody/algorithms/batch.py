@@ -28,6 +28,7 @@ from ..kernels import pin_batch as PK
 from ..kernels.constraint_work import K_COLS
 from ..kernels.flex_derivatives_entry import derivatives_work_size
 from .checks import frame_row, raise_status
+from .flex_derivatives import constrained_work_sizes
 from .constraints import constraint_work
 from .entry import stacked
 
@@ -173,12 +174,23 @@ def forward_dynamics_derivatives(m, Q, U, TAU):
 
 def constrained_forward_dynamics_derivatives(m, Q, U, TAU):
     """Stacked derivatives of the tree-augmented constrained forward dynamics of a model with
-    enabled constraints (rigid links): (dudot_dq, dudot_du, Mc^-1), each (B, nu, nu), for
+    enabled constraints (modal bodies: the flex peer, ``_FLEX_DERIVATIVES``): (dudot_dq, dudot_du, Mc^-1), each (B, nu, nu), for
     Q (B, nq), U (B, nu), TAU (B, nu), each sample as a single ``forward_dynamics_derivatives``
     call (the Baumgarte gains of the calling thread's Data, as
     ``constrained_forward_dynamics``)."""
     return _derivatives(m, K.constrained_forward_dynamics_derivatives_batch, "tau", Q, U, TAU,
                         _constrained_derivative_work)
+
+
+def _flex_constrained_derivative_work(c, b):
+    """Per worker of BatchData b, the flex constrained derivatives' arrays as a single call
+    makes them (``flex_derivatives.flex_constrained_derivatives``): the constraint work array
+    (the calling thread's copy), the nk frame and wrench rows, the tangent work and scratch,
+    the rows' arrays (4, nc, nu), M^-1's work."""
+    w = b.workers
+    nk, tangents, scratch = constrained_work_sizes(c)
+    return (*_constraint_work(c, b), np.zeros((w, nk), dtype=np.int64), np.zeros((w, nk, 6)),
+            np.empty((w, tangents)), np.empty((w, scratch)), np.zeros((w, 4, c.nc, c.nu)), _minv_work(c, b)[0])
 
 
 def _constrained_derivative_work(c, b):
@@ -218,7 +230,9 @@ def _flex_fd_work(c, b):
 
 
 _FLEX_DERIVATIVES = {K.inverse_dynamics_derivatives_batch: (FK.flex_inverse_dynamics_derivatives_batch, _flex_id_work),
-                     K.forward_dynamics_derivatives_batch: (FK.flex_forward_dynamics_derivatives_batch, _flex_fd_work)}
+                     K.forward_dynamics_derivatives_batch: (FK.flex_forward_dynamics_derivatives_batch, _flex_fd_work),
+                     K.constrained_forward_dynamics_derivatives_batch: (
+                         FK.flex_constrained_forward_dynamics_derivatives_batch, _flex_constrained_derivative_work)}
 
 
 def body_pose(m, Q, body):

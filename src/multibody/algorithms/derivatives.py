@@ -108,10 +108,11 @@ def _checked(m, op, q, u, x, f_ext, data):
     served refused, stacked states, f_ext, data=, coercion and the errors naming the argument."""
     name, names, public, batched, with_work = op
     c = m.compiled
-    if c.flex is not None and not (c.nc == 0 and getattr(q, "ndim", 1) == 2):
+    stacked = getattr(q, "ndim", 1) == 2
+    if c.flex is not None and not stacked:
         return flex_derivatives(m, name, names, q, u, x, f_ext, data)
     constrained = c.nc and with_work
-    if getattr(q, "ndim", 1) == 2:
+    if stacked:
         _refuse_stacked_options(name, f_ext, data)
         return (batch.constrained_forward_dynamics_derivatives if constrained else batched)(m, q, u, x)
     if constrained:

@@ -12,7 +12,8 @@ Enabled constraints (loops, convel and coordinate constraints, their frames at d
 included): ``forward_dynamics_derivatives`` differentiates the flex tree-augmented constrained
 udot of ``forward_dynamics`` (kernels/flex_constrained_derivatives.py, one compiled call: the
 KKT system's derivatives, as the rigid constrained_derivatives'); ``inverse_dynamics_derivatives``
-stays the tree's (``inverse_dynamics`` has no constraint force). Not with stacked states.
+stays the tree's (``inverse_dynamics`` has no constraint force). Stacked states: the batched
+kernel around the same entry (``batch.constrained_forward_dynamics_derivatives``).
 """
 import numpy as np
 
@@ -48,8 +49,6 @@ def flex_derivatives(m, name, names, q, u, x, f_ext, data):
     c = m.compiled
     if c.nc and name == "forward_dynamics_derivatives":
         return flex_constrained_derivatives(m, q, u, x, f_ext, data)
-    if c.nc and getattr(q, "ndim", 1) == 2:  # (the batched flex kernels take no constraints)
-        raise ValueError(f"{name}: stacked states are not supported with constraints yet")
     d = data_object(c, data)
     nu = c.nu
     outs = (np.empty((nu, nu)), np.empty((nu, nu)), np.empty((nu, nu)))
@@ -82,23 +81,20 @@ def flex_constrained_derivatives(m, q, u, tau, f_ext=None, data=None):
     ``flex_derivatives``' (its generalized force added to tau, its node wrenches' E turned by
     Mc^-1)."""
     c = m.compiled
-    if getattr(q, "ndim", 1) == 2:
-        raise ValueError("forward_dynamics_derivatives: stacked states are not supported with constraints yet")
     d = data_object(c, data)
     nu = c.nu
     state = tuple(as_float_vector(v, n) for v, n in zip((q, u, tau), NAMES))
     rows, wrenches, E = _wrenches(c, d, state[0], f_ext)
     if f_ext is not None:  # udot under tau + sum J^T w, as forward_dynamics
         state = (*state[:2], state[2] + generalized_external_forces(c, d, state[0], f_ext))
-    nk = int(c.flex.con_table[T_NK])
+    nk, tangents, scratch = constrained_work_sizes(c)
     frames = np.concatenate([rows, np.zeros(nk, dtype=np.int64)])
     held = np.concatenate([wrenches, np.zeros((nk, 6))])
     if d.minv_work is None:
         d.minv_work = np.zeros(c.minv_work_shape)
     outs = (np.empty((nu, nu)), np.empty((nu, nu)), np.empty((nu, nu)))
-    nbm = max(6, int(c.flex.fi[:, FL.NB].max()))
-    work = (np.empty(derivatives_work_size(d.buf)), np.empty(scratch_size(nu, nk, nbm)),
-            d.dense_scratch("flex_constrained_derivatives", (4, c.nc, nu)), d.minv_work)
+    work = (np.empty(tangents), np.empty(scratch), d.dense_scratch("flex_constrained_derivatives", (4, c.nc, nu)),
+            d.minv_work)
     try:
         st = flex_constrained_dynamics_derivatives(d.buf, *state, constraint_work(c, d), frames, held, *work, *outs)
     except ZeroDivisionError as e:
@@ -108,3 +104,13 @@ def flex_constrained_derivatives(m, q, u, tau, f_ext=None, data=None):
     if E is not None:  # the node wrenches' change with eta, as a force: through Mc^-1
         outs[0][...] += outs[2] @ E
     return outs
+
+
+def constrained_work_sizes(c):
+    """(nk, the tangent work's length, the scratch's length) of compiled model c's flex
+    constrained derivatives: nk moving constraint frames (the frame and wrench rows take nk more
+    rows after f_ext's), then the lengths of T (``derivatives_work_size``) and S
+    (``flex_constrained_derivatives.scratch_size``); the batched call sizes each worker's alike."""
+    nk = int(c.flex.con_table[T_NK])
+    nbm = max(6, int(c.flex.fi[:, FL.NB].max()))
+    return nk, derivatives_work_size(c.thread_data().buf), scratch_size(c.nu, nk, nbm)

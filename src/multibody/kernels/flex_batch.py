@@ -11,6 +11,7 @@ from numba import njit
 
 from . import batch as K
 from .batch import SAMPLE, batch_kernel
+from .flex_constrained_derivatives import flex_constrained_dynamics_derivatives
 from .flex_derivatives_entry import forward_dynamics_derivatives_flex, inverse_dynamics_derivatives_flex
 from .flex_entry import (
     constrained_forward_dynamics_flex, forward_dynamics_flex, frame_jacobian_flex, frame_pose_flex,
@@ -98,6 +99,16 @@ def _forward_dynamics_derivatives(dbuf, t, b, works, frames, wrenches, scratch, 
                                              udots[t], DQ[b], DU[b], MINV[b])
 
 
+@njit(**SAMPLE)
+def _constrained_forward_dynamics_derivatives(dbuf, t, b, works, frames, helds, scratch, tangents, rows, minvs, Q, U,
+                                              TAU, DQ, DU, MINV, status):
+    """DQ[b], DU[b], MINV[b] = the derivatives of the flex tree-augmented constrained dynamics at
+    (Q[b], U[b], TAU[b]), the single call's entry kernel (flex_constrained_derivatives) on worker
+    t's constraint work array (its Baumgarte gains), frame and wrench rows, scratch and M^-1 work."""
+    return flex_constrained_dynamics_derivatives(dbuf, Q[b], U[b], TAU[b], works[t], frames[t], helds[t], scratch[t],
+                                                 tangents[t], rows[t], minvs[t], DQ[b], DU[b], MINV[b])
+
+
 flex_forward_dynamics_batch = batch_kernel("flex_forward_dynamics_batch", _forward_dynamics)
 flex_constrained_forward_dynamics_batch = batch_kernel("flex_constrained_forward_dynamics_batch",
                                                       _constrained_forward_dynamics)
@@ -114,6 +125,8 @@ flex_inverse_dynamics_derivatives_batch = batch_kernel("flex_inverse_dynamics_de
                                                       _inverse_dynamics_derivatives)
 flex_forward_dynamics_derivatives_batch = batch_kernel("flex_forward_dynamics_derivatives_batch",
                                                       _forward_dynamics_derivatives)
+flex_constrained_forward_dynamics_derivatives_batch = batch_kernel(
+    "flex_constrained_forward_dynamics_derivatives_batch", _constrained_forward_dynamics_derivatives)
 
 #: the batched flex kernels, by the rigid batch kernel they stand in for (the strain energy
 #: has none: rigid models store no elastic energy)

@@ -22,7 +22,7 @@ from ..kernels import layout as L
 from ..kernels.kinds import KINDS
 from ..kernels.status import NEED_CONTROL, Status
 from ..progress import compiling_notice
-from . import flex_stepping, loop_check
+from . import flex_stepping, loop_check, loop_resume
 from .flex_stage_forces import FlexStageForces, needs_stage_forces
 from . import kernels as K
 from .failures import SimulationError, failure
@@ -34,22 +34,6 @@ from .sinks import ExpandingStorage
 from .tableaus import get_tableau
 
 __all__ = ["RungeKuttaIntegrator", "MuntheKaasIntegrator", "SimulationError", "step", "integrate"]
-
-
-def _resume(run, args):
-    """What ``run_loop`` calls the loop ``run`` with again after each control: its compiled
-    function itself where the dispatcher holds one signature, the one it has just run on these
-    very ``args`` (the arrays keep their types between the calls), skipping the dispatcher's
-    typing of the 26-28 arguments (about 2.5 of a Solo12 contact loop's 10 us re-entry); the
-    dispatcher otherwise. Omitted trailing arguments (a loop's ``fx=None``) are passed as None."""
-    if len(run.overloads) != 1:
-        return run
-    (signature, compiled), = run.overloads.items()
-    entry, missing = compiled.entry_point, len(signature) - len(args)  # (the key: the argument types)
-    if missing <= 0:
-        return entry
-    tail = (None,) * missing
-    return lambda *a: entry(*a, *tail)
 
 
 class RungeKuttaIntegrator:
@@ -276,8 +260,7 @@ class RungeKuttaIntegrator:
         with compiling_notice(self.LOOP_NAME) if first and not self.CHECKED_LOOP else nullcontext():
             st = run(*args)
         clk, (tau_out, q, u) = self.clk, self._ctl
-        if st == NEED_CONTROL:
-            resume = _resume(run, args)
+        resume = loop_resume.loop_resume(run, args) if st == NEED_CONTROL else run
         while st == NEED_CONTROL:
             r = self.control(clk[K.K_TSTAGE], q, u, tau_out)
             if r is not None and r is not tau_out:
