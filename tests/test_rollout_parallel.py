@@ -19,6 +19,9 @@ import pytest
 import multibody as mb
 from multibody.flex import beam_modes
 from multibody.kernels.status import FINISHED, RUNNING
+from multibody.simulation import contact_loop as CL
+from multibody.simulation import galpha_loop as GL
+from multibody.simulation import radau_loop as RL
 from multibody.simulation import sample_runs as SR
 from multibody.simulation.galpha import GeneralizedAlphaIntegrator
 
@@ -188,3 +191,13 @@ def test_an_interrupt_stops_every_worker_before_it_propagates():
     with pytest.raises(SR._Stopped):
         SR._run((t_final, 1e-3, 1), integ, stop)
     assert len(integ.sink.t) == SR.BLOCK_ROWS + 1
+
+
+def test_the_loops_that_samples_run_on_threads_release_the_gil():
+    """Every variant of the generalized-alpha, Radau and contact loops is compiled nogil (the
+    threads of an own-run rollout would otherwise take turns)."""
+    flags = [(a, b, c, d) for a in (0, 1) for b in (0, 1) for c in (0, 1) for d in (0, 1)]
+    entries = [GL.galpha_entry_point(*f) for f in flags] + [RL.radau_entry_point(*f) for f in flags]
+    entries += [CL.contact_entry_point(*f) for f in flags if not (f[3] and (f[0] or f[2]))]
+    assert len({id(e) for e in entries}) >= 20
+    assert all(e.targetoptions.get("nogil") is True for e in entries)
