@@ -62,7 +62,7 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
             save_every=1, lie_group=False, limits=True, progress=True, control_period=None, joint_dynamics=True,
             efforts=True, ctrl=None, implicit_damping="auto", contact=True, integrator_options=None,
             contact_options=None, stabilization_gains="default", rtol=1e-8, atol=1e-10):
-    """Simulate B initial states from t = 0 to ``t_final`` in one compiled call across cores.
+    """Simulate B initial states from t = 0 to ``t_final`` across cores.
 
     Q0 (B, nq), U0 (B, nu): initial states (charts of the calling thread's default Data;
     quaternions normalised as in ``simulate``, a zero one raises ValueError naming the sample).
@@ -93,14 +93,14 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     next sample (a multiple of the output interval dt * save_every; not with a (B, N, nu) tau).
     ``contact``, ``integrator=None``: as in ``simulate`` (a model with collision shapes steps
     with "moreau": its samples then run across cores in one compiled call, ``contact_rollout``,
-    each sample its own run on Numba's threads on a model with enabled constraints or modal
+    each sample its own run on worker threads on a model with enabled constraints or modal
     bodies; no control callback or (B, N, nu) tau there yet); contact=False ignores the
     shapes; ``contact_options`` as in ``simulate``. ``integrator="generalized_alpha"`` or
     ``"radau"`` (with ``integrator_options`` as in ``simulate``; radau adaptive by default, to
     ``rtol`` and ``atol`` as there, its output every ``dt``): each sample through its own
     implicit run, with the model's enabled constraints and ``stabilization_gains`` as in
-    ``simulate`` (no control callback, no (B, N, nu) tau); these runs go on Numba's threads
-    at once (``numba.get_num_threads()``, ``sample_runs``), each sample equal to its own
+    ``simulate`` (no control callback, no (B, N, nu) tau); these runs go on worker threads at
+    once (``numba.get_num_threads()`` of them, ``sample_runs``), each sample equal to its own
     ``simulate`` run. A sample whose run raises other than by failing (``SimulationError``:
     its status says why) raises ``sample_runs.SampleFailure`` naming it once every sample
     has run, the ``RolloutResult`` of all samples as its ``result``; KeyboardInterrupt stops
