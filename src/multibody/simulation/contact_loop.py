@@ -28,7 +28,9 @@ control sees the step's (t, q, u)) and its sample storage. A solve that ends abo
 tolerance but within its acceptance (copt[P_ACCEPT]) goes on, counted (cst[S_SHORT]); above
 the acceptance it stops the run with CONTACT_UNSOLVED (the residual in cst[S_RESIDUAL]); more
 contacts than the rows given stop it with CONTACT_ROWS before the step changes anything
-(cst[S_NEEDED]: how many), for the caller to give more rows and go on.
+(cst[S_NEEDED]: how many), for the caller to give more rows and go on. The entry releases
+the GIL (``nogil``): a rollout runs the samples of models with loops or modal bodies on
+threads at once (``sample_runs``).
 """
 import numpy as np
 from numba import njit
@@ -161,7 +163,7 @@ def _make_contact_loop(links, controlled, loops, flex=0):
     (quaternions re-normalised)."""
     name = f"run_moreau_links{int(links)}_controlled{int(controlled)}_loops{int(loops)}"
 
-    @variant(name + "_flex1" if flex else name)
+    @variant(name + "_flex1" if flex else name, nogil=True)
     def run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt, max_angles, chart0, q, u, clk, ctr, ctl, T, Q, U,
             cm, dwork, cw, copt, cst, R, NR, lw, fx=None):
         n = mi.shape[0]

@@ -5,7 +5,8 @@ With contact, on a model without enabled constraints, the samples run across cor
 compiled call (``contact_rollout_kernels``: each worker with its own scratch, each sample
 with its own state and warm start), from one template ``MoreauIntegrator``'s options and
 force models. With loops, with modal bodies (the parallel kernel runs the rigid loop), and
-under the implicit methods, they run one after the other, each with its own integrator.
+under the implicit methods, each sample has its own integrator and they run on
+``numba.get_num_threads()`` threads at once (``sample_runs``: the loops release the GIL).
 Either way a sample's trajectory equals its own ``simulate`` run (to the bit). No control
 callback or per-row forces yet.
 """
@@ -13,12 +14,12 @@ import numba
 import numpy as np
 
 from ..kernels.collision.work import contact_work
-from ..kernels.status import BUFFER_FULL, CONTACT_ROWS, FINISHED, RUNNING, Status
+from ..kernels.status import BUFFER_FULL, CONTACT_ROWS, FINISHED, RUNNING
 from . import contact_loop as CL
 from . import kernels as K
 from .contact_rollout_kernels import contact_rollout_kernel
-from .failures import SimulationError
 from .moreau import MoreauIntegrator
+from .sample_runs import own_runs
 from .stages import normalize_quaternions
 
 __all__ = ["contact_rollout"]
@@ -28,38 +29,16 @@ def contact_rollout(m, Q0, U0, t_final, dt, tau, save_every, inputs, cls=MoreauI
     """(t, Q, U, status, t_failure) of B samples from Q0 (B, nq), U0 (B, nu) with constant
     joint forces tau (B, nu), the force models and inputs of ``inputs`` (``RunInputs``),
     each a run of the integrator class ``cls`` (its keyword ``options``); rows after a
-    sample's failure are NaN (``RolloutResult``'s layout)."""
-    c = m.compiled
-    B = Q0.shape[0]
+    sample's failure are NaN (``RolloutResult``'s layout). A sample whose run raised
+    other than by failing (SimulationError) raises ``sample_runs.SampleFailure`` naming
+    it once every sample has run, the results riding on it."""
     if cls is MoreauIntegrator:
         tpl = cls(m, Q0[0], U0[0], tau=tau[0], forces=inputs.forces, **(options or {}))
         inputs.attach(tpl)
         if tpl.constraint_work is None and tpl.control is None and not tpl.flex:
             return _parallel_moreau(tpl, Q0, U0, tau, tpl.setup(t_final, dt, save_every), t_final, dt * save_every)
-    n_steps = int(np.ceil(t_final / dt - 1e-9))
-    n_rows = n_steps // save_every + (1 if n_steps % save_every else 0)
-    T = np.minimum(np.arange(n_rows + 1) * dt * save_every, t_final)
-    T[-1] = t_final
-    QO = np.full((B, n_rows + 1, c.nq), np.nan)
-    UO = np.full((B, n_rows + 1, c.nu), np.nan)
-    status = np.full(B, FINISHED, dtype=np.int64)
-    t_failure = np.full(B, np.nan)
-    for b in range(B):
-        integ = cls(m, Q0[b], U0[b], tau=tau[b], forces=inputs.forces, **(options or {}))
-        inputs.attach(integ)
-        try:  # (an adaptive run, radau's, writes every output interval: save_every steps of dt)
-            if integ.adaptive:
-                integ.integrate(t_final, dt * save_every)
-            else:
-                integ.integrate(t_final, dt, save_every=save_every)
-        except SimulationError:
-            status[b] = Status(int(integ.ctr[K.C_STATUS]))
-            t_failure[b] = float(integ.clk[K.K_TBAD])
-        k = len(integ.sink.t)
-        QO[b, :k], UO[b, :k] = integ.sink.q, integ.sink.u
-        if status[b] == FINISHED and k == n_rows + 1:
-            T = integ.sink.t.copy()  # the output times as the loop wrote them
-    return T, QO, UO, status, t_failure
+    return own_runs(m, (Q0, U0, tau), (t_final, dt, save_every), inputs, (cls, options or {}),
+                    numba.get_num_threads())
 
 
 def _per_worker(arrays, nw):

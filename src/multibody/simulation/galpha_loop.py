@@ -24,7 +24,9 @@ does the step after ``set_state``: gst[S_READY] = 0):
 4. q, u, a, u_dot of the step's end; rotation-vector charts re-centred as in the RK loop
    (q moves through the model's ``integrate``: quaternions stay unit).
 
-It shares the RK loop's counters, clock, options and sample storage (``kernels.py``).
+It shares the RK loop's counters, clock, options and sample storage (``kernels.py``). The
+entry releases the GIL (``nogil``): a rollout runs its samples' loops on threads at once
+(``sample_runs``).
 
 Closed loops (the ``ta`` variants): the same step on the tree-augmented ODE u_dot =
 ``ta_core`` with the run's Baumgarte gains: the residual is x - u_dot_TA(q_{n+1}, u_{n+1})
@@ -269,7 +271,7 @@ def _make_galpha_loop(links, controlled, ta, flex):
     ``flex`` (modal bodies: the flex dynamics and derivatives; neither links nor ta)."""
 
     @variant(f"run_galpha_flex_controlled{int(controlled)}" if flex else
-             f"run_galpha_links{int(links)}_controlled{int(controlled)}_ta{int(ta)}")
+             f"run_galpha_links{int(links)}_controlled{int(controlled)}_ta{int(ta)}", nogil=True)
     def run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt, gopt, max_angles, chart0, q, u, clk, ctr, ctl, T, Q, U,
             gw, gst):
         n = mi.shape[0]

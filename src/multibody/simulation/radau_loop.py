@@ -22,7 +22,8 @@ iteration), as Hairer & Wanner's RADAU5 does it:
 5. q = q0 (+) phi_3, u = u0 + du_3 (c_3 = 1), charts re-centred as in the RK loop.
 
 It shares the RK loop's counters, clock, options, step sizing to output times and sample
-storage (``kernels.py``).
+storage (``kernels.py``). The entry releases the GIL (``nogil``): a rollout runs its samples'
+loops on threads at once (``sample_runs``).
 """
 import numpy as np
 
@@ -277,7 +278,7 @@ def _make_radau_loop(links, controlled, flex, ta):
     ``flex`` (modal bodies: their rates and the flex derivatives' Jacobian), ``ta`` (closed
     loops: the tree-augmented dynamics with Baumgarte gains, their analytic Jacobian)."""
 
-    @variant(f"run_radau_links{int(links)}_controlled{int(controlled)}_flex{int(flex)}_ta{int(ta)}")
+    @variant(f"run_radau_links{int(links)}_controlled{int(controlled)}_flex{int(flex)}_ta{int(ta)}", nogil=True)
     def run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt, ropt, rc, smap, max_angles, chart0, q, u, clk, ctr, ctl,
             T, Q, U, rw, rst):
         n = mi.shape[0]

@@ -12,10 +12,10 @@ from .failures import first_blown_row
 from .forces import limit_model
 from .contact_rollout import contact_rollout, refuse_contact_options
 from .integrators import RungeKuttaIntegrator
-from .galpha import run_options
 from .integrator_choice import choose
 from .moreau import MoreauIntegrator, contact_integrator, contact_settings
 from .run_inputs import RunInputs
+from .sample_runs import SampleFailure
 from .stages import normalize_quaternions
 
 __all__ = ["rollout", "RolloutResult"]
@@ -62,7 +62,7 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
             save_every=1, lie_group=False, limits=True, progress=True, control_period=None, joint_dynamics=True,
             efforts=True, ctrl=None, implicit_damping="auto", contact=True, integrator_options=None,
             contact_options=None, stabilization_gains="default", rtol=1e-8, atol=1e-10):
-    """Simulate B initial states from t = 0 to ``t_final`` in one compiled call across cores.
+    """Simulate B initial states from t = 0 to ``t_final`` across cores.
 
     Q0 (B, nq), U0 (B, nu): initial states (charts of the calling thread's default Data;
     quaternions normalised as in ``simulate``, a zero one raises ValueError naming the sample).
@@ -73,10 +73,9 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     force models as in ``simulate``; ``limits``: the hinges' position limits as in
     ``simulate`` (on by default); ``joint_dynamics``, ``efforts``: the hinges' damping,
     springs and friction, and their effort limits clamping ``tau`` and the control's forces,
-    as in ``simulate`` (on by default), ``implicit_damping`` as there; ``ctrl``: the controls (n_actuators,) of the model's
-    actuators, the same for every sample (zeros by default); ``save_every``: store every
-    k-th step. Each sample runs
-    through the same compiled loop as ``simulate`` (so a sample's trajectory equals its own
+    as in ``simulate`` (on by default), ``implicit_damping`` as there; ``ctrl``: the
+    controls (n_actuators,) of the model's actuators, the same for every sample (zeros by
+    default); ``save_every``: store every k-th step. Each sample runs through the same compiled loop as ``simulate`` (so a sample's trajectory equals its own
     ``simulate`` run), on Numba's threads (``numba.get_num_threads()``), each with its own
     data and work arrays; a sample that fails stops alone (see ``RolloutResult``). A model
     with enabled constraints (loops, constant-velocity, coordinate) steps with its
@@ -94,31 +93,33 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     next sample (a multiple of the output interval dt * save_every; not with a (B, N, nu) tau).
     ``contact``, ``integrator=None``: as in ``simulate`` (a model with collision shapes steps
     with "moreau": its samples then run across cores in one compiled call, ``contact_rollout``,
-    one after the other on a model with enabled constraints; no control callback or (B, N, nu)
-    tau there yet); contact=False ignores the shapes; ``contact_options`` as in ``simulate``.
-    ``integrator="generalized_alpha"`` or ``"radau"`` (with ``integrator_options`` as in
-    ``simulate``; radau adaptive by default, to ``rtol`` and ``atol`` as there, its output
-    every ``dt``): each sample through its own implicit run, one after the other, with the
-    model's enabled constraints and ``stabilization_gains`` as in ``simulate`` (no control
-    callback, no (B, N, nu) tau, not across cores yet); each sample equals its own
-    ``simulate`` run.
+    each sample its own run on worker threads on a model with enabled constraints or modal
+    bodies; no control callback or (B, N, nu) tau there yet); contact=False ignores the
+    shapes; ``contact_options`` as in ``simulate``. ``integrator="generalized_alpha"`` or
+    ``"radau"`` (with ``integrator_options`` as in ``simulate``; radau adaptive by default, to
+    ``rtol`` and ``atol`` as there, its output every ``dt``): each sample through its own
+    implicit run, with the model's enabled constraints and ``stabilization_gains`` as in
+    ``simulate`` (no control callback, no (B, N, nu) tau); these runs go on worker threads at
+    once (``numba.get_num_threads()`` of them, ``sample_runs``), each sample equal to its own
+    ``simulate`` run. A sample whose run raises other than by failing (``SimulationError``:
+    its status says why) raises ``sample_runs.SampleFailure`` naming it once every sample
+    has run, the ``RolloutResult`` of all samples as its ``result``; KeyboardInterrupt stops
+    every sample's run at its next block of rows before it propagates.
     """
     c = m.compiled
     integrator = contact_integrator(m, integrator, contact)
     Q0, U0 = _initial_states(c, Q0, U0, t_final, dt)
     B = Q0.shape[0]
     moreau = integrator == "moreau"
-    implicit = choose(integrator, None, integrator_options, implicit_damping, dt) if _is_implicit(integrator) \
-        else None
-    implicit_run = implicit is not None  # (generalized_alpha or radau)
-    settings, implicit_damping = (implicit.settings, implicit.implicit_damping) if implicit_run else \
-        run_options(integrator, integrator_options, implicit_damping)[1:]
+    choice = choose(integrator, None, integrator_options, implicit_damping, dt)
+    implicit_run = choice.implicit  # (generalized_alpha or radau: each sample its own run)
+    settings, implicit_damping = choice.settings, choice.implicit_damping
     if moreau or contact_options is not None:
         settings = contact_settings(contact_options, moreau)
     if integrator == "munthe_kaas":
         integrator, lie_group = "rk4", True
     # one integrator as the template of every sample's options and packed force models
-    lim = limit_model(m, limits, implicit.step if implicit_run else dt)
+    lim = limit_model(m, limits, choice.step if implicit_run else dt)
     inputs = RunInputs(m, control, tuple(forces or ()) + (() if lim is None else (lim,)), ctrl=ctrl,
                        joint_dynamics=joint_dynamics, efforts=efforts, dt=None if implicit_run else dt,
                        ctrl_function_ok=False, implicit_damping=implicit_damping)
@@ -137,22 +138,23 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     if control is not None and not callable(control):
         raise TypeError(f"control must be callable as control(t, Q, U, TAU_out), got {type(control).__name__}")
     if moreau or implicit_run:
-        refuse_contact_options(control, segmented, lie_group, "with contact" if moreau else f"under {implicit.name}")
+        refuse_contact_options(control, segmented, lie_group, "with contact" if moreau else f"under {choice.name}")
         cls = MoreauIntegrator
         if implicit_run:
-            cls = implicit.cls
+            cls = choice.cls
             settings = dict(settings, stabilization_gains=stabilization_gains, **(
-                dict(rtol=rtol, atol=atol) if implicit.name == "radau" else {}))
-        result = RolloutResult(*contact_rollout(m, Q0, U0, t_final, dt, tau, int(save_every), inputs, cls, settings))
+                dict(rtol=rtol, atol=atol) if choice.name == "radau" else {}))
+        try:
+            result = RolloutResult(*contact_rollout(m, Q0, U0, t_final, dt, tau, int(save_every), inputs, cls,
+                                                    settings))
+        except SampleFailure as e:  # (a sample's run raised: every sample's rows ride on the error)
+            e.result = RolloutResult(*e.result)
+            e.result.clamped = inputs.report()
+            raise
         result.clamped = inputs.report()
         return result
     return _explicit_rollout(c, tpl, inputs, (Q0, U0, tau, segmented), control, control_period, (t_final, dt),
                              save_every, n_rows, lie, progress)
-
-
-def _is_implicit(integrator):
-    """Whether ``integrator`` names one of the implicit methods (generalized_alpha, radau)."""
-    return isinstance(integrator, str) and integrator.lower() in ("generalized_alpha", "radau")
 
 
 def _joint_forces(c, tau, B, n_rows, inputs):
