@@ -25,8 +25,8 @@ does the step after ``set_state``: gst[S_READY] = 0):
    (q moves through the model's ``integrate``: quaternions stay unit).
 
 It shares the RK loop's counters, clock, options and sample storage (``kernels.py``). The
-Newton iteration and the Newton matrix's refresh are compiled functions of their own per
-variant (``galpha_newton.py``), called from here (the matrix from the step's start too).
+Newton iteration and the Newton matrix's refresh in it are compiled functions of their own
+per variant (``galpha_newton.py``); the step's start forms its matrix inline.
 
 Closed loops (the ``ta`` variants): the same step on the tree-augmented ODE u_dot =
 ``ta_core`` with the run's Baumgarte gains: the residual is x - u_dot_TA(q_{n+1}, u_{n+1})
@@ -50,8 +50,9 @@ from ..kernels.status import NONFINITE_STATE, RUNNING, SINGULAR
 from ..kernels.variants import variant
 from .force_kernels import apply_forces
 from .galpha_newton import (
-    N_GST, S_ITERS, S_MATRICES, S_MOST, S_READY, S_TWORST, S_UNCONVERGED, S_WORST, galpha_newton_flex,
-    galpha_newton_links0_ta0, galpha_newton_links0_ta1, galpha_newton_links1_ta0, galpha_newton_links1_ta1, refresh,
+    N_GST, S_ITERS, S_MATRICES, S_MOST, S_READY, S_TWORST, S_UNCONVERGED, S_WORST, form_and_factor,
+    galpha_newton_flex, galpha_newton_links0_ta0, galpha_newton_links0_ta1, galpha_newton_links1_ta0,
+    galpha_newton_links1_ta1,
 )
 from .galpha_step import G_ATOL, G_BETA, G_GAMMA, G_ALPHA_F, G_ALPHA_M, G_MAXIT, G_RTOL, advance_state
 from .kernels import (
@@ -80,8 +81,8 @@ def allocate_galpha_work(nq, nu, ta, fw):
 def _first_matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, t_end, q, u, src, gw, gq, gu, gst):
     """The step's start: u_dot and a from the forward dynamics where not carried over
     (gst[S_READY] = 0), the predictor x = u_dot, its state and there Newton's matrix,
-    factored (the variant's ``galpha_newton.refresh``). False if an inertia or the matrix is
-    singular."""
+    factored (``galpha_newton.form_and_factor``, inline: once per step). False if an inertia
+    or the matrix is singular."""
     a, udot, x, dx, r, tau, delta, q1, u1, a1, sdiag, Kt, Ct, S, piv = gw[:15]
     nu = u.shape[0]
     if gst[S_READY] == 0.0:
@@ -101,8 +102,8 @@ def _first_matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, t_end
     for i in range(nu):
         x[i] = udot[i]
     advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
-    return refresh(links, ta, flex, mi, mf, ws, cons, fmi, fmf, t_end, q1, u1, x, src, tau, gq * h * h, gu * h, Kt,
-                   Ct, S, piv, sdiag, gst)
+    return form_and_factor(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq * h * h,
+                           gu * h, Kt, Ct, S, piv, sdiag, gst)
 
 
 def _make_galpha_loop(links, controlled, ta, flex):

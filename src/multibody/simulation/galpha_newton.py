@@ -5,11 +5,13 @@ their tree-augmented closed-loop dynamics (``ta``), or modal bodies (``flex``).
 Two kinds of compiled function per variant, each under a name of its own
 (``kernels/variants.variant``), as ``radau_newton``'s are:
 
-* ``galpha_refresh_*``: Newton's matrix formed at an iterate and factored. The step's start
-  (``galpha_loop._first_matrix``) and the iteration's two refreshes (after an overshoot,
-  after a slow contraction) call it; inlined at these three sites, the matrix (the inverse
+* ``galpha_refresh_*``: Newton's matrix formed at an iterate and factored
+  (``form_and_factor``), for the iteration's two refreshes (after an overshoot, after a
+  slow contraction). Inlined at both and at the step's start, the matrix (the inverse
   dynamics derivatives, or the constrained dynamics' derivatives) was compiled three times
-  over in each variant (issue 23: galpha_newton_ta1 43.5 s of CPU, its loop 28.9 s).
+  over in each variant (issue 23: galpha_newton_ta1 43.5 s of CPU, its loop 28.9 s); the
+  step's start (``galpha_loop._first_matrix``, once per step) keeps its inline copy: an
+  out-of-line call there, passing some twenty arrays, cost 3-5 % of a small tree's run.
 * ``galpha_newton_*``: the simplified Newton iteration itself, with ``links`` a constant of
   the variant (it was a run-time argument: the link-force code was compiled into every
   variant, used or not).
@@ -30,9 +32,9 @@ from .force_kernels import apply_forces
 from .galpha_step import advance_state, iteration_matrix, residual
 from .radau_step import ta_jacobian
 
-__all__ = ["refresh", "galpha_newton_links0_ta0", "galpha_newton_links1_ta0", "galpha_newton_links0_ta1",
-           "galpha_newton_links1_ta1", "galpha_newton_flex", "S_READY", "S_ITERS", "S_MOST", "S_UNCONVERGED",
-           "S_WORST", "S_TWORST", "S_MATRICES", "N_GST", "THETA", "MAX_HALVINGS"]
+__all__ = ["refresh", "form_and_factor", "galpha_newton_links0_ta0", "galpha_newton_links1_ta0",
+           "galpha_newton_links0_ta1", "galpha_newton_links1_ta1", "galpha_newton_flex", "S_READY", "S_ITERS", "S_MOST",
+           "S_UNCONVERGED", "S_WORST", "S_TWORST", "S_MATRICES", "N_GST", "THETA", "MAX_HALVINGS"]
 
 # --- method state (float64 array gst)
 S_READY = 0        # 1: a and u_dot hold the last step's (0: start from the forward dynamics)
@@ -91,22 +93,31 @@ def _matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau,
     return True
 
 
+@njit(cache=True, inline="always")
+def form_and_factor(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv,
+                    sdiag, gst):
+    """Newton's matrix (``_matrix``) formed at (t, q1, u1, x) into LU and factored in place
+    (pivots piv), its diagonal's magnitudes kept in sdiag (the residual's scale),
+    gst[S_MATRICES] counted. False if an inertia or the matrix is singular. Inlined at the
+    step's start (once per step: an out-of-line call passing some twenty arrays cost 3-5 %
+    of a small tree's run) and in ``refresh_variant``'s function, which the iteration calls."""
+    if not _matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU):
+        return False
+    gst[S_MATRICES] += 1
+    for i in range(x.shape[0]):
+        sdiag[i] = abs(LU[i, i])
+    return lu_factor(LU, piv)
+
+
 def refresh_variant(links, ta, flex):
     """The compiled ``refresh(mi, mf, ws, cons, fmi, fmf, t, q1, u1, x, src, tau, gq, gu, Kt,
-    Ct, LU, piv, sdiag, gst)`` of the variant: Newton's matrix (``_matrix``) formed at (t,
-    q1, u1, x) into LU and factored in place (pivots piv), its diagonal's magnitudes kept in
-    sdiag (the residual's scale), gst[S_MATRICES] counted. False if an inertia or the
-    matrix is singular. One compiled copy per variant, called from the step's start and the
-    iteration (module docstring)."""
+    Ct, LU, piv, sdiag, gst)`` of the variant: ``form_and_factor``, one compiled copy per
+    variant for the iteration's two refreshes (module docstring)."""
 
     @variant("galpha_refresh_flex" if flex else f"galpha_refresh_links{int(links)}_ta{int(ta)}")
     def refresh(mi, mf, ws, cons, fmi, fmf, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv, sdiag, gst):
-        if not _matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU):
-            return False
-        gst[S_MATRICES] += 1
-        for i in range(x.shape[0]):
-            sdiag[i] = abs(LU[i, i])
-        return lu_factor(LU, piv)
+        return form_and_factor(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct,
+                               LU, piv, sdiag, gst)
 
     return refresh
 
