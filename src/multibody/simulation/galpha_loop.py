@@ -25,8 +25,8 @@ does the step after ``set_state``: gst[S_READY] = 0):
    (q moves through the model's ``integrate``: quaternions stay unit).
 
 It shares the RK loop's counters, clock, options and sample storage (``kernels.py``). The
-Newton iteration and the Newton matrix's refresh in it are compiled functions of their own
-per variant (``galpha_newton.py``); the step's start forms its matrix inline.
+Newton iteration, the step's first Newton matrix included, is a compiled function of its own
+per variant (``galpha_newton.py``).
 
 Closed loops (the ``ta`` variants): the same step on the tree-augmented ODE u_dot =
 ``ta_core`` with the run's Baumgarte gains: the residual is x - u_dot_TA(q_{n+1}, u_{n+1})
@@ -50,7 +50,7 @@ from ..kernels.status import NONFINITE_STATE, RUNNING, SINGULAR
 from ..kernels.variants import variant
 from .force_kernels import apply_forces
 from .galpha_newton import (
-    N_GST, S_ITERS, S_MATRICES, S_MOST, S_READY, S_TWORST, S_UNCONVERGED, S_WORST, form_and_factor,
+    N_GST, S_ITERS, S_MATRICES, S_MOST, S_READY, S_TWORST, S_UNCONVERGED, S_WORST,
     galpha_newton_flex, galpha_newton_links0_ta0, galpha_newton_links0_ta1, galpha_newton_links1_ta0,
     galpha_newton_links1_ta1,
 )
@@ -78,11 +78,10 @@ def allocate_galpha_work(nq, nu, ta, fw):
 
 
 @njit(cache=True, inline="always")
-def _first_matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, t_end, q, u, src, gw, gq, gu, gst):
+def _start_step(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, q, u, src, gw, gst):
     """The step's start: u_dot and a from the forward dynamics where not carried over
-    (gst[S_READY] = 0), the predictor x = u_dot, its state and there Newton's matrix,
-    factored (``galpha_newton.form_and_factor``, inline: once per step). False if an inertia
-    or the matrix is singular."""
+    (gst[S_READY] = 0), the predictor x = u_dot and its state (Newton's matrix there: the
+    iteration's first). False if an inertia is singular."""
     a, udot, x, dx, r, tau, delta, q1, u1, a1, sdiag, Kt, Ct, S, piv = gw[:15]
     nu = u.shape[0]
     if gst[S_READY] == 0.0:
@@ -102,8 +101,7 @@ def _first_matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, t_end
     for i in range(nu):
         x[i] = udot[i]
     advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
-    return form_and_factor(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq * h * h,
-                           gu * h, Kt, Ct, S, piv, sdiag, gst)
+    return True
 
 
 def _make_galpha_loop(links, controlled, ta, flex):
@@ -145,8 +143,7 @@ def _make_galpha_loop(links, controlled, ta, flex):
                 if st != RUNNING:
                     return _stop(ctr, st)
                 src = tauc
-            if not _first_matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, clk[K_TOUT], q, u, src, gw,
-                                 gq, gu, gst):
+            if not _start_step(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, q, u, src, gw, gst):
                 clk[K_TBAD] = t
                 return _failed(ctr, q, u, SINGULAR)
             t_end = clk[K_TOUT]
@@ -171,6 +168,9 @@ def _make_galpha_loop(links, controlled, ta, flex):
                 corrections = galpha_newton_links0_ta0(
                     mi, mf, ws, cons, fmi, fmf, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1,
                     sdiag, S, piv, Kt, Ct, gq * h * h, gu * h, src, rtol, atol, maxit, gst, t)
+            if corrections == -2:  # the predictor's matrix is singular
+                clk[K_TBAD] = t
+                return _failed(ctr, q, u, SINGULAR)
             if corrections < 0:
                 clk[K_TBAD] = t
                 return _failed(ctr, q1, u1, SINGULAR)

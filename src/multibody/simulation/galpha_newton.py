@@ -2,23 +2,20 @@
 per variant of the loop: rigid trees with or without link-level force models (``links``),
 their tree-augmented closed-loop dynamics (``ta``), or modal bodies (``flex``).
 
-Two kinds of compiled function per variant, each under a name of its own
-(``kernels/variants.variant``), as ``radau_newton``'s are:
+One compiled function per variant, ``galpha_newton_links{0,1}_ta{0,1}`` and
+``galpha_newton_flex``, each under a name of its own (``kernels/variants.variant``), as
+``radau_newton``'s are: the whole iteration, the step's first Newton matrix included, with
+``links`` a constant of the variant (it was a run-time argument: the link-force code was
+compiled into every variant, used or not). Newton's matrix (the inverse dynamics
+derivatives, or the constrained dynamics' derivatives: ``form_and_factor``) is formed at
+one site of the iteration's loop, for the predictor (the step's start) and for the two
+refreshes (after an overshoot, after a slow contraction), flags steering the loop there:
+inlined at these three sites, it was compiled three times into each variant (issue 23:
+galpha_newton_ta1 43.5 s of CPU, its loop 28.9 s). One out-of-line function for it instead
+cost a call passing some twenty arrays once per step, 5 % of a small tree's run.
 
-* ``galpha_refresh_*``: Newton's matrix formed at an iterate and factored
-  (``form_and_factor``), for the iteration's two refreshes (after an overshoot, after a
-  slow contraction). Inlined at both and at the step's start, the matrix (the inverse
-  dynamics derivatives, or the constrained dynamics' derivatives) was compiled three times
-  over in each variant (issue 23: galpha_newton_ta1 43.5 s of CPU, its loop 28.9 s); the
-  step's start (``galpha_loop._first_matrix``, once per step) keeps its inline copy: an
-  out-of-line call there, passing some twenty arrays, cost 3-5 % of a small tree's run.
-* ``galpha_newton_*``: the simplified Newton iteration itself, with ``links`` a constant of
-  the variant (it was a run-time argument: the link-force code was compiled into every
-  variant, used or not).
-
-The loop reaches both through module globals (a dispatcher captured by a closure would put
-its random uuid into Numba's cache key), selected by the inline ``refresh`` and by the
-loop's own branches on its constants.
+The loop reaches the variants through module globals (a dispatcher captured by a closure
+would put its random uuid into Numba's cache key), by its own branches on its constants.
 """
 import math
 
@@ -32,7 +29,7 @@ from .force_kernels import apply_forces
 from .galpha_step import advance_state, iteration_matrix, residual
 from .radau_step import ta_jacobian
 
-__all__ = ["refresh", "form_and_factor", "galpha_newton_links0_ta0", "galpha_newton_links1_ta0",
+__all__ = ["form_and_factor", "galpha_newton_links0_ta0", "galpha_newton_links1_ta0",
            "galpha_newton_links0_ta1", "galpha_newton_links1_ta1", "galpha_newton_flex", "S_READY", "S_ITERS", "S_MOST",
            "S_UNCONVERGED", "S_WORST", "S_TWORST", "S_MATRICES", "N_GST", "THETA", "MAX_HALVINGS"]
 
@@ -98,57 +95,14 @@ def form_and_factor(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, s
                     sdiag, gst):
     """Newton's matrix (``_matrix``) formed at (t, q1, u1, x) into LU and factored in place
     (pivots piv), its diagonal's magnitudes kept in sdiag (the residual's scale),
-    gst[S_MATRICES] counted. False if an inertia or the matrix is singular. Inlined at the
-    step's start (once per step: an out-of-line call passing some twenty arrays cost 3-5 %
-    of a small tree's run) and in ``refresh_variant``'s function, which the iteration calls."""
+    gst[S_MATRICES] counted. False if an inertia or the matrix is singular. Inlined at one
+    site of the iteration (module docstring)."""
     if not _matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU):
         return False
     gst[S_MATRICES] += 1
     for i in range(x.shape[0]):
         sdiag[i] = abs(LU[i, i])
     return lu_factor(LU, piv)
-
-
-def refresh_variant(links, ta, flex):
-    """The compiled ``refresh(mi, mf, ws, cons, fmi, fmf, t, q1, u1, x, src, tau, gq, gu, Kt,
-    Ct, LU, piv, sdiag, gst)`` of the variant: ``form_and_factor``, one compiled copy per
-    variant for the iteration's two refreshes (module docstring)."""
-
-    @variant("galpha_refresh_flex" if flex else f"galpha_refresh_links{int(links)}_ta{int(ta)}")
-    def refresh(mi, mf, ws, cons, fmi, fmf, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv, sdiag, gst):
-        return form_and_factor(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct,
-                               LU, piv, sdiag, gst)
-
-    return refresh
-
-
-# module globals under their own names (see the module docstring)
-galpha_refresh_links0_ta0 = refresh_variant(0, 0, 0)
-galpha_refresh_links1_ta0 = refresh_variant(1, 0, 0)
-galpha_refresh_links0_ta1 = refresh_variant(0, 1, 0)
-galpha_refresh_links1_ta1 = refresh_variant(1, 1, 0)
-galpha_refresh_flex = refresh_variant(0, 0, 1)
-
-
-@njit(cache=True, inline="always")
-def refresh(links, ta, flex, mi, mf, ws, cons, fmi, fmf, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv, sdiag,
-            gst):
-    """The variant's ``galpha_refresh_*`` (``refresh_variant``; ``links``, ``ta``, ``flex``:
-    constants whose branches are pruned)."""
-    if flex:
-        return galpha_refresh_flex(mi, mf, ws, cons, fmi, fmf, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv,
-                                   sdiag, gst)
-    if ta:
-        if links:
-            return galpha_refresh_links1_ta1(mi, mf, ws, cons, fmi, fmf, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU,
-                                             piv, sdiag, gst)
-        return galpha_refresh_links0_ta1(mi, mf, ws, cons, fmi, fmf, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv,
-                                         sdiag, gst)
-    if links:
-        return galpha_refresh_links1_ta0(mi, mf, ws, cons, fmi, fmf, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv,
-                                         sdiag, gst)
-    return galpha_refresh_links0_ta0(mi, mf, ws, cons, fmi, fmf, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv,
-                                     sdiag, gst)
 
 
 @njit(cache=True, inline="always")
@@ -171,42 +125,56 @@ def newton_variant(links, ta, flex):
     def newton(mi, mf, ws, cons, fmi, fmf, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1,
                sdiag, LU, piv, Kt, Ct, gq, gu, src, rtol, atol, maxit, gst, t):
         """The simplified Newton iteration of one step (``galpha_loop``'s module docstring,
-        3.) on the factored matrix LU, formed anew at the current iterate where a correction
-        shrank by less than THETA or overshot (Kt, Ct its scratch); leaves x and the state
-        (q1, u1, a1) it gives. Returns the corrections made (halvings counted), or -1 if a
-        matrix is singular."""
+        2. and 3.) from the predictor x and its state (q1, u1, a1): Newton's matrix formed
+        there into LU (Kt, Ct its scratch), and anew at the current iterate where a
+        correction shrank by less than THETA or overshot; leaves x and the state it gives.
+        Returns the corrections made (halvings counted), -2 if the predictor's matrix is
+        singular, -1 if a later one is."""
         k = 0
         last = math.inf   # the last correction's ratio to its tolerance
         prev = math.inf   # |r|^2 before the last correction (the backtracking's merit: fixed over the step)
+        merit = math.inf
+        e = math.inf
         halved = 0
+        form = True        # Newton's matrix to be formed (first at the predictor: the step's start)
+        started = False
+        solve_now = False  # after an overshoot's matrix: on to the correction with the residual in hand
         while True:
-            _residual(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, r)
-            e = _ratio(r, x, sdiag, rtol, atol)
-            if e <= 1.0:
-                return k
-            if k == maxit:
-                break
-            merit = 0.0
-            for i in range(r.shape[0]):
-                merit += r[i] * r[i]
-            if not merit < prev and halved < MAX_HALVINGS:
-                # the correction overshot (a steep or piecewise force law: regularized friction,
-                # a limit's edge): half of it is taken back and the residual there tried again
+            if form:  # the one site that forms the matrix: compiled once per variant
+                if not form_and_factor(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq,
+                                       gu, Kt, Ct, LU, piv, sdiag, gst):
+                    return -1 if started else -2
+                form = False
+                started = True
+            if not solve_now:
+                _residual(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, r)
+                e = _ratio(r, x, sdiag, rtol, atol)
+                if e <= 1.0:
+                    return k
+                if k == maxit:
+                    break
+                merit = 0.0
                 for i in range(r.shape[0]):
-                    dx[i] *= 0.5
-                    x[i] -= dx[i]
-                halved += 1
-                k += 1
-                advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
-                continue
-            if e == math.inf:
-                break
-            if halved:  # after an overshoot, the matrix where the halvings ended
-                if not refresh(links, ta, flex, mi, mf, ws, cons, fmi, fmf, t_end, q1, u1, x, src, tau, gq, gu, Kt,
-                               Ct, LU, piv, sdiag, gst):
-                    return -1
-                last = math.inf
-                halved = 0
+                    merit += r[i] * r[i]
+                if not merit < prev and halved < MAX_HALVINGS:
+                    # the correction overshot (a steep or piecewise force law: regularized friction,
+                    # a limit's edge): half of it is taken back and the residual there tried again
+                    for i in range(r.shape[0]):
+                        dx[i] *= 0.5
+                        x[i] -= dx[i]
+                    halved += 1
+                    k += 1
+                    advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
+                    continue
+                if e == math.inf:
+                    break
+                if halved:  # after an overshoot, the matrix where the halvings ended
+                    form = True
+                    solve_now = True
+                    last = math.inf
+                    halved = 0
+                    continue
+            solve_now = False
             prev = merit
             for i in range(r.shape[0]):
                 dx[i] = -r[i]
@@ -219,9 +187,7 @@ def newton_variant(links, ta, flex):
             if e <= 1.0:
                 return k
             if e > THETA * last and k < maxit:  # slow contraction: the matrix at the current iterate
-                if not refresh(links, ta, flex, mi, mf, ws, cons, fmi, fmf, t_end, q1, u1, x, src, tau, gq, gu, Kt,
-                               Ct, LU, piv, sdiag, gst):
-                    return -1
+                form = True
                 e = math.inf
             last = e
         gst[S_UNCONVERGED] += 1
