@@ -25,8 +25,9 @@ does the step after ``set_state``: gst[S_READY] = 0):
    (q moves through the model's ``integrate``: quaternions stay unit).
 
 It shares the RK loop's counters, clock, options and sample storage (``kernels.py``). The
-entry releases the GIL (``nogil``): a rollout runs its samples' loops on threads at once
-(``sample_runs``).
+Newton iteration, the step's first Newton matrix included, is a compiled function of its own
+per variant (``galpha_newton.py``). The entry releases the GIL (``nogil``): a rollout runs its
+samples' loops on threads at once (``sample_runs``).
 
 Closed loops (the ``ta`` variants): the same step on the tree-augmented ODE u_dot =
 ``ta_core`` with the run's Baumgarte gains: the residual is x - u_dot_TA(q_{n+1}, u_{n+1})
@@ -39,45 +40,30 @@ flex inverse dynamics as the residual and Newton's matrix M + gamma' C_t + beta'
 the analytic flex derivatives (``flex_implicit``; their work the last entry of gw, from
 ``flex_implicit.flex_work``); the first u_dot from the flex forward dynamics.
 """
-import math
-
 import numpy as np
 from numba import njit
 
 from ..kernels.common import constraint_table, data_start, first_nonfinite, frame_table, link_rows, ragged
 from ..kernels.constrained_dynamics import ta_core
-from ..kernels.dense_lu import lu_factor, lu_solve
 from ..kernels.flex_entry import flex_udot
 from ..kernels.forward_dynamics import aba_core
 from ..kernels.status import NONFINITE_STATE, RUNNING, SINGULAR
 from ..kernels.variants import variant
-from .flex_implicit import flex_iteration_matrix, flex_residual
 from .force_kernels import apply_forces
-from .galpha_step import G_ATOL, G_BETA, G_GAMMA, G_ALPHA_F, G_ALPHA_M, G_MAXIT, G_RTOL, advance_state, \
-    iteration_matrix, residual
+from .galpha_newton import (
+    N_GST, S_ITERS, S_MATRICES, S_MOST, S_READY, S_TWORST, S_UNCONVERGED, S_WORST,
+    galpha_newton_flex, galpha_newton_links0_ta0, galpha_newton_links0_ta1, galpha_newton_links1_ta0,
+    galpha_newton_links1_ta1,
+)
+from .galpha_step import G_ATOL, G_BETA, G_GAMMA, G_ALPHA_F, G_ALPHA_M, G_MAXIT, G_RTOL, advance_state
 from .kernels import (
     C_BAD, C_CHARTS, C_OUT, C_STAGE, C_STEP, K_STEP, K_T, K_TBAD, K_TOUT,
     O_CONTROL, O_NSTEPS, O_STRIDE, _begin_step, _failed, _stop, control_at_step_start, write_sample,
 )
-from .radau_step import ta_jacobian
 from .stages import after_step, first_bad
 
-__all__ = ["galpha_entry_point", "allocate_galpha_work"]
-
-# --- method state (float64 array gst)
-S_READY = 0        # 1: a and u_dot hold the last step's (0: start from the forward dynamics)
-S_ITERS = 1        # Newton corrections of the run
-S_MOST = 2         # the most corrections of a step
-S_UNCONVERGED = 3  # steps that ended at G_MAXIT corrections above the tolerance
-S_WORST = 4        # the largest final ratio (error / tolerance) of those steps
-S_TWORST = 5       # its step's start time
-S_MATRICES = 6     # iteration matrices formed (one per step, more where the contraction is slow)
-N_GST = 7
-
-#: a correction larger than THETA times the last one forms the Newton matrix anew
-THETA = 0.1
-#: a residual that grew after a correction takes half of it back, at most this many times in a row
-MAX_HALVINGS = 8
+__all__ = ["galpha_entry_point", "allocate_galpha_work", "S_READY", "S_ITERS", "S_MOST", "S_UNCONVERGED", "S_WORST",
+           "S_TWORST", "S_MATRICES"]
 
 
 def allocate_galpha_work(nq, nu, ta, fw):
@@ -93,149 +79,10 @@ def allocate_galpha_work(nq, nu, ta, fw):
 
 
 @njit(cache=True, inline="always")
-def _residual(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, r):
-    """The step's residual at (t, q1, u1, x): the equations of motion of the tree
-    (``galpha_step.residual``; with ``flex``, a constant, ``flex_implicit.flex_residual``),
-    or with ``ta`` (a constant) x less the tree-augmented constrained accelerations with the
-    run's Baumgarte gains (cons = (frames, constraint rows, ragged work, ``ta_work``, data
-    buffer, ``flex_work``)); NaN where an inertia is singular."""
-    if flex:
-        flex_residual(mi, mf, ws, cons[4], fmi, fmf, t, q1, u1, x, src, tau, r)
-    elif ta:
-        fr, cr, z, tw = cons[:4]
-        use = apply_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, links)
-        if not ta_core(mi, mf, fr, cr, ws, z, q1, u1, tau, use, tw[0], r):
-            r[:] = math.nan
-        for i in range(r.shape[0]):
-            r[i] = x[i] - r[i]
-    else:
-        residual(mi, mf, ws, fmi, fmf, links, t, q1, u1, x, src, tau, r)
-
-
-@njit(cache=True, inline="always")
-def _matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, S):
-    """Newton's matrix S = M + gu C + gq K of ``_residual`` (``galpha_step.iteration_matrix``;
-    with ``flex`` ``flex_implicit.flex_iteration_matrix``), with ``ta`` M = I, C =
-    -du_dot/du, K = -du_dot/dq of the constrained dynamics (``radau_step.ta_jacobian``).
-    False if an inertia is singular (or the flex derivatives not finite)."""
-    if flex:
-        return flex_iteration_matrix(mi, mf, ws, cons[4], cons[5], fmi, fmf, t, q1, u1, x, src, tau, gq, gu, Kt, Ct,
-                                     S)
-    if not ta:
-        iteration_matrix(mi, mf, ws, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, S)
-        return True
-    fr, cr, z, tw = cons[:4]
-    if not ta_jacobian(mi, mf, fr, cr, ws, z, fmi, fmf, links, t, q1, u1, src, tau, tw, S, Ct, Kt):
-        return False
-    for i in range(S.shape[0]):
-        for j in range(S.shape[0]):
-            S[i, j] += gu * Ct[i, j] + gq * Kt[i, j]
-    return True
-
-
-@njit(cache=True, inline="always")
-def _ratio(v, x, scale, rtol, atol):
-    """max_i |v_i| / scale_i / (atol + rtol |x_i|) (scale None: 1); inf if not finite."""
-    e = 0.0
-    for i in range(v.shape[0]):
-        s = abs(v[i]) if scale is None else abs(v[i]) / scale[i]
-        e = max(e, s / (atol + rtol * abs(x[i])))
-    return e if math.isfinite(e) else math.inf
-
-
-@njit(cache=True, inline="always")
-def _refresh(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv,
-             sdiag, gst):
-    """Newton's matrix formed anew at the current iterate and factored; False if singular."""
-    if not _matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU):
-        return False
-    gst[S_MATRICES] += 1
-    for i in range(x.shape[0]):
-        sdiag[i] = abs(LU[i, i])
-    return lu_factor(LU, piv)
-
-
-def _make_newton(ta, flex):
-    """The Newton iteration of a step (``galpha_newton_ta0``, ``galpha_newton_ta1``,
-    ``galpha_newton_flex``), with ``ta`` (closed loops) and ``flex`` (modal bodies)
-    constants of its variant."""
-
-    # (not inlined: Numba refuses to inline a call with this many arguments)
-    @variant("galpha_newton_flex" if flex else f"galpha_newton_ta{int(ta)}")
-    def newton(mi, mf, ws, cons, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1,
-               sdiag, LU, piv, Kt, Ct, gq, gu, src, rtol, atol, maxit, gst, t):
-        """The simplified Newton iteration of one step (module docstring, 3.) on the factored
-        matrix LU, formed anew at the current iterate where a correction shrank by less than
-        THETA or overshot (Kt, Ct its scratch); leaves x and the state (q1, u1, a1) it gives.
-        Returns the corrections made (halvings counted), or -1 if a matrix is singular."""
-        k = 0
-        last = math.inf   # the last correction's ratio to its tolerance
-        prev = math.inf   # |r|^2 before the last correction (the backtracking's merit: fixed over the step)
-        halved = 0
-        while True:
-            _residual(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, r)
-            e = _ratio(r, x, sdiag, rtol, atol)
-            if e <= 1.0:
-                return k
-            if k == maxit:
-                break
-            merit = 0.0
-            for i in range(r.shape[0]):
-                merit += r[i] * r[i]
-            if not merit < prev and halved < MAX_HALVINGS:
-                # the correction overshot (a steep or piecewise force law: regularized friction,
-                # a limit's edge): half of it is taken back and the residual there tried again
-                for i in range(r.shape[0]):
-                    dx[i] *= 0.5
-                    x[i] -= dx[i]
-                halved += 1
-                k += 1
-                advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
-                continue
-            if e == math.inf:
-                break
-            if halved:  # after an overshoot, the matrix where the halvings ended
-                if not _refresh(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt,
-                                Ct, LU, piv, sdiag, gst):
-                    return -1
-                last = math.inf
-                halved = 0
-            prev = merit
-            for i in range(r.shape[0]):
-                dx[i] = -r[i]
-            lu_solve(LU, piv, dx)
-            for i in range(r.shape[0]):
-                x[i] += dx[i]
-            k += 1
-            advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
-            e = _ratio(dx, x, None, rtol, atol)
-            if e <= 1.0:
-                return k
-            if e > THETA * last and k < maxit:  # slow contraction: the matrix at the current iterate
-                if not _refresh(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt,
-                                Ct, LU, piv, sdiag, gst):
-                    return -1
-                e = math.inf
-            last = e
-        gst[S_UNCONVERGED] += 1
-        if not e <= gst[S_WORST]:  # (e: the last residual's ratio, inf if it was not finite)
-            gst[S_WORST] = e
-            gst[S_TWORST] = t
-        return k
-
-    return newton
-
-
-galpha_newton_ta0 = _make_newton(0, 0)
-galpha_newton_ta1 = _make_newton(1, 0)
-galpha_newton_flex = _make_newton(0, 1)
-
-
-@njit(cache=True, inline="always")
-def _first_matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, t_end, q, u, src, gw, gq, gu, gst):
+def _start_step(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, q, u, src, gw, gst):
     """The step's start: u_dot and a from the forward dynamics where not carried over
-    (gst[S_READY] = 0), the predictor x = u_dot, its state and there Newton's matrix,
-    factored. False if an inertia or the matrix is singular."""
+    (gst[S_READY] = 0), the predictor x = u_dot and its state (Newton's matrix there: the
+    iteration's first). False if an inertia is singular."""
     a, udot, x, dx, r, tau, delta, q1, u1, a1, sdiag, Kt, Ct, S, piv = gw[:15]
     nu = u.shape[0]
     if gst[S_READY] == 0.0:
@@ -255,13 +102,7 @@ def _first_matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, t_end
     for i in range(nu):
         x[i] = udot[i]
     advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
-    if not _matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq * h * h, gu * h, Kt,
-                   Ct, S):
-        return False
-    gst[S_MATRICES] += 1
-    for i in range(nu):
-        sdiag[i] = abs(S[i, i])
-    return lu_factor(S, piv)
+    return True
 
 
 def _make_galpha_loop(links, controlled, ta, flex):
@@ -303,23 +144,34 @@ def _make_galpha_loop(links, controlled, ta, flex):
                 if st != RUNNING:
                     return _stop(ctr, st)
                 src = tauc
-            if not _first_matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, clk[K_TOUT], q, u, src, gw,
-                                 gq, gu, gst):
+            if not _start_step(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, q, u, src, gw, gst):
                 clk[K_TBAD] = t
                 return _failed(ctr, q, u, SINGULAR)
             t_end = clk[K_TOUT]
+            # the variant's own Newton iteration (``galpha_newton``; constants: one branch is compiled)
             if flex:
-                corrections = galpha_newton_flex(mi, mf, ws, cons, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x,
-                                                 dx, r, tau, delta, q1, u1, a1, sdiag, S, piv, Kt, Ct, gq * h * h,
-                                                 gu * h, src, rtol, atol, maxit, gst, t)
+                corrections = galpha_newton_flex(
+                    mi, mf, ws, cons, fmi, fmf, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1,
+                    sdiag, S, piv, Kt, Ct, gq * h * h, gu * h, src, rtol, atol, maxit, gst, t)
+            elif ta and links:
+                corrections = galpha_newton_links1_ta1(
+                    mi, mf, ws, cons, fmi, fmf, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1,
+                    sdiag, S, piv, Kt, Ct, gq * h * h, gu * h, src, rtol, atol, maxit, gst, t)
             elif ta:
-                corrections = galpha_newton_ta1(mi, mf, ws, cons, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x,
-                                                dx, r, tau, delta, q1, u1, a1, sdiag, S, piv, Kt, Ct, gq * h * h,
-                                                gu * h, src, rtol, atol, maxit, gst, t)
+                corrections = galpha_newton_links0_ta1(
+                    mi, mf, ws, cons, fmi, fmf, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1,
+                    sdiag, S, piv, Kt, Ct, gq * h * h, gu * h, src, rtol, atol, maxit, gst, t)
+            elif links:
+                corrections = galpha_newton_links1_ta0(
+                    mi, mf, ws, cons, fmi, fmf, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1,
+                    sdiag, S, piv, Kt, Ct, gq * h * h, gu * h, src, rtol, atol, maxit, gst, t)
             else:
-                corrections = galpha_newton_ta0(mi, mf, ws, cons, fmi, fmf, links, gopt, h, t_end, q, u, a, udot, x,
-                                                dx, r, tau, delta, q1, u1, a1, sdiag, S, piv, Kt, Ct, gq * h * h,
-                                                gu * h, src, rtol, atol, maxit, gst, t)
+                corrections = galpha_newton_links0_ta0(
+                    mi, mf, ws, cons, fmi, fmf, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1,
+                    sdiag, S, piv, Kt, Ct, gq * h * h, gu * h, src, rtol, atol, maxit, gst, t)
+            if corrections == -2:  # the predictor's matrix is singular
+                clk[K_TBAD] = t
+                return _failed(ctr, q, u, SINGULAR)
             if corrections < 0:
                 clk[K_TBAD] = t
                 return _failed(ctr, q1, u1, SINGULAR)
