@@ -12,6 +12,10 @@ references to it; M is its upper triangle only, ours whole; computeABADerivative
 references too, M^-1 likewise its upper triangle). Our allocation of 3 nu^2 doubles is in
 our times.
 
+Timing: ours and Pinocchio's calls in interleaved blocks, the best block of each
+(``_timing.paired_best``): timed one after the other, a stretch of contention on the shared
+cores could fall on one side only (UR5's forward ratio read 0.83-1.66 that way in one hour).
+
 Run:  python bench/bench_derivatives.py [robots] [chains]   (no argument: both)
 """
 import os
@@ -21,7 +25,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench_core import best_time, robot_pair  # noqa: E402  (sys.path first)
+from _timing import paired_best  # noqa: E402  (sys.path first)
+from bench_core import robot_pair  # noqa: E402
 
 
 def _pin_state(m, model, q, u, tau):
@@ -46,7 +51,7 @@ def _pair_times(m, model, data, q, u, tau, n):
         "forward_dynamics_derivatives": (lambda: m.forward_dynamics_derivatives(q, u, tau),
                                          lambda: pin.computeABADerivatives(model, data, qp, vp, tp)),
     }
-    return {k: (best_time(ours, n), best_time(theirs, n)) for k, (ours, theirs) in pairs.items()}
+    return {k: paired_best(ours, theirs, max(1, n // 10)) for k, (ours, theirs) in pairs.items()}
 
 
 def bench_robots():
