@@ -22,7 +22,9 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+from _timing import paired_best  # noqa: E402  (sys.path first)
 
 
 def best_time(f, n=20000, repeats=7):
@@ -80,12 +82,7 @@ def bench_robots():
             "mass_matrix(out=)": (lambda: m.mass_matrix(q, out=M_out), lambda: pin.crba(model, data, qp)),
         }
         for alg, (ours, theirs) in pairs.items():
-            # interleave to share the machine's noise between both
-            a, b = [], []
-            for _ in range(3):
-                a.append(best_time(ours, repeats=3))
-                b.append(best_time(theirs, repeats=3))
-            a, b = min(a), min(b)
+            a, b = paired_best(ours, theirs, 2000, rounds=60)  # (interleaved: the noise falls on both)
             rows.append((name, m.nu, alg, a, b, a / b))
             print(f"{name:7s} nu={m.nu:3d} {alg:23s} ours {a:7.2f} us  pinocchio {b:7.2f} us  ratio {a / b:5.2f}",
                   flush=True)
