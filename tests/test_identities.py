@@ -80,6 +80,20 @@ def test_qdot_matches_integrate():
     assert np.allclose(m.u_from_qdot_matrix(q) @ m.qdot(q, u), u, atol=1e-10)
 
 
+def test_a_changed_max_chart_angle_reaches_sanitize_after_compiling():
+    """max_chart_angle is a compiled constant (max_chart_angles): set after the model was
+    compiled, it is the one sanitize re-centres at (it used to keep the compiled angle)."""
+    m = mb.Multibody()
+    b = m.add_body("ball", mass=2.0, com=(0.0, 0.0, -0.5), inertia=np.diag([0.1, 0.2, 0.3]))
+    h = m.add_hinge(None, b, "spherical", name="ball_joint")
+    q = np.array([0.8, 0.0, 0.0])
+    assert not m.sanitize(q.copy())  # |q| = 0.8 under pi/2
+    h.subhinges[0].max_chart_angle = 0.5
+    q2 = q.copy()
+    assert m.sanitize(q2) and np.allclose(q2, 0.0)
+    assert m.compiled.max_chart_angles[0] == 0.5
+
+
 def test_chart_recentring_leaves_pose_and_dynamics_unchanged():
     m = mb.Multibody()
     b = m.add_body("ball", mass=2.0, com=(0.0, 0.0, -0.5), inertia=np.diag([0.1, 0.2, 0.3]))

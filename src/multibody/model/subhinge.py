@@ -143,7 +143,9 @@ class SphericalSubhinge(Subhinge):
 
     @property
     def max_chart_angle(self):
-        """Angle |q| [rad], in (0, pi), past which ``Multibody.sanitize`` re-centres the chart."""
+        """Angle |q| [rad], in (0, pi), past which ``Multibody.sanitize`` re-centres the chart.
+        Settable; the compiled model holds it (``max_chart_angles``), so setting it marks the
+        model's compiled constants stale, as a changed armature does."""
         return self._max_chart_angle
 
     @max_chart_angle.setter
@@ -151,6 +153,9 @@ class SphericalSubhinge(Subhinge):
         if not (np.isfinite(value) and 0.0 < value < np.pi):
             raise ValueError(f"max_chart_angle must be in (0, pi), got {value!r}")
         self._max_chart_angle = float(value)
+        mb = getattr(getattr(self.hinge, "child", None), "multibody", None)
+        if mb is not None:  # (else the runs and sanitize went on with the angle compiled before)
+            mb.invalidate()
 
     def motion_subspace(self):
         return spherical.motion_subspace()
