@@ -264,8 +264,7 @@ def smallest_inertia(m, ui, q_ref=None):
     configurations (within the limits): what a stiff joint force meets at its lightest.
 
     Kept per compiled model (``_INERTIA_MEMO``) for what else the samples depend on: the
-    speeds, q_ref, the position limits and the chart angles (both read when used, not
-    compiled). Made anew, it took 24 ms of every ``simulate`` call on Solo12 (the default
+    speeds, q_ref and the position limits (read when used, not compiled). Made anew, it took 24 ms of every ``simulate`` call on Solo12 (the default
     ``JointLimits`` asks for it each run): 12 us per step of a 2000-step run."""
     ui = np.asarray(ui, dtype=np.int64)
     if ui.size == 0:
@@ -273,7 +272,7 @@ def smallest_inertia(m, ui, q_ref=None):
     c = m.compiled
     lower, upper = q_limits(m)
     key = (ui.tobytes(), None if q_ref is None else np.asarray(q_ref, dtype=float).tobytes(), lower.tobytes(),
-           upper.tobytes(), tuple(s.max_chart_angle for s in c.link_subhinges if s.kind_info.chart))
+           upper.tobytes())
     memo = _INERTIA_MEMO.setdefault(c, {})
     if key not in memo:
         rng = np.random.default_rng(INERTIA_SEED)
