@@ -21,8 +21,8 @@ space. Models with modal (flexible) bodies: the modal coordinates eta are vector
 coordinates of the tangent space; their derivatives are analytic too
 (``flex_derivatives.py``; f_ext at deforming nodes served; stacked states through the
 batched flex kernels), with enabled constraints too (kernels/flex_constrained_derivatives.py:
-the constrained derivatives as the rigid ones', frames at deforming nodes included; not with
-stacked states).
+the constrained derivatives as the rigid ones', frames at deforming nodes included). Stacked
+states of every model, constrained or not, go to the batched kernels (``batch``).
 """
 import warnings
 
