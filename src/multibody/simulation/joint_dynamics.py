@@ -189,9 +189,16 @@ def joint_dynamics_model(m, joint_dynamics, dt=None, implicit="auto"):
     chosen = model_option(joint_dynamics, JointDynamics, "joint_dynamics")
     if chosen is not True:
         return chosen
-    if not any(np.any(np.concatenate(h.joint_dynamics()[:3])) for h in m.hinges):
+    if not any(_nonzero(getattr(h, k)) for h in m.hinges for k in ("damping", "friction", "spring_stiffness")):
         return None
     return JointDynamics(dt=dt, implicit=implicit)
+
+
+def _nonzero(value):
+    """Whether a hinge's joint-dynamics parameter (a float, or a tuple of one per speed) is set
+    anywhere: read as stored, without the (nu,) arrays ``Hinge.joint_dynamics`` builds (1.3 ms
+    of every Solo12 ``simulate`` call that way)."""
+    return any(v != 0.0 for v in value) if isinstance(value, tuple) else value != 0.0
 
 
 class EffortClamp:
