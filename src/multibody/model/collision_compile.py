@@ -16,6 +16,12 @@ from ..kernels.collision import layout as CL
 from ..kernels.collision.hull_walk import hull_adjacency
 
 
+def _completed(attr, doc):
+    """A read-only ``ContactModel`` property: its array ``attr``, the meshes' columns filled on
+    first read (``ContactModel._complete``)."""
+    return property(lambda self: getattr(self._complete(), attr), doc=doc)
+
+
 class ContactModel:
     """The compiled contact constants (see ``kernels/collision/layout.py`` for the columns).
 
@@ -46,30 +52,13 @@ class ContactModel:
         self.shape_names = tuple(s.name for s in shapes)
         self.body_names = tuple(s.body.name for s in shapes)
 
-    @property
-    def si(self):
-        """(ns, SI_COLS) int64 shape rows."""
-        return self._complete()._si
-
-    @property
-    def sf(self):
-        """(ns, SF_COLS) float64 shape rows."""
-        return self._complete()._sf
-
-    @property
-    def si_frame(self):
-        """si with each non-world shape on "link" k (row k of the flex placement array)."""
-        return self._complete()._si_frame
-
-    @property
-    def sf_frame(self):
-        """sf with each shape's pose in its frame (``frames``)."""
-        return self._complete()._sf_frame
-
-    @property
-    def verts(self):
-        """(nv, 3) float64: the meshes' hull vertices, in their shape frames, one after another."""
-        return self._complete()._verts
+    si = _completed("_si", """(ns, SI_COLS) int64 shape rows.""")
+    sf = _completed("_sf", """(ns, SF_COLS) float64 shape rows.""")
+    si_frame = _completed("_si_frame", """si with each non-world shape on "link" k (row k of the flex placement
+        array).""")
+    sf_frame = _completed("_sf_frame", """sf with each shape's pose in its frame (``frames``).""")
+    verts = _completed("_verts", """(nv, 3) float64: the meshes' hull vertices, in their shape frames, one
+        after another.""")
 
     def _complete(self):
         """self, its meshes' columns filled (on the first call)."""
