@@ -174,10 +174,10 @@ def forward_dynamics_derivatives(m, Q, U, TAU):
 
 def constrained_forward_dynamics_derivatives(m, Q, U, TAU):
     """Stacked derivatives of the tree-augmented constrained forward dynamics of a model with
-    enabled constraints (modal bodies: the flex peer, ``_FLEX_DERIVATIVES``): (dudot_dq, dudot_du, Mc^-1), each (B, nu, nu), for
-    Q (B, nq), U (B, nu), TAU (B, nu), each sample as a single ``forward_dynamics_derivatives``
-    call (the Baumgarte gains of the calling thread's Data, as
-    ``constrained_forward_dynamics``)."""
+    enabled constraints (modal bodies: the flex peer, ``_FLEX_DERIVATIVES``): (dudot_dq,
+    dudot_du, Mc^-1), each (B, nu, nu), for Q (B, nq), U (B, nu), TAU (B, nu), each sample as
+    a single ``forward_dynamics_derivatives`` call (the Baumgarte gains of the calling
+    thread's Data, as ``constrained_forward_dynamics``)."""
     return _derivatives(m, K.constrained_forward_dynamics_derivatives_batch, "tau", Q, U, TAU,
                         _constrained_derivative_work)
 

@@ -264,8 +264,9 @@ def smallest_inertia(m, ui, q_ref=None):
     configurations (within the limits): what a stiff joint force meets at its lightest.
 
     Kept per compiled model (``_INERTIA_MEMO``) for what else the samples depend on: the
-    speeds, q_ref and the position limits (read when used, not compiled). Made anew, it took 24 ms of every ``simulate`` call on Solo12 (the default
-    ``JointLimits`` asks for it each run): 12 us per step of a 2000-step run."""
+    speeds, q_ref and the position limits (read when used, not compiled). Made anew, it took
+    24 ms of every ``simulate`` call on Solo12 (the default ``JointLimits`` asks for it each
+    run): 12 us per step of a 2000-step run."""
     ui = np.asarray(ui, dtype=np.int64)
     if ui.size == 0:
         return np.zeros(0)

@@ -75,8 +75,9 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     springs and friction, and their effort limits clamping ``tau`` and the control's forces,
     as in ``simulate`` (on by default), ``implicit_damping`` as there; ``ctrl``: the
     controls (n_actuators,) of the model's actuators, the same for every sample (zeros by
-    default); ``save_every``: store every k-th step. Each sample runs through the same compiled loop as ``simulate`` (so a sample's trajectory equals its own
-    ``simulate`` run), on Numba's threads (``numba.get_num_threads()``), each with its own
+    default); ``save_every``: store every k-th step. Each sample runs through the same
+    compiled loop as ``simulate`` (so a sample's trajectory equals its own ``simulate`` run),
+    on Numba's threads (``numba.get_num_threads()``), each with its own
     data and work arrays; a sample that fails stops alone (see ``RolloutResult``). A model
     with enabled constraints (loops, constant-velocity, coordinate) steps with its
     tree-augmented dynamics, as in ``simulate``, with ``stabilization_gains`` as there.
