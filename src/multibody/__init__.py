@@ -25,11 +25,11 @@ from .planning import ExplicitConstraintSet, LiegroupSpace
 from .results import load_result
 from .sweep import sweep
 from .simulation import (
-    Actuator, EffortLimitWarning, Event, JointDynamics, ButcherTableau, ExpandingStorage, ExternalForce, JointLimits,
-    JointLimitWarning, JointSpringDamper,
+    Actuator, ContactWarmStart, EffortLimitWarning, Event, JointDynamics, ButcherTableau, ExpandingStorage,
+    ExternalForce, JointLimits, JointLimitWarning, JointSpringDamper,
     LinearSpringDamper, MuntheKaasIntegrator, OdeResultsSink,
     RingBufferStorage, RolloutResult, RungeKuttaIntegrator, SimulationError, SimulationResult, rollout, simulate,
-    SimulationTerminated,
+    SampleFailure, SimulationTerminated,
 )
 from . import methods  # noqa: F401  (after the layers: attaches Multibody's methods from above model)
 
@@ -89,6 +89,7 @@ __all__ = [
     "Actuator",
     "JointSpringDamper",
     "LinearSpringDamper",
+    "ContactWarmStart",
     "MuntheKaasIntegrator",
     "OdeResultsSink",
     "Event",
@@ -96,6 +97,7 @@ __all__ = [
     "RolloutResult",
     "rollout",
     "RungeKuttaIntegrator",
+    "SampleFailure",
     "SimulationError",
     "SimulationTerminated",
     "SimulationResult",

@@ -110,8 +110,14 @@ class SimulationResult:
     ``events``: the events that fired (``EventRecord``: time, name, index, kind, state
     before and after), empty without events; an NPZ file keeps them, a CSV file only
     their samples (the states before and after each event, at its time).
-    q is expressed in the chart offsets the model had when the run started.
+    q is expressed in the chart offsets the model had when the run started. A run with
+    contacts also has ``contacts`` (with ``contact_output=True``: ``ContactRecords``) and
+    ``contact_warm_start`` (its last step's contacts and impulses, for the next run of the
+    model to start from: ``contact_options={"warm_start": result}``); None otherwise.
     """
+
+    contacts = None
+    contact_warm_start = None
 
     def __init__(self, t, q, u, status="finished", message="", n_steps=0, n_rejected=0,
                  wall_time=0.0, integrator="", n_chart_resets=0, labels=None, events=()):

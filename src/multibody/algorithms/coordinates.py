@@ -28,9 +28,10 @@ def q_limits(m):
     m], -inf / +inf where unbounded (see ``Hinge.lower``)."""
     c = m.compiled
     lower, upper = np.full(c.nq, -np.inf), np.full(c.nq, np.inf)
-    for h in m.hinges:  # (an unlimited hinge's are -inf / +inf: asking has_limits first built them twice)
-        sl = c.q_slices[h.name]
-        lower[sl], upper[sl] = h.q_limits()
+    for h in m.hinges:
+        if h.lower is not None or h.upper is not None:  # (the others' are the -inf / +inf already there)
+            sl = c.q_slices[h.name]
+            lower[sl], upper[sl] = h.q_limits()
     return lower, upper
 
 

@@ -187,7 +187,10 @@ class Multibody(ConstraintsMixin, ModalMixin, GeneratorsMixin, CollisionMixin):
     @property
     def hinges(self):
         """Hinges in coordinate order."""
-        return self.topological_hinges()
+        c = self.__dict__.get("compiled")
+        if c is None:  # (a hinge added since marks it stale: the compiled order is the current one)
+            return self.topological_hinges()
+        return [self._hinges[name] for name in c.hinge_order]
 
     @property
     def nodes(self):

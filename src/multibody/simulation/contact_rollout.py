@@ -64,8 +64,9 @@ def _parallel_moreau(tpl, Q0, U0, tau, n_rows, t_final, interval):
     DW = _per_worker(dwork, nw)
     ORDER, CUR, SEP = _per_worker((dwork[2], dwork[3], dwork[8]), B)
     maxc = tpl._maxc
-    cw, cst = CL.allocate_contact_work(c.nq, c.nu, c.mi.shape[0], maxc)
-    CW, (CIP, LAMP, CST) = _per_worker(cw, nw), _per_worker((cw[2], cw[3], cst), B)
+    cw = CL.allocate_contact_work(c.nq, c.nu, c.mi.shape[0], maxc)[0]
+    # each sample's warm start and solver state from the template's (its contact_options' warm_start, if any)
+    CW, (CIP, LAMP, CST) = _per_worker(cw, nw), _per_worker((tpl._cw[2], tpl._cw[3], tpl.cst), B)
     kernel = contact_rollout_kernel(tpl._links)
     head = (c.mi, tpl.mf, _per_worker((tpl.data.buf,), nw)[0], tpl.fmi, tpl.fmf, np.ascontiguousarray(tau),
             tpl.iopt, tpl.fopt, tpl.max_angles, tpl.chart0, Q, U, CLK, CTR, _per_worker((tpl.chart0,), B)[0],

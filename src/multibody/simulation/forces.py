@@ -225,20 +225,19 @@ class JointLimits:
         names = [h.name for h in m.hinges] if self.hinges is None else \
             [h if isinstance(h, str) else h.name for h in self.hinges]
         lower, upper = q_limits(m)
+        limited = (np.isfinite(lower) | np.isfinite(upper)).tolist()
         rows = []
         for name in names:
-            h = m.hinge(name)
-            if self.hinges is not None and not h.has_limits:
+            if self.hinges is not None and not m.hinge(name).has_limits:
                 raise ValueError(f"JointLimits: hinge {name!r} has no position limits")
             qs, us = c.q_slices[name], c.u_slices[name]
-            rows += [(name, qs.start + k, us.start + k) for k in range(qs.stop - qs.start)
-                     if np.isfinite(lower[qs.start + k]) or np.isfinite(upper[qs.start + k])]
+            rows += [(name, qs.start + k, us.start + k) for k in range(qs.stop - qs.start) if limited[qs.start + k]]
         qi = np.array([r[1] for r in rows], dtype=np.int64)
         ui = np.array([r[2] for r in rows], dtype=np.int64)
         q_ref = m.neutral_q()
         q_ref[qi] = np.where(np.isfinite(lower[qi] + upper[qi]), 0.5 * (lower[qi] + upper[qi]),
                              np.clip(q_ref[qi], lower[qi], upper[qi]))
-        inertia = smallest_inertia(m, ui, q_ref)
+        inertia = smallest_inertia(m, ui, q_ref, (lower, upper))
         w = 2.0 * np.pi * self.frequency
         k = inertia * w * w if self.stiffness is None else np.full(len(rows), self.stiffness)
         cc = 2.0 * self.damping_ratio * inertia * w if self.damping is None else np.full(len(rows), self.damping)
@@ -258,10 +257,11 @@ class JointLimits:
         return out
 
 
-def smallest_inertia(m, ui, q_ref=None):
+def smallest_inertia(m, ui, q_ref=None, limits=None):
     """The smallest effective inertia 1 / (M(q)^-1)_ii [kg m^2 or kg] of the speeds ``ui``
     over ``q_ref`` (default: neutral) and ``INERTIA_SAMPLES`` seeded ``random_q``
     configurations (within the limits): what a stiff joint force meets at its lightest.
+    ``limits``: the model's ``q_limits(m)`` where the caller has them (else read here).
 
     Kept per compiled model (``_INERTIA_MEMO``) for what else the samples depend on: the
     speeds, q_ref and the position limits (read when used, not compiled). Made anew, it took
@@ -271,7 +271,7 @@ def smallest_inertia(m, ui, q_ref=None):
     if ui.size == 0:
         return np.zeros(0)
     c = m.compiled
-    lower, upper = q_limits(m)
+    lower, upper = q_limits(m) if limits is None else limits
     key = (ui.tobytes(), None if q_ref is None else np.asarray(q_ref, dtype=float).tobytes(), lower.tobytes(),
            upper.tobytes())
     memo = _INERTIA_MEMO.setdefault(c, {})

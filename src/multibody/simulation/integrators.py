@@ -34,6 +34,7 @@ from .sinks import ExpandingStorage
 from .tableaus import get_tableau
 
 __all__ = ["RungeKuttaIntegrator", "MuntheKaasIntegrator", "SimulationError", "step", "integrate"]
+_LOADED = set()  # the loop variants a run has called in this process (compiled or loaded, checked: run_loop)
 
 
 class RungeKuttaIntegrator:
@@ -156,7 +157,6 @@ class RungeKuttaIntegrator:
         self.ctr = np.zeros(K.N_CTR, dtype=np.int64)
         self._work, self._ctl = K.allocate_work(c.nq, c.nu, self.tab.shape[1], self.lie_group)
         self._initialized = False
-        self._ready = None  # the loop variant known compiled and checked
         if not self.lie_group and any(KINDS[k].quaternion for k in c.mi[:, L.KIND]):
             normalize_quaternions(c.mi, self._q)
 
@@ -252,8 +252,8 @@ class RungeKuttaIntegrator:
         """Run the loop variant ``run`` on ``args`` (``loop_call``'s) until it stops, calling the
         control where it asks; returns its status. A variant's first run compiles (or loads) it
         under a ``LOOP_NAME`` notice, checked on its recorded run if ``CHECKED_LOOP`` (loop_check)."""
-        first = run is not self._ready and not run.signatures  # (signatures: ~45 us; segments call often)
-        self._ready = run
+        first = run not in _LOADED and not run.signatures  # (signatures: ~45 us, more under load)
+        _LOADED.add(run)
         if first and self.CHECKED_LOOP:
             with compiling_notice(self.LOOP_NAME):
                 loop_check.verify(run)  # (compiles or loads it, then runs its recorded check)

@@ -20,9 +20,11 @@ from ..kernels.status import CONTACT_ROWS, Status
 from . import contact_loop as CL
 from . import kernels as K
 from .contact_records import ContactRecords
+from .contact_warm_start import ContactWarmStart, warm_start_of
 from .integrators import RungeKuttaIntegrator
 
-__all__ = ["MoreauIntegrator", "contact_integrator", "contact_settings", "ContactRecords", "ContactWarning"]
+__all__ = ["MoreauIntegrator", "contact_integrator", "contact_settings", "ContactRecords", "ContactWarmStart",
+           "ContactWarning"]
 
 #: The solver's default tolerance on its natural-map residual and most sweeps per step.
 CONTACT_TOL = 1e-9
@@ -78,7 +80,7 @@ def contact_integrator(m, integrator, contact):
 
 #: the settings ``simulate(contact_options=)`` hands to ``MoreauIntegrator``
 CONTACT_OPTIONS = ("contact_tol", "contact_accept", "max_sweeps", "max_contacts", "contact_margin",
-                   "contact_regularization", "retry_regularization")
+                   "contact_regularization", "retry_regularization", "warm_start")
 
 
 def contact_settings(options, moreau):
@@ -133,6 +135,11 @@ class MoreauIntegrator(RungeKuttaIntegrator):
         The compliance, relative to W_nn, of a last try on a step that no solve met
         (``RETRY_REGULARIZATION``, 1e-4; 0: no such try). Such steps are counted
         (``soft_solves``) and warned about at the end of the run.
+    warm_start : ContactWarmStart or SimulationResult, optional
+        The first step's contact solve starts from these contacts' impulses (a contact run's
+        ``contact_warm_start``, or its result; ``simulation.contact_warm_start``), as every
+        later step starts from the step before's; None: from zero. ``contact_warm_start``
+        gives the run's own at its end.
 
     Enabled constraints (loops, convel and coordinate rows) act as bilateral impulses
     eliminated from the contact problem (``kernels/loop_impulses``): the step's speeds meet
@@ -153,7 +160,8 @@ class MoreauIntegrator(RungeKuttaIntegrator):
                  rtol=1e-6, atol=1e-9, h_min=None, h_max=math.inf, t0=0.0, stabilization_gains=None,
                  lie_group=None, *, contact_tol=CONTACT_TOL, max_sweeps=MAX_SWEEPS, contact_output=False,
                  max_contacts=None, contact_margin=CONTACT_MARGIN, contact_accept=CONTACT_ACCEPT,
-                 contact_regularization=CONTACT_REGULARIZATION, retry_regularization=RETRY_REGULARIZATION):
+                 contact_regularization=CONTACT_REGULARIZATION, retry_regularization=RETRY_REGULARIZATION,
+                 warm_start=None):
         c = m.compiled
         if c.contact is None:
             raise ValueError("integrator 'moreau' needs collision shapes (m.add_collision); the model has none")
@@ -191,7 +199,9 @@ class MoreauIntegrator(RungeKuttaIntegrator):
             raise ValueError(f"retry_regularization must be in [0, 1), got {retry_regularization!r}")
         self.copt = np.array([tol, float(max_sweeps), accept, reg, soft])
         self.contact_records = ContactRecords(c.contact.shape_names) if contact_output else None
-        self._make_rows(int(max_contacts) if max_contacts else max(8, 4 * c.contact.n_shapes))
+        self._warm = warm_start_of(warm_start, c.contact.shape_names)  # (taken by the first setup)
+        rows = int(max_contacts) if max_contacts else max(8, 4 * c.contact.n_shapes)
+        self._make_rows(max(rows, 0 if self._warm is None else len(self._warm)))
         self._R = np.zeros((0, 1, CL.RECORD_COLS))
         self._NR = np.zeros(0, dtype=np.int64)
         self._warn_interpenetration()
@@ -235,6 +245,27 @@ class MoreauIntegrator(RungeKuttaIntegrator):
             self._cw[3][:3 * n] = keep[1][3][:3 * n]
             cst[:] = keep[0]
             self.cst = cst
+
+    def setup(self, t_final, dt, stride=1):
+        """``RungeKuttaIntegrator.setup``; the first run of an integrator made with a
+        ``warm_start`` seeds its first step's warm start with it (scaled to this dt)."""
+        n = super().setup(t_final, dt, stride)
+        warm, self._warm = self._warm, None
+        if warm is not None and len(warm):
+            k = len(warm)
+            self._cw[2][:k] = warm.contacts
+            self._cw[3][:3 * k] = warm.impulses_for(float(self.fopt[K.F_DT])).ravel()
+            self.cst[CL.S_NPREV] = k
+        return n
+
+    @property
+    def contact_warm_start(self):
+        """The warm start the run's next step would take (its last step's contacts and
+        impulses, with that step's length: a run's last step may be shorter than dt;
+        ``ContactWarmStart``), for another run of this model to start from."""
+        k = int(self.cst[CL.S_NPREV])
+        h = float(self.clk[K.K_STEP]) if self.clk[K.K_STEP] > 0 else float(self.fopt[K.F_DT]) or 1.0
+        return ContactWarmStart(self._cw[2][:k], self._cw[3][:3 * k], h, self._c.contact.shape_names)
 
     @property
     def contact_residual(self):

@@ -6,12 +6,11 @@ from ..algorithms.checks import check_positive
 from ..results import ResultWriter, SimulationResult, check_output_path, coordinate_labels
 from ..result_writer import BLOCK_SAMPLES, BLOCK_SECONDS
 from ..progress import ProgressBar
-from .failures import SimulationTerminated, blow_up
 from .forces import limit_model, warn_outside_limits
 from .run_inputs import RunInputs
 from .integrator_choice import INTEGRATORS, choose
-from .integrators import SimulationError
 from .moreau import contact_integrator, contact_settings
+from .run_outcome import attach_result, close_output, outcome
 from .run_signals import RunSignals
 from .segments import SegmentedRun
 from .sinks import ExpandingStorage, GuardedOutputs, RingBufferStorage
@@ -82,7 +81,10 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
         The contact step's settings (``simulation.moreau.MoreauIntegrator``): ``contact_tol``
         (1e-9), ``contact_accept`` (1e-5), ``max_sweeps`` (2000), ``max_contacts``,
         ``contact_margin`` [m] (1e-3), ``contact_regularization`` (1e-6),
-        ``retry_regularization`` (1e-4).
+        ``retry_regularization`` (1e-4), ``warm_start`` (a contact run's result or its
+        ``result.contact_warm_start``: the first step's contact solve starts from the impulses
+        of that run's last step, so a run continued in pieces is one run;
+        ``simulation.contact_warm_start``).
     rtol, atol : float
         Tolerances of the adaptive integrators (radau: rtol > 0).
     tableau : str or ButcherTableau, optional
@@ -226,6 +228,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
         new = cls(m, q, u, tableau=tab, sink=store, control=None if sampled else inputs.control, tau=tau,
                   forces=inputs.forces, t0=t0, rtol=rtol, atol=atol, h_min=h_min, h_max=h_max,
                   stabilization_gains=stabilization_gains, **more)
+        more.pop("warm_start", None)  # (the first run's only: one remade after an event starts from its state)
         inputs.attach(new)
         return new
     integ = make(q0, u0, 0.0)
@@ -250,9 +253,9 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
     with signals:  # installed until the file is finished
         err = _loop(integ, signals, bar, t_final_f, dt_f, save_every=stride, block=block, after_block=after_block,
                     block_seconds=BLOCK_SECONDS if writer is not None and after_block is None else None)
-        status, message, err = _outcome(signals.late(err), integ, writer)
+        status, message, err = outcome(signals.late(err), integ, writer)
         message = message or getattr(integ, "stop_message", "")
-        status, message, err = _close(writer, status, message, err, integ.t, getattr(integ, "records", ()))
+        status, message, err = close_output(writer, status, message, err, integ.t, getattr(integ, "records", ()))
         late = signals.late(err)  # a signal while the file was being finished
         if late is not err:
             message, err = f"{message or 'finished'}; then {type(late).__name__} (a signal)", late
@@ -262,10 +265,11 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
                            integ.n_chart_resets, labels=labels, events=getattr(integ, "records", ()))
     res.clamped = inputs.report()
     res.contacts = getattr(integ, "contact_records", None) if moreau else None
+    res.contact_warm_start = getattr(getattr(integ, "integ", integ), "contact_warm_start", None)
     if lim is None and limits is not True:
         warn_outside_limits(m, res.t, res.q)
     if err is not None:
-        _attach(err, res, message)
+        attach_result(err, res, message)
         raise err
     return res
 
@@ -306,76 +310,13 @@ def _loop(integ, signals, bar, t_final, dt, **options):
         integ.integrate(t_final, dt, progress=None if bar is None else _simulated_time(bar), **options)
         if bar is not None:  # the integrator reports between blocks only: the end is drawn here
             _simulated_time(bar)(integ.t, t_final)
-    except BaseException as e:  # every way out keeps the samples (see _outcome)
+    except BaseException as e:  # every way out keeps the samples (see run_outcome.outcome)
         return e
     finally:
         signals.hold()
         if bar is not None:
             bar.close()
     return None
-
-
-def _outcome(err, integ, writer):
-    """(status, message, exception to raise) of a run that ended with ``err`` (None:
-    finished). An ``Exception`` from the loop (the control's, a force model's, a write
-    error) becomes a ``SimulationError`` caused by it; signals stay what they are."""
-    at = f"at t = {integ.t:.6g} s"
-    if err is None:  # a state grown huge but still finite (an unstable step) is no result either
-        blown = blow_up(integ, integ.t, (integ.q, integ.u))
-        return ("finished", "", None) if blown is None else ("failed", str(blown), blown)
-    if isinstance(err, SimulationError):
-        return "failed", str(err), err
-    if isinstance(err, KeyboardInterrupt):
-        return "interrupted", f"interrupted by SIGINT (Ctrl-C) {at}", err
-    if isinstance(err, SimulationTerminated):
-        return "interrupted", f"terminated by signal {err.signum} (SIGTERM) {at}", err
-    if not isinstance(err, Exception):
-        return "interrupted", f"stopped by {type(err).__name__} {at}", err
-    blown = blow_up(integ, integ.t) if isinstance(err, ArithmeticError) else None
-    if blown is not None:  # a division by zero of a state grown past 1e200 (a quaternion's norm
-        blown.__cause__ = err  # overflowed) is the blow-up, not a fault of the control's
-        return "failed", str(blown), blown
-    if writer is not None and writer.error is err:
-        message = f"writing the results file {str(writer.path)!r} failed {at}: {err}"
-    else:
-        message = (f"the run stopped {at} (its last whole step): {type(err).__name__} raised in the "
-                   f"stepping loop (by the control, a force model or an event; see the traceback above): {err}")
-    new = SimulationError(message, integ.t)
-    new.__cause__ = err
-    return "failed", message, new
-
-
-def _close(writer, status, message, err, t, events=()):
-    """Finish the results file (with the records of the ``events`` that fired); a failure to
-    is an error (never a success) that says where the samples are. Returns (status,
-    message, exception to raise)."""
-    if writer is None:
-        return status, message, err
-    try:
-        path = writer.close(status, message, events)
-    except OSError as e:
-        if err is None:
-            message = f"writing the results file {str(writer.path)!r} failed at the end of the run: {e}"
-            err = SimulationError(message, t)
-            err.__cause__ = e
-            return "failed", message, err
-        return status, f"{message}; the results file could not be finished: {e.strerror or e}", err
-    if err is not None and writer.n:
-        message += f"; the {writer.n} samples up to t = {writer.t_last:.6g} s are in {str(path)!r}"
-    return status, message, err
-
-
-def _attach(err, res, message):
-    """Give the exception leaving ``simulate`` the run's result and the final message."""
-    err.result = res
-    err.t = float(res.t[-1]) if len(res) else None
-    text = message + "; every sample computed is in this exception's .result"
-    if isinstance(err, SimulationError):
-        err.args = (text,)
-    elif isinstance(err, SimulationTerminated):
-        err.message = text
-    elif hasattr(err, "add_note"):  # KeyboardInterrupt ... (Python >= 3.11)
-        err.add_note(text)
 
 
 def _output_stride(output_every, save_every, dt, t_final, adaptive):
