@@ -31,14 +31,16 @@ def _at(x, z=0.0):
     return T
 
 
-def flexible_four_bar(EI=20.0, n_modes=3):
+def flexible_four_bar(EI=20.0, n_modes=3, damping_ratio=0.0):
     """(model, closed q0): pins about y, gravity along -z; the crank at -1.2 rad, the coupler
-    undeformed, the other two angles closing the loop (``solve_q``)."""
+    undeformed (its modes damped by ``damping_ratio``), the other two angles closing the loop
+    (``solve_q``)."""
     m = mb.Multibody("flexible_four_bar")
     crank = m.add_body("crank", mass=0.5, com=(0.15, 0, 0), inertia=np.diag([1e-4, 3.75e-3, 3.75e-3]))
     m.add_hinge(None, crank, "pin", axis=Y)
     m.add_node("crank_tip", crank, _at(0.3))
-    data = beam_modes(1.0, EI=EI, rhoA=0.4, n_elements=16, n_modes=n_modes, nodes=[0.5, 1.0])
+    data = beam_modes(1.0, EI=EI, rhoA=0.4, n_elements=16, n_modes=n_modes, nodes=[0.5, 1.0],
+                      damping_ratio=damping_ratio)
     coupler = m.add_modal_body("coupler", modal_data=data, nodes={"coupler_mid": 0, "coupler_tip": 1})
     m.add_hinge("crank_tip", coupler, "pin", axis=Y)
     rocker = m.add_body("rocker", mass=0.8, com=(0.4, 0, 0), inertia=np.diag([1e-4, 0.0427, 0.0427]))

@@ -12,25 +12,42 @@ plus the joint-level force models (``apply_forces`` without link-level entries: 
 refused on modal bodies). Its derivatives: M, C_t = dID/du - dtau/du, K_t = dID/dq - dtau/dq
 (``galpha_step.force_jacobian`` for the force models' share), the rigid ``iteration_matrix``'s
 terms with the flex derivatives in place of ``rnea_derivatives_core``.
+
+With enabled constraints (the loops' ``ta`` variants) the ODE is the tree-augmented
+constrained dynamics u_dot = ``flex_entry.flex_constrained_udot`` with the run's Baumgarte
+gains (as the explicit methods step it), and its Jacobian (``flex_ta_jacobian``) is (I,
+-du_dot/du, -du_dot/dq) from the analytic derivatives of that dynamics
+(``kernels/flex_constrained_derivatives``, gains included), the force models' share taken
+through Mc^-1 (``radau_step.with_force_models``): the rigid ``radau_step.ta_jacobian``'s
+equations with the flex constrained derivatives.
 """
 import numpy as np
 from numba import njit
 
+from ..algorithms.flex_derivatives import constrained_work_sizes
+from ..kernels.flex_constrained_derivatives import flex_constrained_dynamics_derivatives
 from ..kernels.flex_derivatives_entry import derivatives_work_size, inverse_dynamics_derivatives_flex
 from ..kernels.flex_entry import flex_tau
 from ..kernels.status import OK
 from .force_kernels import apply_forces
 from .galpha_step import force_jacobian
+from .radau_step import with_force_models
 
-__all__ = ["flex_work", "flex_residual", "flex_iteration_matrix"]
+__all__ = ["flex_work", "flex_residual", "flex_iteration_matrix", "flex_ta_jacobian"]
 
 
-def flex_work(dbuf=None):
-    """The flex derivatives' work for a run on data buffer ``dbuf``: (T, frames, wrenches), T of
-    ``derivatives_work_size`` numbers, no frame wrenches (link-level forces on modal bodies are
-    refused); with dbuf None (a rigid model) arrays of the same kinds, unread."""
+def flex_work(dbuf=None, c=None):
+    """The flex derivatives' work for a run on data buffer ``dbuf``: (T, frames, wrenches, S),
+    T of ``derivatives_work_size`` numbers; for a tree (c None) no frame wrenches (link-level
+    forces on modal bodies are refused) and S unread; for compiled model ``c`` with enabled
+    constraints (``flex_ta_jacobian``) a row per moving constraint frame (the constraint
+    wrenches held there) and S the constrained derivatives' scratch. With dbuf None (a rigid
+    model) arrays of the same kinds, unread."""
     size = 1 if dbuf is None else derivatives_work_size(dbuf)
-    return np.zeros(size), np.zeros(0, dtype=np.int64), np.zeros((0, 6))
+    if c is None:
+        return np.zeros(size), np.zeros(0, dtype=np.int64), np.zeros((0, 6)), np.zeros(1)
+    nk, tangents, scratch = constrained_work_sizes(c)
+    return np.zeros(tangents), np.zeros(nk, dtype=np.int64), np.zeros((nk, 6)), np.zeros(scratch)
 
 
 @njit(cache=True, inline="always")
@@ -47,7 +64,7 @@ def flex_iteration_matrix(mi, mf, ws, dbuf, fw, fmi, fmf, t, q1, u1, x, src, tau
     """S = M + gu C + gq K at (t, q1, u1, x), K = dr/dq (tangent) and C = dr/du of
     ``flex_residual``, kept in K and C; fw from ``flex_work``. False where the derivatives
     are not finite (the state's, or an overflow)."""
-    T, frames, wrenches = fw
+    T, frames, wrenches = fw[0], fw[1], fw[2]
     apply_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, False)
     if inverse_dynamics_derivatives_flex(dbuf, q1, u1, x, frames, wrenches, T, K, C, S) != OK:
         return False
@@ -56,4 +73,20 @@ def flex_iteration_matrix(mi, mf, ws, dbuf, fw, fmi, fmf, t, q1, u1, x, src, tau
     for r in range(n):
         for c in range(n):
             S[r, c] += gu * C[r, c] + gq * K[r, c]
+    return True
+
+
+@njit(cache=True, inline="always")
+def flex_ta_jacobian(mi, mf, ws, dbuf, fmi, fmf, t, q0, u0, src, tau, ta_work, fw, M, C, K):
+    """M = I, K = -du_dot/dq (tangent), C = -du_dot/du at (q0, u0) of the tree-augmented
+    constrained dynamics of a model with modal bodies, with the run's Baumgarte gains (module
+    docstring); ta_work from ``radau_loop.ta_work`` (its Wc, M^-1's work, E, Minv, Kf, Cf), fw
+    from ``flex_work(dbuf, c)``. False where the derivatives fail (a singular inertia, an
+    overflow)."""
+    Wc, Wm, E, Minv, Kf, Cf = ta_work[0], ta_work[1], ta_work[3], ta_work[6], ta_work[7], ta_work[8]
+    apply_forces(mi, mf, ws, fmi, fmf, q0, u0, t, src, tau, False)
+    if flex_constrained_dynamics_derivatives(dbuf, q0, u0, tau, Wc, fw[1], fw[2], fw[0], fw[3], E, Wm, K, C,
+                                             Minv) != OK:
+        return False
+    with_force_models(fmi, fmf, q0, u0, Minv, Kf, Cf, M, C, K)
     return True

@@ -80,13 +80,14 @@ def refuse_unserved(fmi, integrator="generalized_alpha"):
 
 def refuse_flex_unserved(m, forces, integrator):
     """NotImplementedError naming what ``integrator`` (generalized_alpha, radau) does not
-    serve on a model ``m`` with modal bodies under ``forces``: enabled constraints and
-    link-level force models on modal bodies (they come through a per-stage control
-    hand-over, ``flex_stage_forces``). Nothing for rigid models."""
+    serve on a model ``m`` with modal bodies under ``forces``: link-level force models on
+    modal bodies (they come through a per-stage control hand-over, ``flex_stage_forces``,
+    whose derivatives the Jacobian does not see). Enabled constraints are served. Nothing
+    for rigid models."""
     c = m.compiled
-    if c.flex is not None and (c.nc or needs_stage_forces(m, forces)):
-        raise NotImplementedError(f"integrator='{integrator}' does not serve enabled constraints on models with "
-                                  "modal bodies nor link-level force models on modal bodies yet: use an explicit "
+    if c.flex is not None and needs_stage_forces(m, forces):
+        raise NotImplementedError(f"integrator='{integrator}' does not serve link-level force models on modal "
+                                  "bodies yet (ExternalForce, LinearSpringDamper): use an explicit "
                                   "method ('dopri5')")
 
 
@@ -99,7 +100,7 @@ def _positive(value, name):
 
 class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
     """Generalized-alpha time stepping (Chung & Hulbert 1993; Lie-group form of Arnold &
-    Bruels 2007) of a tree (rigid or with modal bodies) or a constrained rigid model, fixed
+    Bruels 2007) of a tree or a constrained model (rigid or with modal bodies), fixed
     steps: second order, implicit (a Newton iteration per step on the analytic derivatives
     of the dynamics and of the force models), its high-frequency damping set by
     ``rho_inf``. See ``galpha_step`` for the equations and
@@ -125,12 +126,13 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
     the step (so its gains act explicitly: stiff ones belong in force models or actuators).
     Models with modal (flexible) bodies: the residual is the flex inverse dynamics (modal
     stiffness and damping inside) and Newton's matrix comes from the analytic flex
-    derivatives (``flex_implicit``); enabled constraints on them and link-level force models
-    on modal bodies are refused (NotImplementedError), as are, on any model, the force models
-    ``ExternalForce`` in world axes and ``LinearSpringDamper``. Enabled constraints (closed
-    loops, coordinate and convel rows): the method runs on the tree-augmented constrained
-    dynamics with the run's Baumgarte gains (``galpha_loop``'s ``ta`` variants), so the
-    closure is held at the Baumgarte level (bounded), not to round-off.
+    derivatives (``flex_implicit``); link-level force models on modal bodies are refused
+    (NotImplementedError), as are, on any model, the force models ``ExternalForce`` in world
+    axes and ``LinearSpringDamper``. Enabled constraints (closed loops, coordinate and convel
+    rows), on rigid models and on models with modal bodies alike: the method runs on the
+    tree-augmented constrained dynamics with the run's Baumgarte gains (``galpha_loop``'s
+    ``ta`` variants; Newton's matrix for modal bodies from ``flex_implicit.flex_ta_jacobian``),
+    so the closure is held at the Baumgarte level (bounded), not to round-off.
     """
 
     LOOP_NAME = "the generalized-alpha simulation loop"
@@ -161,8 +163,9 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
         self.gopt = np.zeros(GS.N_GOPT)
         self.gopt[:4] = GS.parameters(rho)
         self.gopt[GS.G_RTOL], self.gopt[GS.G_ATOL], self.gopt[GS.G_MAXIT] = rt, at, int(max_iterations)
-        self._gw, self.gst = GL.allocate_galpha_work(c.nq, c.nu, ta_work(c, self.constraint_work),
-                                                     flex_work(self.data.buf if self.flex else None))
+        loops = c if self.constraint_work is not None else None
+        fw = flex_work(self.data.buf, loops) if self.flex else flex_work()
+        self._gw, self.gst = GL.allocate_galpha_work(c.nq, c.nu, ta_work(c, self.constraint_work), fw)
 
     @property
     def newton_iterations(self):

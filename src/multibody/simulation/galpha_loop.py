@@ -35,25 +35,28 @@ and Newton's matrix I + gamma' C + beta' K with (C, K) = -(du_dot/du, du_dot/dq)
 constrained dynamics (``radau_step.ta_jacobian``); the closure is held at the Baumgarte
 level.
 
-Modal (flexible) bodies (the ``flex`` variants, no constraints): the tree's step with the
-flex inverse dynamics as the residual and Newton's matrix M + gamma' C_t + beta' K_t from
+Modal (flexible) bodies (the ``flex`` variants): without constraints, the tree's step with
+the flex inverse dynamics as the residual and Newton's matrix M + gamma' C_t + beta' K_t from
 the analytic flex derivatives (``flex_implicit``; their work the last entry of gw, from
-``flex_implicit.flex_work``); the first u_dot from the flex forward dynamics.
+``flex_implicit.flex_work``), the first u_dot from the flex forward dynamics; with enabled
+constraints (``flex`` and ``ta``), the closed loops' step above on the modal bodies'
+tree-augmented dynamics (``flex_entry.flex_constrained_udot``), Newton's matrix from its
+analytic derivatives (``flex_implicit.flex_ta_jacobian``).
 """
 import numpy as np
 from numba import njit
 
 from ..kernels.common import constraint_table, data_start, first_nonfinite, frame_table, link_rows, ragged
 from ..kernels.constrained_dynamics import ta_core
-from ..kernels.flex_entry import flex_udot
+from ..kernels.flex_entry import flex_constrained_udot, flex_udot
 from ..kernels.forward_dynamics import aba_core
-from ..kernels.status import NONFINITE_STATE, RUNNING, SINGULAR
+from ..kernels.status import NONFINITE_STATE, OK, RUNNING, SINGULAR
 from ..kernels.variants import variant
 from .force_kernels import apply_forces
 from .galpha_newton import (
     N_GST, S_ITERS, S_MATRICES, S_MOST, S_READY, S_TWORST, S_UNCONVERGED, S_WORST,
-    galpha_newton_flex, galpha_newton_links0_ta0, galpha_newton_links0_ta1, galpha_newton_links1_ta0,
-    galpha_newton_links1_ta1,
+    galpha_newton_flex, galpha_newton_flex_ta1, galpha_newton_links0_ta0, galpha_newton_links0_ta1,
+    galpha_newton_links1_ta0, galpha_newton_links1_ta1,
 )
 from .galpha_step import G_ATOL, G_BETA, G_GAMMA, G_ALPHA_F, G_ALPHA_M, G_MAXIT, G_RTOL, advance_state
 from .kernels import (
@@ -87,7 +90,10 @@ def _start_step(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, q, u, s
     nu = u.shape[0]
     if gst[S_READY] == 0.0:
         use = apply_forces(mi, mf, ws, fmi, fmf, q, u, t, src, tau, links)
-        if flex:
+        if flex and ta:
+            if flex_constrained_udot(cons[4], q, u, tau, cons[3][0], udot) != OK:
+                return False
+        elif flex:
             if not flex_udot(cons[4], q, u, tau, udot):
                 return False
         elif ta:
@@ -109,9 +115,9 @@ def _make_galpha_loop(links, controlled, ta, flex):
     """The generalized-alpha loop (module docstring) with four constants: ``links`` (link
     wrenches FM_WRENCH among the force models), ``controlled`` (a Python control, as
     iopt[O_CONTROL] says), ``ta`` (enabled constraints: the tree-augmented dynamics) and
-    ``flex`` (modal bodies: the flex dynamics and derivatives; neither links nor ta)."""
+    ``flex`` (modal bodies: the flex dynamics and derivatives; not links)."""
 
-    @variant(f"run_galpha_flex_controlled{int(controlled)}" if flex else
+    @variant(f"run_galpha_flex_controlled{int(controlled)}{'_ta1' if ta else ''}" if flex else
              f"run_galpha_links{int(links)}_controlled{int(controlled)}_ta{int(ta)}", nogil=True)
     def run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt, gopt, max_angles, chart0, q, u, clk, ctr, ctl, T, Q, U,
             gw, gst):
@@ -149,7 +155,11 @@ def _make_galpha_loop(links, controlled, ta, flex):
                 return _failed(ctr, q, u, SINGULAR)
             t_end = clk[K_TOUT]
             # the variant's own Newton iteration (``galpha_newton``; constants: one branch is compiled)
-            if flex:
+            if flex and ta:
+                corrections = galpha_newton_flex_ta1(
+                    mi, mf, ws, cons, fmi, fmf, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1,
+                    sdiag, S, piv, Kt, Ct, gq * h * h, gu * h, src, rtol, atol, maxit, gst, t)
+            elif flex:
                 corrections = galpha_newton_flex(
                     mi, mf, ws, cons, fmi, fmf, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1,
                     sdiag, S, piv, Kt, Ct, gq * h * h, gu * h, src, rtol, atol, maxit, gst, t)
@@ -210,10 +220,10 @@ def galpha_entry_point(links=True, control=True, ta=False, flex=False):
     gopt, max_angles, chart0, q, u, clk, ctr, ctl, T, Q, U, gw, gst)`` (module docstring):
     gopt the method's options (``galpha_step.G_*``), gw and gst from
     ``allocate_galpha_work`` (with ``ta``: its ``radau_loop.ta_work``; with ``flex``, modal
-    bodies, its ``flex_implicit.flex_work``: links and ta are then off). Made (and compiled
+    bodies, its ``flex_implicit.flex_work``: links are then off). Made (and compiled
     or loaded from the cache) on first use."""
     flex = int(bool(flex))
-    key = (int(bool(links)) and not flex, int(bool(control)), int(bool(ta)) and not flex, flex)
+    key = (int(bool(links)) and not flex, int(bool(control)), int(bool(ta)), flex)
     run = _LOOPS.get(key)
     if run is None:
         run = _LOOPS.setdefault(key, _make_galpha_loop(*key))

@@ -1,9 +1,10 @@
 """The Newton iteration of a generalized-alpha step (``galpha_loop``, its step 3), compiled
 per variant of the loop: rigid trees with or without link-level force models (``links``),
-their tree-augmented closed-loop dynamics (``ta``), or modal bodies (``flex``).
+their tree-augmented closed-loop dynamics (``ta``), or modal bodies (``flex``), with enabled
+constraints too (``flex`` and ``ta``).
 
-One compiled function per variant, ``galpha_newton_links{0,1}_ta{0,1}`` and
-``galpha_newton_flex``, each under a name of its own (``kernels/variants.variant``), as
+One compiled function per variant, ``galpha_newton_links{0,1}_ta{0,1}``,
+``galpha_newton_flex`` and ``galpha_newton_flex_ta1``, each under a name of its own (``kernels/variants.variant``), as
 ``radau_newton``'s are: the whole iteration, the step's first Newton matrix included, with
 ``links`` a constant of the variant (it was a run-time argument: the link-force code was
 compiled into every variant, used or not). Newton's matrix (the inverse dynamics
@@ -23,14 +24,17 @@ from numba import njit
 
 from ..kernels.constrained_dynamics import ta_core
 from ..kernels.dense_lu import lu_factor, lu_solve
+from ..kernels.flex_entry import flex_constrained_udot
+from ..kernels.status import OK
 from ..kernels.variants import variant
-from .flex_implicit import flex_iteration_matrix, flex_residual
+from .flex_implicit import flex_iteration_matrix, flex_residual, flex_ta_jacobian
 from .force_kernels import apply_forces
 from .galpha_step import advance_state, iteration_matrix, residual
 from .radau_step import ta_jacobian
 
 __all__ = ["form_and_factor", "galpha_newton_links0_ta0", "galpha_newton_links1_ta0",
-           "galpha_newton_links0_ta1", "galpha_newton_links1_ta1", "galpha_newton_flex", "S_READY", "S_ITERS", "S_MOST",
+           "galpha_newton_links0_ta1", "galpha_newton_links1_ta1", "galpha_newton_flex", "galpha_newton_flex_ta1",
+           "S_READY", "S_ITERS", "S_MOST",
            "S_UNCONVERGED", "S_WORST", "S_TWORST", "S_MATRICES", "N_GST", "THETA", "MAX_HALVINGS"]
 
 # --- method state (float64 array gst)
@@ -55,8 +59,15 @@ def _residual(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, ta
     (``galpha_step.residual``; with ``flex``, a constant, ``flex_implicit.flex_residual``),
     or with ``ta`` (a constant) x less the tree-augmented constrained accelerations with the
     run's Baumgarte gains (cons = (frames, constraint rows, ragged work, ``ta_work``, data
-    buffer, ``flex_work``)); NaN where an inertia is singular."""
-    if flex:
+    buffer, ``flex_work``); with ``flex`` too the modal bodies' ``flex_constrained_udot``);
+    NaN where an inertia is singular."""
+    if flex and ta:
+        apply_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, False)
+        if flex_constrained_udot(cons[4], q1, u1, tau, cons[3][0], r) != OK:
+            r[:] = math.nan
+        for i in range(r.shape[0]):
+            r[i] = x[i] - r[i]
+    elif flex:
         flex_residual(mi, mf, ws, cons[4], fmi, fmf, t, q1, u1, x, src, tau, r)
     elif ta:
         fr, cr, z, tw = cons[:4]
@@ -73,16 +84,20 @@ def _residual(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, ta
 def _matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, S):
     """Newton's matrix S = M + gu C + gq K of ``_residual`` (``galpha_step.iteration_matrix``;
     with ``flex`` ``flex_implicit.flex_iteration_matrix``), with ``ta`` M = I, C =
-    -du_dot/du, K = -du_dot/dq of the constrained dynamics (``radau_step.ta_jacobian``).
-    False if an inertia is singular (or the flex derivatives not finite)."""
-    if flex:
+    -du_dot/du, K = -du_dot/dq of the constrained dynamics (``radau_step.ta_jacobian``; with
+    ``flex`` too ``flex_implicit.flex_ta_jacobian``). False if an inertia is singular (or the
+    flex derivatives not finite)."""
+    if flex and not ta:
         return flex_iteration_matrix(mi, mf, ws, cons[4], cons[5], fmi, fmf, t, q1, u1, x, src, tau, gq, gu, Kt, Ct,
                                      S)
     if not ta:
         iteration_matrix(mi, mf, ws, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, S)
         return True
     fr, cr, z, tw = cons[:4]
-    if not ta_jacobian(mi, mf, fr, cr, ws, z, fmi, fmf, links, t, q1, u1, src, tau, tw, S, Ct, Kt):
+    if flex:
+        if not flex_ta_jacobian(mi, mf, ws, cons[4], fmi, fmf, t, q1, u1, src, tau, tw, cons[5], S, Ct, Kt):
+            return False
+    elif not ta_jacobian(mi, mf, fr, cr, ws, z, fmi, fmf, links, t, q1, u1, src, tau, tw, S, Ct, Kt):
         return False
     for i in range(S.shape[0]):
         for j in range(S.shape[0]):
@@ -117,11 +132,12 @@ def _ratio(v, x, scale, rtol, atol):
 
 def newton_variant(links, ta, flex):
     """The compiled Newton iteration of a step (``galpha_newton_links{0,1}_ta{0,1}``,
-    ``galpha_newton_flex``), with ``links``, ``ta`` (closed loops) and ``flex`` (modal
-    bodies) constants of its variant."""
+    ``galpha_newton_flex``, ``galpha_newton_flex_ta1``), with ``links``, ``ta`` (closed
+    loops) and ``flex`` (modal bodies) constants of its variant."""
 
     # (not inlined: Numba refuses to inline a call with this many arguments)
-    @variant("galpha_newton_flex" if flex else f"galpha_newton_links{int(links)}_ta{int(ta)}")
+    @variant(("galpha_newton_flex_ta1" if ta else "galpha_newton_flex") if flex else
+             f"galpha_newton_links{int(links)}_ta{int(ta)}")
     def newton(mi, mf, ws, cons, fmi, fmf, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1,
                sdiag, LU, piv, Kt, Ct, gq, gu, src, rtol, atol, maxit, gst, t):
         """The simplified Newton iteration of one step (``galpha_loop``'s module docstring,
@@ -204,3 +220,4 @@ galpha_newton_links1_ta0 = newton_variant(1, 0, 0)
 galpha_newton_links0_ta1 = newton_variant(0, 1, 0)
 galpha_newton_links1_ta1 = newton_variant(1, 1, 0)
 galpha_newton_flex = newton_variant(0, 0, 1)
+galpha_newton_flex_ta1 = newton_variant(0, 1, 1)

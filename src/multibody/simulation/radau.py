@@ -87,14 +87,15 @@ class RadauIntegrator(RungeKuttaIntegrator):
     The control (if any) is called once per step, at its start, with that state; its forces
     are held over the step. Refused (NotImplementedError): contact, the force models
     ``ExternalForce`` in world axes and ``LinearSpringDamper`` (their derivatives are not
-    built), link-level force models on modal bodies, enabled constraints on models with
-    modal bodies.
+    built), link-level force models on modal bodies.
 
-    Enabled constraints (closed loops, coordinate and convel rows): the ODE is the
-    tree-augmented constrained dynamics with Baumgarte stabilization (the run's
-    ``stabilization_gains``, as the explicit methods), its Jacobian the analytic derivatives
-    of that dynamics (``constrained_forward_dynamics_derivatives``' kernel, gains included).
-    The loop closure is held at the Baumgarte level, not to round-off.
+    Enabled constraints (closed loops, coordinate and convel rows), on rigid models and on
+    models with modal bodies alike: the ODE is the tree-augmented constrained dynamics with
+    Baumgarte stabilization (the run's ``stabilization_gains``, as the explicit methods), its
+    Jacobian the analytic derivatives of that dynamics (``constrained_forward_dynamics_
+    derivatives``' kernel, gains included; for modal bodies ``kernels/flex_constrained_
+    derivatives`` through ``flex_implicit.flex_ta_jacobian``). The loop closure is held at
+    the Baumgarte level, not to round-off.
     """
 
     LOOP_NAME = "the Radau simulation loop"
@@ -129,7 +130,7 @@ class RadauIntegrator(RungeKuttaIntegrator):
         self.ropt[RN.R_NIT] = int(max_iterations)
         self.ropt[RN.R_THET] = rate
         ta = None if self.constraint_work is None else RL.ta_work(c, self.constraint_work)
-        fw = flex_work(self.data.buf) if self.flex else None
+        fw = flex_work(self.data.buf, None if ta is None else c) if self.flex else None
         self._rw, self.rst = RL.allocate_radau_work(c.nq, c.nu, ta, fw)
 
     @property

@@ -7,7 +7,8 @@ iteration), as Hairer & Wanner's RADAU5 does it:
    step's start (a retried step keeps them);
 2. the rates f0 at the start and the error scale atol + rtol |y| (rotations: |y| = 1);
    the Jacobian (M, C, K) (for modal bodies too from analytic derivatives,
-   ``flex_implicit.flex_iteration_matrix``) formed only where the last step asked for it (its Newton rate
+   ``flex_implicit.flex_iteration_matrix``, with enabled constraints ``flex_ta_jacobian``)
+   formed only where the last step asked for it (its Newton rate
    above ``R_THET``, a rejected step with an old one, the first step): reused across steps,
    at the state where it was formed; the two systems factored anew only when h changed;
 3. the starting iterate: the last accepted step's collocation polynomial extrapolated
@@ -35,7 +36,7 @@ from ..kernels.common import constraint_table, data_start, frame_table, link_row
 from ..kernels.coordinates import integrate_q
 from ..kernels.status import MIN_STEP, NONFINITE_STATE, RUNNING, SINGULAR
 from ..kernels.variants import variant
-from .flex_implicit import flex_iteration_matrix, flex_work
+from .flex_implicit import flex_iteration_matrix, flex_ta_jacobian, flex_work
 from .galpha_step import iteration_matrix
 from .kernels import (
     C_BAD, C_CHARTS, C_HIT, C_OUT, C_REJECT, C_STAGE, C_STEP, F_HMIN, K_H, K_STEP, K_T, K_TBAD,
@@ -45,7 +46,7 @@ from .kernels import (
 from .radau_newton import (
     N_ROPT, R_ATOL, R_NIT, R_RTOL, R_THET, S_FACCON, S_HHFAC, S_THETA, error_estimate, rate,
     radau_newton_flex0_links0_ta0, radau_newton_flex0_links0_ta1, radau_newton_flex0_links1_ta0, radau_newton_flex0_links1_ta1,
-    radau_newton_flex1_links0_ta0,
+    radau_newton_flex1_links0_ta0, radau_newton_flex1_links0_ta1,
 )
 from ..kernels.constraint_work import K_COLS
 from .radau_step import RC_C, RC_GAMMA, factor, solve_real, ta_jacobian, tangent_jacobian
@@ -203,7 +204,10 @@ def _prepare(flex, links, ta, model, ropt, rc, smap, t, h, q, u, src, rw, rst):
         _scale(ropt, smap, q, u, scal)
         rst[S_F0] = 1.0
     if rst[S_NEEDJAC] != 0.0:
-        if flex:  # (M, C, K): the flex inverse dynamics' analytic derivatives less the force models'
+        if flex and ta:  # (I, -du_dot/du, -du_dot/dq) of the modal bodies' constrained dynamics
+            if not flex_ta_jacobian(mi, mf, ws, dbuf, fmi, fmf, t, q, u, src, tau, rw[27], rw[28], M, C, K):
+                return 2
+        elif flex:  # (M, C, K): the flex inverse dynamics' analytic derivatives less the force models'
             if not flex_iteration_matrix(mi, mf, ws, dbuf, rw[28], fmi, fmf, t, q, u, f0[nu:], src, tau, 0.0, 0.0, K,
                                          C, M):
                 return 2
@@ -276,7 +280,8 @@ def _make_radau_loop(links, controlled, flex, ta):
     """The Radau loop (module docstring) with four constants: ``links`` (link wrenches
     among the force models), ``controlled`` (a Python control, as iopt[O_CONTROL] says),
     ``flex`` (modal bodies: their rates and the flex derivatives' Jacobian), ``ta`` (closed
-    loops: the tree-augmented dynamics with Baumgarte gains, their analytic Jacobian)."""
+    loops: the tree-augmented dynamics with Baumgarte gains, their analytic Jacobian; with
+    ``flex`` too, the modal bodies' constrained dynamics and ``flex_ta_jacobian``)."""
 
     @variant(f"run_radau_links{int(links)}_controlled{int(controlled)}_flex{int(flex)}_ta{int(ta)}", nogil=True)
     def run(mi, mf, dbuf, fmi, fmf, tau0, iopt, fopt, ropt, rc, smap, max_angles, chart0, q, u, clk, ctr, ctl,
@@ -320,7 +325,9 @@ def _make_radau_loop(links, controlled, flex, ta):
             if ready == 1:
                 continue
             _start_iterate(rc, h, rst, Z, Zold)
-            if flex:
+            if flex and ta:
+                k = radau_newton_flex1_links0_ta1(model, t, h, q, u, src, rw, rc, ropt, rst, adapt)
+            elif flex:
                 k = radau_newton_flex1_links0_ta0(model, t, h, q, u, src, rw, rc, ropt, rst, adapt)
             elif ta and links:
                 k = radau_newton_flex0_links1_ta1(model, t, h, q, u, src, rw, rc, ropt, rst, adapt)
@@ -364,7 +371,7 @@ def radau_entry_point(links=True, control=True, flex=False, ta=False):
     the method's options (``radau_newton.R_*``), rc ``radau_step.radau_constants()``, rw and
     rst from ``allocate_radau_work`` (with ``ta``: its ``ta_work``). Made (and compiled or
     loaded from the cache) on first use."""
-    key = (int(bool(links)) and not flex, int(bool(control)), int(bool(flex)), int(bool(ta)) and not flex)
+    key = (int(bool(links)) and not flex, int(bool(control)), int(bool(flex)), int(bool(ta)))
     run = _LOOPS.get(key)
     if run is None:
         run = _LOOPS.setdefault(key, _make_radau_loop(*key))

@@ -1,7 +1,7 @@
 """The simplified Newton iteration and the error estimate of a Radau IIA step (Hairer &
 Wanner's RADAU5, section IV.8), compiled per variant of the loop (``radau_loop``): rigid
 trees with or without link-level force models, their tree-augmented closed-loop dynamics
-(``ta``), or modal bodies (``flex``).
+(``ta``), or modal bodies (``flex``), with enabled constraints too (``flex`` and ``ta``).
 
 ``newton`` iterates on W = T^-1 Z (``radau_step``): per iteration the three stage rates,
 the transformed residuals, one real and one complex solve on the factored matrices, the
@@ -21,7 +21,8 @@ from .radau_step import (
 )
 
 __all__ = ["newton_variant", "rate", "radau_newton_flex0_links0_ta0",
-           "radau_newton_flex0_links1_ta0", "radau_newton_flex1_links0_ta0", "radau_newton_flex0_links0_ta1",
+           "radau_newton_flex0_links1_ta0", "radau_newton_flex1_links0_ta0", "radau_newton_flex1_links0_ta1",
+           "radau_newton_flex0_links0_ta1",
            "radau_newton_flex0_links1_ta1",
            "error_estimate", "scaled_rms", "R_RTOL", "R_ATOL", "R_FNEWT", "R_NIT", "R_THET", "N_ROPT", "S_THETA",
            "S_FACCON", "S_HHFAC", "S_ITERS"]
@@ -92,6 +93,7 @@ def rate_variant(flex, links, ta):
 radau_rate_flex0_links0_ta0 = rate_variant(0, 0, 0)
 radau_rate_flex0_links1_ta0 = rate_variant(0, 1, 0)
 radau_rate_flex1_links0_ta0 = rate_variant(1, 0, 0)
+radau_rate_flex1_links0_ta1 = rate_variant(1, 0, 1)
 radau_rate_flex0_links0_ta1 = rate_variant(0, 0, 1)
 radau_rate_flex0_links1_ta1 = rate_variant(0, 1, 1)
 
@@ -101,6 +103,8 @@ def rate(flex, links, ta, model, t, q0, u0, zrow, src, rw, out):
     """out = f(t, y0 + zrow) through the variant's ``rate`` (``flex``, ``links``, ``ta``:
     constants whose branches are pruned). False if an inertia is singular there."""
     if flex:
+        if ta:
+            return radau_rate_flex1_links0_ta1(model, t, q0, u0, zrow, src, rw, out)
         return radau_rate_flex1_links0_ta0(model, t, q0, u0, zrow, src, rw, out)
     if ta:
         if links:
@@ -181,6 +185,7 @@ def newton_variant(flex, links, ta):
 radau_newton_flex0_links0_ta0 = newton_variant(0, 0, 0)
 radau_newton_flex0_links1_ta0 = newton_variant(0, 1, 0)
 radau_newton_flex1_links0_ta0 = newton_variant(1, 0, 0)
+radau_newton_flex1_links0_ta1 = newton_variant(1, 0, 1)
 radau_newton_flex0_links0_ta1 = newton_variant(0, 0, 1)
 radau_newton_flex0_links1_ta1 = newton_variant(0, 1, 1)
 

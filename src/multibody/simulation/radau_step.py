@@ -39,8 +39,8 @@ from .galpha_step import force_jacobian
 from .lie import dexp_inv
 from .stages import stage_rates
 
-__all__ = ["radau_constants", "stage_rate", "fd_jacobian", "ta_jacobian", "tangent_jacobian", "factor", "solve_real",
-           "solve_complex",
+__all__ = ["radau_constants", "stage_rate", "fd_jacobian", "ta_jacobian", "with_force_models", "tangent_jacobian",
+           "factor", "solve_real", "solve_complex",
            "N_RC", "RC_GAMMA", "RC_ALPHA", "RC_BETA", "RC_C", "RC_DD", "RC_T", "RC_TI"]
 
 # --- the method's constants (float64 array rc, ``radau_constants``)
@@ -95,8 +95,7 @@ def stage_rate(flex, links, ta, mi, mf, ws, z, fr, cr, Wc, dbuf, worldf, fmi, fm
         us[i] = u0[i] + zrow[n + i]
     integrate_q(mi, ws, q0, phi, 1.0, qs)
     if flex:
-        return flex_stage_rates(mi, mf, ws, dbuf, 1, False, None, fmi, fmf, t, qs, us, phi, src, tau, out[:n],
-                                out[n:])
+        return flex_stage_rates(mi, mf, ws, dbuf, 1, ta, Wc, fmi, fmf, t, qs, us, phi, src, tau, out[:n], out[n:])
     return stage_rates(mi, mf, ws, z, 1, ta, links, 0, fr, cr, Wc, worldf, fmi, fmf, t, qs, us, phi, src, tau,
                        out[:n], out[n:])
 
@@ -139,10 +138,21 @@ def ta_jacobian(mi, mf, fr, cr, ws, z, fmi, fmf, links, t, q0, u0, src, tau, ta_
     (``galpha_step.force_jacobian``; link-level wrenches are held, J only steers the
     iteration). ta_work from ``radau_loop.ta_work``. False if an inertia is singular."""
     Wc, Wm, T, E, VA, KT, Minv, Kf, Cf = ta_work
-    n = u0.shape[0]
     use = apply_forces(mi, mf, ws, fmi, fmf, q0, u0, t, src, tau, links)
     if not constrained_derivatives_core(mi, mf, fr, cr, ws, z, q0, u0, tau, use, Wc, Wm, T, E, VA, KT, K, C, Minv):
         return False
+    with_force_models(fmi, fmf, q0, u0, Minv, Kf, Cf, M, C, K)
+    return True
+
+
+@njit(cache=True, inline="always")
+def with_force_models(fmi, fmf, q0, u0, Minv, Kf, Cf, M, C, K):
+    """(M, C, K) = (I, Mc^-1 Kf - K, Mc^-1 Cf - C) from K = du_dot/dq, C = du_dot/du of a
+    constrained dynamics at fixed tau (rigid ``ta_jacobian``'s, the modal bodies'
+    ``flex_implicit.flex_ta_jacobian``'s) and Mc^-1 = du_dot/dtau: the joint-level force
+    models' share (Kf = -dtau/dq, Cf = -dtau/du, ``galpha_step.force_jacobian``) taken
+    through Mc^-1. Kf, Cf (nu, nu) scratch."""
+    n = u0.shape[0]
     Kf[:, :] = 0.0
     Cf[:, :] = 0.0
     force_jacobian(fmi, fmf, q0, u0, Kf, Cf)  # Kf = -dtau/dq, Cf = -dtau/du of the force models
@@ -156,7 +166,6 @@ def ta_jacobian(mi, mf, fr, cr, ws, z, fmi, fmf, links, t, q0, u0, src, tau, ta_
             K[r, c] = a - K[r, c]
             C[r, c] = b - C[r, c]
             M[r, c] = 1.0 if r == c else 0.0
-    return True
 
 
 @njit(cache=True, inline="always")
