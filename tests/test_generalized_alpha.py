@@ -194,12 +194,6 @@ def test_refusals_name_generalized_alpha_and_what_is_not_served():
         mb.simulate(m, [0.5], [0.0], 0.1, dt=0.01, integrator="rk4", integrator_options=dict(rho_inf=0.5))
     with pytest.raises(ValueError, match="implicit_damping=True"):
         mb.simulate(m, [0.5], [0.0], 0.1, dt=0.01, integrator=GA, implicit_damping=True)
-    with pytest.raises(NotImplementedError, match="generalized_alpha.*LinearSpringDamper"):
-        mb.simulate(m, [0.5], [0.0], 0.1, dt=0.01, integrator=GA,
-                    forces=[mb.LinearSpringDamper("bob", "world", stiffness=1.0)])
-    with pytest.raises(NotImplementedError, match="generalized_alpha.*world axes"):
-        mb.simulate(m, [0.5], [0.0], 0.1, dt=0.01, integrator=GA,
-                    forces=[mb.ExternalForce("bob", [0, 0, 0, 1.0, 0, 0], axes="world")])
     ball = mb.Multibody("ball")
     body = ball.add_body("ball", mass=1.0, inertia=np.eye(3) * 0.4)
     ball.add_hinge(None, body, "free_quat")

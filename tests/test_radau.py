@@ -254,7 +254,5 @@ def test_bad_input():
         run(integrator_options=[("adaptive", False)])
     with pytest.raises(NotImplementedError, match="radau.*control"):
         mb.rollout(m, [[0.5]], [[0.0]], 0.1, dt=0.1, integrator="radau", control=lambda t, Q, U, T: None)
-    with pytest.raises(NotImplementedError, match="LinearSpringDamper"):
-        run(forces=[mb.LinearSpringDamper("bob", "world", stiffness=1.0)])
     with pytest.raises(ValueError, match="rtol"):
         RadauIntegrator(m, [0.5], [0.0], rtol=0.0)

@@ -18,8 +18,8 @@ constrained dynamics u_dot = ``flex_entry.flex_constrained_udot`` with the run's
 gains (as the explicit methods step it), and its Jacobian (``flex_ta_jacobian``) is (I,
 -du_dot/du, -du_dot/dq) from the analytic derivatives of that dynamics
 (``kernels/flex_constrained_derivatives``, gains included), the force models' share taken
-through Mc^-1 (``radau_step.with_force_models``): the rigid ``radau_step.ta_jacobian``'s
-equations with the flex constrained derivatives.
+through Mc^-1 (``radau_step.joint_force_share``, ``with_force_models``): the rigid
+``radau_step.ta_jacobian``'s equations with the flex constrained derivatives.
 """
 import numpy as np
 from numba import njit
@@ -31,7 +31,7 @@ from ..kernels.flex_entry import flex_tau
 from ..kernels.status import OK
 from .force_kernels import apply_forces
 from .galpha_step import force_jacobian
-from .radau_step import with_force_models
+from .radau_step import joint_force_share, with_force_models
 
 __all__ = ["flex_work", "flex_residual", "flex_iteration_matrix", "flex_ta_jacobian"]
 
@@ -88,5 +88,6 @@ def flex_ta_jacobian(mi, mf, ws, dbuf, fmi, fmf, t, q0, u0, src, tau, ta_work, f
     if flex_constrained_dynamics_derivatives(dbuf, q0, u0, tau, Wc, fw[1], fw[2], fw[0], fw[3], E, Wm, K, C,
                                              Minv) != OK:
         return False
-    with_force_models(fmi, fmf, q0, u0, Minv, Kf, Cf, M, C, K)
+    joint_force_share(fmi, fmf, q0, u0, Kf, Cf)
+    with_force_models(Minv, Kf, Cf, M, C, K)
     return True

@@ -10,11 +10,11 @@ import numpy as np
 from numba import njit
 
 from ..kernels.energy import link_velocities
-from ..kernels.joint_transform import tree_root
+from ..kernels.joint_transform import forward_kinematics_pass, tree_root
 from ..kernels.layout import W_FEXT, W_PR, W_PW, W_RW, W_V
 from ..kernels.spatial_inline import load9, mul33T_vec, mul33_vec
 
-__all__ = ["apply_forces", "link_forces"]
+__all__ = ["apply_forces", "placed_forces", "world_entries", "link_forces"]
 
 # --- entry types (fmi[e, FMI_TYPE])
 FM_SPRING = 0    # tau[u_i] += -k (q[q_i] - q_ref) - c u[u_i]
@@ -209,6 +209,27 @@ def apply_forces(mi, mf, ws, fmi, fmf, q, u, t, tau0, tau, links):
             else:
                 _world_wrench_to_link(ws, j, fmf, e, s)
     return use
+
+
+@njit(cache=True, inline="always")
+def world_entries(fmi):
+    """True if the packed entries hold one that reads the links' world placements
+    (FM_WORLD, FM_LINEAR)."""
+    for e in range(fmi.shape[0]):
+        if fmi[e, FMI_TYPE] == FM_WORLD or fmi[e, FMI_TYPE] == FM_LINEAR:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def placed_forces(mi, mf, ws, fmi, fmf, q, u, t, tau0, tau, links):
+    """``apply_forces`` after the kinematics pass at q where an entry reads the world
+    placements (``world_entries``; only with ``links``, a constant): for callers whose
+    placements may be another state's (the implicit methods' residuals and matrices at a
+    trial state; the RK stages place the links themselves, ``stages.stage_rates``)."""
+    if links and world_entries(fmi):
+        forward_kinematics_pass(mi, mf, ws, q)
+    return apply_forces(mi, mf, ws, fmi, fmf, q, u, t, tau0, tau, links)
 
 
 def link_forces(fmi):

@@ -13,13 +13,12 @@ from . import galpha_loop as GL
 from . import galpha_step as GS
 from .flex_implicit import flex_work
 from .flex_stage_forces import needs_stage_forces
-from .force_kernels import FM_LINEAR, FM_WORLD, FMI_TYPE
 from .integrators import RungeKuttaIntegrator
 from .radau_loop import ta_work
 from .stages import normalize_quaternions
 
 __all__ = ["GeneralizedAlphaIntegrator", "GeneralizedAlphaWarning", "GALPHA_OPTIONS", "galpha_settings", "run_options",
-           "refuse_unserved", "refuse_flex_unserved"]
+           "refuse_flex_unserved"]
 
 #: the settings ``simulate(integrator_options=)`` hands to ``GeneralizedAlphaIntegrator``
 GALPHA_OPTIONS = ("rho_inf", "newton_rtol", "newton_atol", "max_iterations")
@@ -63,19 +62,6 @@ def run_options(integrator, options, implicit_damping):
         raise ValueError("implicit_damping=True: integrator='generalized_alpha' takes the damping implicitly already "
                          "(leave implicit_damping at 'auto')")
     return True, settings, False
-
-
-def refuse_unserved(fmi, integrator="generalized_alpha"):
-    """NotImplementedError naming the force models (packed ``fmi``) whose derivatives are not
-    built, which ``integrator`` (generalized_alpha, radau) cannot take: world-axes wrenches,
-    springs between points. (Modal bodies and enabled constraints are served; what is not
-    served on modal bodies: ``refuse_flex_unserved``.)"""
-    types = set(int(x) for x in fmi[:, FMI_TYPE])
-    for typ, what in ((FM_WORLD, "ExternalForce in world axes (frame='world')"),
-                      (FM_LINEAR, "LinearSpringDamper")):
-        if typ in types:
-            raise NotImplementedError(f"integrator='{integrator}' does not take {what} yet (its derivatives "
-                                      f"for the Newton matrix are not built): use an explicit method")
 
 
 def refuse_flex_unserved(m, forces, integrator):
@@ -127,8 +113,9 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
     Models with modal (flexible) bodies: the residual is the flex inverse dynamics (modal
     stiffness and damping inside) and Newton's matrix comes from the analytic flex
     derivatives (``flex_implicit``); link-level force models on modal bodies are refused
-    (NotImplementedError), as are, on any model, the force models ``ExternalForce`` in world
-    axes and ``LinearSpringDamper``. Enabled constraints (closed loops, coordinate and convel
+    (NotImplementedError). The force models fixed in the world (``ExternalForce`` in world
+    axes, ``LinearSpringDamper``) enter Newton's matrix with their exact derivatives
+    (``link_force_jacobian``). Enabled constraints (closed loops, coordinate and convel
     rows), on rigid models and on models with modal bodies alike: the method runs on the
     tree-augmented constrained dynamics with the run's Baumgarte gains (``galpha_loop``'s
     ``ta`` variants; Newton's matrix for modal bodies from ``flex_implicit.flex_ta_jacobian``),
@@ -158,7 +145,6 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
         refuse_flex_unserved(m, forces, "generalized_alpha")
         super().__init__(m, q0, u0, "euler", sink, control, tau, forces, adaptive=False, t0=t0,
                          stabilization_gains=stabilization_gains)
-        refuse_unserved(self.fmi)
         normalize_quaternions(c.mi, self._q)  # (integrate keeps them unit from there)
         self.gopt = np.zeros(GS.N_GOPT)
         self.gopt[:4] = GS.parameters(rho)

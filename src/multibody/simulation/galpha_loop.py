@@ -52,7 +52,7 @@ from ..kernels.flex_entry import flex_constrained_udot, flex_udot
 from ..kernels.forward_dynamics import aba_core
 from ..kernels.status import NONFINITE_STATE, OK, RUNNING, SINGULAR
 from ..kernels.variants import variant
-from .force_kernels import apply_forces
+from .force_kernels import placed_forces
 from .galpha_newton import (
     N_GST, S_ITERS, S_MATRICES, S_MOST, S_READY, S_TWORST, S_UNCONVERGED, S_WORST,
     galpha_newton_flex, galpha_newton_flex_ta1, galpha_newton_links0_ta0, galpha_newton_links0_ta1,
@@ -89,7 +89,7 @@ def _start_step(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, q, u, s
     a, udot, x, dx, r, tau, delta, q1, u1, a1, sdiag, Kt, Ct, S, piv = gw[:15]
     nu = u.shape[0]
     if gst[S_READY] == 0.0:
-        use = apply_forces(mi, mf, ws, fmi, fmf, q, u, t, src, tau, links)
+        use = placed_forces(mi, mf, ws, fmi, fmf, q, u, t, src, tau, links)
         if flex and ta:
             if flex_constrained_udot(cons[4], q, u, tau, cons[3][0], udot) != OK:
                 return False
@@ -112,8 +112,8 @@ def _start_step(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, q, u, s
 
 
 def _make_galpha_loop(links, controlled, ta, flex):
-    """The generalized-alpha loop (module docstring) with four constants: ``links`` (link
-    wrenches FM_WRENCH among the force models), ``controlled`` (a Python control, as
+    """The generalized-alpha loop (module docstring) with four constants: ``links`` (link-level
+    force models among the force models: FM_WRENCH, FM_WORLD, FM_LINEAR), ``controlled`` (a Python control, as
     iopt[O_CONTROL] says), ``ta`` (enabled constraints: the tree-augmented dynamics) and
     ``flex`` (modal bodies: the flex dynamics and derivatives; not links)."""
 

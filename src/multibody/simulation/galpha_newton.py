@@ -28,7 +28,7 @@ from ..kernels.flex_entry import flex_constrained_udot
 from ..kernels.status import OK
 from ..kernels.variants import variant
 from .flex_implicit import flex_iteration_matrix, flex_residual, flex_ta_jacobian
-from .force_kernels import apply_forces
+from .force_kernels import apply_forces, placed_forces
 from .galpha_step import advance_state, iteration_matrix, residual
 from .radau_step import ta_jacobian
 
@@ -71,7 +71,7 @@ def _residual(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, ta
         flex_residual(mi, mf, ws, cons[4], fmi, fmf, t, q1, u1, x, src, tau, r)
     elif ta:
         fr, cr, z, tw = cons[:4]
-        use = apply_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, links)
+        use = placed_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, links)
         if not ta_core(mi, mf, fr, cr, ws, z, q1, u1, tau, use, tw[0], r):
             r[:] = math.nan
         for i in range(r.shape[0]):

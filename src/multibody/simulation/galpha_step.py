@@ -14,9 +14,12 @@ and x solves the equations of motion at t_{n+1}:
 
     r(x) = M(q_{n+1}) x + b(q_{n+1}, u_{n+1}) - J^T f_ext - tau(t_{n+1}, q_{n+1}, u_{n+1}) = 0,
 
-tau the joint forces (held input plus the joint-level force models). Newton's matrix is
+tau the joint forces (held input plus the joint-level force models), f_ext the link-level
+ones (placed at q_{n+1}: ``force_kernels.placed_forces``). Newton's matrix is
 dr/dx = M + gamma' C_t + beta' K_t with C_t = dr/du, K_t = dr/dq (tangent: the analytic
-inverse dynamics derivatives minus the force models' own), gamma' = h gamma (1 - alpha_f) /
+inverse dynamics derivatives, which hold link wrenches fixed in their links, minus the force
+models' own: ``force_jacobian``, and for wrenches fixed in the world and springs between
+points ``link_force_jacobian``, exact), gamma' = h gamma (1 - alpha_f) /
 (1 - alpha_m), beta' = h^2 beta (1 - alpha_f) / (1 - alpha_m). It leaves out the tangent map
 of exp at delta (I + O(delta)) in q_{n+1}'s dependence on delta, so for scalar
 coordinates it is r's exact Jacobian, and for rotations a simplified one.
@@ -30,8 +33,9 @@ from ..kernels.inverse_dynamics_derivatives import rnea_derivatives_core
 from ..kernels.coordinates import integrate_q
 from .force_kernels import (
     FM_ACTUATOR, FM_BIAS, FM_C, FM_FORCE_MAX, FM_FORCE_MIN, FM_FRICTION, FM_FRICTION_FORCE, FM_GAIN, FM_GEAR, FM_K,
-    FM_LIMIT, FM_LOWER, FM_SLIP_SPEED, FM_SPRING, FM_UPPER, FMI_Q, FMI_TYPE, FMI_U, FM_CTRL, apply_forces,
+    FM_LIMIT, FM_LOWER, FM_SLIP_SPEED, FM_SPRING, FM_UPPER, FMI_Q, FMI_TYPE, FMI_U, FM_CTRL, placed_forces,
 )
+from .link_force_jacobian import link_force_jacobian
 
 __all__ = ["parameters", "advance_state", "residual", "iteration_matrix", "force_jacobian"]
 
@@ -75,7 +79,7 @@ def residual(mi, mf, ws, fmi, fmf, links, t, q1, u1, x, src, tau, r):
     """r = M x + b - J^T f_ext - tau at (t, q1, u1) (module docstring): tau = src plus the
     force models (link wrenches of FM_WRENCH entries into W_FEXT when ``links``). Returns
     the use_fext flag of ``apply_forces``."""
-    use = apply_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, links)
+    use = placed_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, links)
     rnea_core(mi, mf, ws, q1, u1, x, use, r)
     for i in range(r.shape[0]):
         r[i] -= tau[i]
@@ -117,7 +121,8 @@ def force_jacobian(fmi, fmf, q, u, K, C):
                 dq = g * g * fmf[e, FM_BIAS + 1]
                 du = g * g * fmf[e, FM_BIAS + 2]
         else:
-            continue  # link wrenches fixed in their links: in the inverse dynamics' derivatives
+            continue  # link wrenches fixed in their links: in the inverse dynamics' derivatives;
+            # fixed in the world, springs between points: link_force_jacobian
         K[i, i] -= dq
         C[i, i] -= du
 
@@ -125,10 +130,13 @@ def force_jacobian(fmi, fmf, q, u, K, C):
 @njit(cache=True, inline="always")
 def iteration_matrix(mi, mf, ws, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, K, C, S):
     """S = M + gu C + gq K at (t, q1, u1, x), with K = dr/dq (tangent) and C = dr/du of the
-    residual (``residual``), each (nu, nu), kept in K and C."""
-    use = apply_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, links)
+    residual (``residual``), each (nu, nu), kept in K and C; with ``links`` (a constant) the
+    share of the world-placed entries too (``link_force_jacobian``)."""
+    use = placed_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, links)
     rnea_derivatives_core(mi, mf, ws, q1, u1, x, use, K, C, S)
     force_jacobian(fmi, fmf, q1, u1, K, C)
+    if links:  # (a constant) the world-placed entries' share: the derivatives held them in the links
+        link_force_jacobian(mi, mf, ws, fmi, fmf, t, q1, u1, K, C)
     n = S.shape[0]
     for r in range(n):
         for c in range(n):

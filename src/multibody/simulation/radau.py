@@ -13,7 +13,7 @@ from ..algorithms.checks import check_positive
 from . import radau_loop as RL
 from . import radau_newton as RN
 from .flex_implicit import flex_work
-from .galpha import refuse_flex_unserved, refuse_unserved
+from .galpha import refuse_flex_unserved
 from .integrators import RungeKuttaIntegrator
 from .radau_step import radau_constants
 from .stages import normalize_quaternions
@@ -62,8 +62,9 @@ class RadauIntegrator(RungeKuttaIntegrator):
     ``radau_loop``.
 
     The Jacobian: the analytic derivatives of inverse dynamics (for models with modal
-    (flexible) bodies the flex ones, ``flex_implicit``) and of the joint force models (as
-    generalized_alpha's). It needs only to be approximate: the iteration converges to
+    (flexible) bodies the flex ones, ``flex_implicit``) and of the force models (as
+    generalized_alpha's: the joint-level ones', and the exact share of world-axes wrenches and
+    springs between points, ``link_force_jacobian``). It needs only to be approximate: the iteration converges to
     the exact collocation solution whatever the Jacobian's error (a worse one costs
     iterations, and steps if they become too many).
 
@@ -85,9 +86,10 @@ class RadauIntegrator(RungeKuttaIntegrator):
         (0.001, RADAU5's; larger reuses it longer).
 
     The control (if any) is called once per step, at its start, with that state; its forces
-    are held over the step. Refused (NotImplementedError): contact, the force models
-    ``ExternalForce`` in world axes and ``LinearSpringDamper`` (their derivatives are not
-    built), link-level force models on modal bodies.
+    are held over the step. Refused (NotImplementedError): contact, link-level force models
+    on modal bodies. The force models fixed in the world (``ExternalForce`` in world axes,
+    ``LinearSpringDamper``) enter the Jacobian with their exact derivatives
+    (``link_force_jacobian``).
 
     Enabled constraints (closed loops, coordinate and convel rows), on rigid models and on
     models with modal bodies alike: the ODE is the tree-augmented constrained dynamics with
@@ -118,7 +120,6 @@ class RadauIntegrator(RungeKuttaIntegrator):
         refuse_flex_unserved(m, forces, "radau")
         super().__init__(m, q0, u0, "euler", sink, control, tau, forces, adaptive=False, rtol=rtol, atol=atol,
                          h_min=h_min, h_max=h_max, t0=t0, stabilization_gains=stabilization_gains)
-        refuse_unserved(self.fmi, "radau")
         self.adaptive = bool(adaptive)
         self.iopt[RL.O_ADAPT] = int(self.adaptive)
         normalize_quaternions(c.mi, self._q)

@@ -34,13 +34,14 @@ from ..kernels.constrained_dynamics_derivatives import constrained_derivatives_c
 from ..kernels.coordinates import integrate_q
 from ..kernels.dense_lu import lu_factor, lu_solve
 from .flex_stepping import flex_stage_rates
-from .force_kernels import apply_forces
+from .force_kernels import placed_forces
 from .galpha_step import force_jacobian
+from .link_force_jacobian import link_force_jacobian
 from .lie import dexp_inv
 from .stages import stage_rates
 
-__all__ = ["radau_constants", "stage_rate", "fd_jacobian", "ta_jacobian", "with_force_models", "tangent_jacobian",
-           "factor", "solve_real", "solve_complex",
+__all__ = ["radau_constants", "stage_rate", "fd_jacobian", "ta_jacobian", "joint_force_share", "with_force_models",
+           "tangent_jacobian", "factor", "solve_real", "solve_complex",
            "N_RC", "RC_GAMMA", "RC_ALPHA", "RC_BETA", "RC_C", "RC_DD", "RC_T", "RC_TI"]
 
 # --- the method's constants (float64 array rc, ``radau_constants``)
@@ -134,28 +135,39 @@ def fd_jacobian(mi, mf, ws, dbuf, fmi, fmf, smap, t, q0, u0, f0, src, qs, us, ph
 def ta_jacobian(mi, mf, fr, cr, ws, z, fmi, fmf, links, t, q0, u0, src, tau, ta_work, M, C, K):
     """M = I, K = -du_dot/dq (tangent), C = -du_dot/du at (q0, u0) of the tree-augmented
     constrained dynamics with the run's Baumgarte gains (``constrained_derivatives_core``),
-    the joint-level force models' derivatives taken through Mc^-1 = du_dot/dtau
-    (``galpha_step.force_jacobian``; link-level wrenches are held, J only steers the
-    iteration). ta_work from ``radau_loop.ta_work``. False if an inertia is singular."""
+    the force models' derivatives taken through Mc^-1 = du_dot/dtau (the joint-level ones'
+    ``galpha_step.force_jacobian``; with ``links``, a constant, the share of wrenches fixed in
+    the world and of springs between points, ``link_force_jacobian``; wrenches fixed in their
+    links are in the constrained derivatives). ta_work from ``radau_loop.ta_work``. False if
+    an inertia is singular."""
     Wc, Wm, T, E, VA, KT, Minv, Kf, Cf = ta_work
-    use = apply_forces(mi, mf, ws, fmi, fmf, q0, u0, t, src, tau, links)
+    use = placed_forces(mi, mf, ws, fmi, fmf, q0, u0, t, src, tau, links)
     if not constrained_derivatives_core(mi, mf, fr, cr, ws, z, q0, u0, tau, use, Wc, Wm, T, E, VA, KT, K, C, Minv):
         return False
-    with_force_models(fmi, fmf, q0, u0, Minv, Kf, Cf, M, C, K)
+    joint_force_share(fmi, fmf, q0, u0, Kf, Cf)
+    if links:  # (a constant) the world-placed entries' share (the derivatives held them in the links)
+        link_force_jacobian(mi, mf, ws, fmi, fmf, t, q0, u0, Kf, Cf)
+    with_force_models(Minv, Kf, Cf, M, C, K)
     return True
 
 
 @njit(cache=True, inline="always")
-def with_force_models(fmi, fmf, q0, u0, Minv, Kf, Cf, M, C, K):
-    """(M, C, K) = (I, Mc^-1 Kf - K, Mc^-1 Cf - C) from K = du_dot/dq, C = du_dot/du of a
-    constrained dynamics at fixed tau (rigid ``ta_jacobian``'s, the modal bodies'
-    ``flex_implicit.flex_ta_jacobian``'s) and Mc^-1 = du_dot/dtau: the joint-level force
-    models' share (Kf = -dtau/dq, Cf = -dtau/du, ``galpha_step.force_jacobian``) taken
-    through Mc^-1. Kf, Cf (nu, nu) scratch."""
-    n = u0.shape[0]
+def joint_force_share(fmi, fmf, q0, u0, Kf, Cf):
+    """Kf = -dtau/dq, Cf = -dtau/du (nu, nu) of the joint-level force models at (q0, u0)
+    (``galpha_step.force_jacobian``)."""
     Kf[:, :] = 0.0
     Cf[:, :] = 0.0
-    force_jacobian(fmi, fmf, q0, u0, Kf, Cf)  # Kf = -dtau/dq, Cf = -dtau/du of the force models
+    force_jacobian(fmi, fmf, q0, u0, Kf, Cf)
+
+
+@njit(cache=True, inline="always")
+def with_force_models(Minv, Kf, Cf, M, C, K):
+    """(M, C, K) = (I, Mc^-1 Kf - K, Mc^-1 Cf - C) from K = du_dot/dq, C = du_dot/du of a
+    constrained dynamics at fixed tau (rigid ``ta_jacobian``'s, the modal bodies'
+    ``flex_implicit.flex_ta_jacobian``'s) and Mc^-1 = du_dot/dtau: the force models' share
+    (Kf = -dtau/dq, Cf = -dtau/du: ``joint_force_share``, and on rigid models with ``links``
+    ``link_force_jacobian``'s) taken through Mc^-1."""
+    n = Minv.shape[0]
     for r in range(n):
         for c in range(n):
             a = 0.0
