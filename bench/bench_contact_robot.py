@@ -12,7 +12,10 @@ more from that standing state. Two ways of applying the same PD, each the same o
   law written into ``qfrc_applied`` before each ``mj_step``).
 
 MuJoCo at its defaults with elliptic cones. Reported: steps per second of each, the ratios
-ours / MuJoCo (above 1: we are faster), and the contacts each had at the end.
+ours / MuJoCo (above 1: we are faster), and the contacts each had at the end. Ours and
+``mj_step`` are timed interleaved (``paired_best``: the best of 12 rounds of each, one after
+the other), so that a stretch of contention on the shared machine falls on both alike (timed
+apart, MuJoCo's own rate swung from 14,000 to 56,000 steps/s between runs minutes apart).
 
 Run:  python bench/bench_contact_robot.py
 """
@@ -26,24 +29,25 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "examples"))
 
 import solo12_drop as solo  # noqa: E402
-from _timing import best_of  # noqa: E402
+from _timing import best_of, paired_best  # noqa: E402
 
 STEPS = 2000
+ROUNDS = 12
 
 
 def ours(actuators):
-    """(seconds for STEPS steps from standing, contacts at the end)."""
+    """(a run of STEPS steps from standing: a function returning its result, the model)."""
     import multibody as mb
     m, q0 = solo.solo12_scene(actuators=actuators)
     kw = dict(ctrl=solo.POSE) if actuators else dict(control=solo.pd)
     landed = mb.simulate(m, q0, np.zeros(m.nu), 2.0, dt=1e-3, **kw)
     qs, us = landed.q[-1], landed.u[-1]
-    t, res = best_of(lambda: mb.simulate(m, qs, us, STEPS * 1e-3, dt=1e-3, contact_output=True, **kw))
-    return t, res.contacts.count[-1], m
+    return lambda: mb.simulate(m, qs, us, STEPS * 1e-3, dt=1e-3, contact_output=True, **kw), m
 
 
 def theirs(m, actuators):
-    """(seconds of the mj_step loop, of mujoco.rollout (None without actuators), contacts)."""
+    """(the mj_step loop of STEPS steps from its standing state: a function, the seconds of
+    mujoco.rollout of the same run (None without actuators), a function giving its contacts)."""
     import mujoco
     mm, d, layout, qadr, vadr = solo.mujoco_scene(m)
     _, q0 = solo.solo12_scene()
@@ -64,10 +68,9 @@ def theirs(m, actuators):
         for _ in range(STEPS):
             pd()
             mujoco.mj_step(mm, d)
-    t_loop, _ = best_of(loop)
-    ncon = d.ncon
+    ncon = lambda: d.ncon  # noqa: E731
     if not actuators:
-        return t_loop, None, ncon
+        return loop, None, ncon
     from mujoco import rollout
     spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
     state = np.zeros(mujoco.mj_stateSize(mm, spec))
@@ -75,14 +78,16 @@ def theirs(m, actuators):
     mujoco.mj_getState(mm, d, state, spec)
     ctrl = np.tile(solo.POSE, (1, STEPS, 1))
     t_roll, _ = best_of(lambda: rollout.rollout(mm, mujoco.MjData(mm), state[None], ctrl))
-    return t_loop, t_roll, ncon
+    return loop, t_roll, ncon
 
 
 def main():
     print(f"Solo12 standing, {STEPS} steps of 1 ms (steps per second; ratio: ours / MuJoCo)")
     for actuators in (True, False):
-        t_ours, nc, m = ours(actuators)
-        t_mj, t_roll, ncon = theirs(m, actuators)
+        run, m = ours(actuators)
+        loop, t_roll, ncon = theirs(m, actuators)
+        t_ours, t_mj = (1e-6 * t for t in paired_best(run, loop, 1, rounds=ROUNDS))
+        nc, ncon = run().contacts.count[-1], ncon()
         what = "PD as compiled position actuators" if actuators else "PD in Python at each step"
         print(f"{what}:")
         print(f"  ours            {STEPS / t_ours:10,.0f}  ({nc} contacts)")

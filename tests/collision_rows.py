@@ -32,6 +32,7 @@ class Scene:
             si[CL.SI_VADR], si[CL.SI_VNUM] = len(self.verts), len(verts)
             self.verts = np.vstack([self.verts, verts])
             sf[CL.SF_RBOUND] = np.linalg.norm(verts, axis=1).max()
+            sf[CL.SF_SIZE:CL.SF_SIZE + 3] = np.abs(verts).max(axis=0)  # (its box about the origin, SF_CENTRE = 0)
         elif kind == CL.PLANE:
             sf[CL.SF_RBOUND] = np.inf
         else:  # the bounding sphere about the origin, as model/shapes.py's bounding_radius

@@ -8,6 +8,7 @@ import pytest
 
 import multibody as mb
 from collision_scenes import shape_world_poses
+from multibody.kernels import layout as L
 from multibody.kernels.collision import layout as CL
 
 
@@ -324,3 +325,38 @@ def test_a_mesh_bounding_sphere_is_about_its_middle():
     np.testing.assert_allclose(sf[CL.SF_CENTRE:CL.SF_CENTRE + 3], centre, rtol=1e-15)
     assert sf[CL.SF_RBOUND] == pytest.approx(np.linalg.norm(hull - centre, axis=1).max(), rel=1e-15)
     assert sf[CL.SF_RBOUND] < 0.04 < m.collision_shapes[0].shape.bounding_radius
+    np.testing.assert_allclose(sf[CL.SF_SIZE:CL.SF_SIZE + 3], 0.5 * (hull.max(axis=0) - hull.min(axis=0)), rtol=1e-15)
+
+
+def test_a_mesh_broad_phase_box_holds_its_hull_and_is_tighter_than_its_sphere():
+    """The broad phase's box of a mesh (its hull's box, SF_SIZE about SF_CENTRE, turned into
+    the world, or its bounding sphere's where that is tighter) holds every hull vertex at
+    any rotation, and for a long thin hull (a robot's leg or base) is far tighter along the
+    thin axes than the bounding sphere's (which let Solo12's leg pairs through to GJK)."""
+    from multibody.kernels.collision.broad_phase import AABB_HI, AABB_LO, update_aabbs
+    from multibody.kernels.collision.poses import POSE_COLS, shape_poses
+    from scipy.spatial.transform import Rotation
+    rng = np.random.default_rng(4)
+    v = rng.uniform(-1.0, 1.0, (60, 3)) * [0.15, 0.01, 0.02] + [0.05, 0.0, -0.1]
+    m = mb.Multibody()
+    m.add_body("leg", mass=1.0, inertia=np.eye(3))
+    m.add_hinge("world", "leg", kind="pin", axis=(0, 1, 0))
+    m.add_collision("leg", mb.ConvexMesh(v))
+    cm = m.compiled.contact
+    hull = m.collision_shapes[0].shape.vertices
+    ws = np.zeros((1, 64))
+    poses, aabb = np.zeros((1, POSE_COLS)), np.zeros((1, 6))
+    for R in Rotation.random(20, random_state=5).as_matrix():
+        ws[0, L.W_RW:L.W_RW + 9] = R.ravel()
+        ws[0, L.W_PW:L.W_PW + 3] = rng.normal(size=3)
+        shape_poses(cm.si, cm.sf, ws, poses)
+        update_aabbs(cm.si, cm.sf, poses, aabb)
+        world = (hull @ cm.sf[0, CL.SF_R:CL.SF_R + 9].reshape(3, 3).T + cm.sf[0, CL.SF_P:CL.SF_P + 3]) @ R.T \
+            + ws[0, L.W_PW:L.W_PW + 3]
+        assert np.all(world >= aabb[0, AABB_LO:AABB_LO + 3] - 1e-15)
+        assert np.all(world <= aabb[0, AABB_HI:AABB_HI + 3] + 1e-15)
+    ws[0, L.W_RW:L.W_RW + 9] = np.eye(3).ravel()
+    shape_poses(cm.si, cm.sf, ws, poses)
+    update_aabbs(cm.si, cm.sf, poses, aabb)
+    half = 0.5 * (aabb[0, AABB_HI:AABB_HI + 3] - aabb[0, AABB_LO:AABB_LO + 3]) - cm.sf[0, CL.SF_MARGIN]
+    assert half[1] < 0.02 < 0.1 < cm.sf[0, CL.SF_RBOUND]

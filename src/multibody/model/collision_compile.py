@@ -65,7 +65,7 @@ class ContactModel:
         return self if self._verts is not None else self._with_meshes()
 
     def _with_meshes(self):
-        """Fill the meshes' columns (SI_VADR, SI_VNUM, SF_CENTRE, SF_RBOUND) and ``verts``."""
+        """Fill the meshes' columns (SI_VADR, SI_VNUM, SF_SIZE, SF_CENTRE, SF_RBOUND) and ``verts``."""
         verts = []
         nv = 0
         for k, s in enumerate(self.shapes):
@@ -77,10 +77,12 @@ class ContactModel:
                 si[k, CL.SI_VNUM] = len(v)
             verts.append(v)
             nv += len(v)
-            # a hull's sphere about its box's middle: robot meshes sit off their origin
+            # a hull's sphere about its box's middle: robot meshes sit off their origin; the box's
+            # half extents too, for the broad phase's boxes (a long link's sphere is far looser)
             centre = 0.5 * (v.min(axis=0) + v.max(axis=0))
             for sf in (self._sf, self._sf_frame):
                 sf[k, CL.SF_CENTRE:CL.SF_CENTRE + 3] = centre
+                sf[k, CL.SF_SIZE:CL.SF_SIZE + 3] = 0.5 * (v.max(axis=0) - v.min(axis=0))
                 sf[k, CL.SF_RBOUND] = np.linalg.norm(v - centre, axis=1).max()
         self._verts = np.ascontiguousarray(np.vstack(verts)) if verts else np.zeros((0, 3))
         return self

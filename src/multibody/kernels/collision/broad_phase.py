@@ -29,8 +29,8 @@ CUR_COLS = 5
 
 @njit(cache=True)
 def _half_extent(kind, poses, s, size, rbound, k):
-    """Half extent along world axis k of shape s's box about its origin (R row k: the
-    shape axes' k-th world components)."""
+    """Half extent along world axis k of shape s's box about its origin (a mesh's: about its
+    centre, SF_CENTRE; R row k: the shape axes' k-th world components)."""
     r0 = poses[s, POSE_R + 3 * k]
     r1 = poses[s, POSE_R + 3 * k + 1]
     r2 = poses[s, POSE_R + 3 * k + 2]
@@ -44,7 +44,8 @@ def _half_extent(kind, poses, s, size, rbound, k):
         return abs(r0) * size[0] + abs(r1) * size[1] + abs(r2) * size[2]
     if kind == ELLIPSOID:
         return math.sqrt((r0 * size[0]) ** 2 + (r1 * size[1]) ** 2 + (r2 * size[2]) ** 2)
-    return rbound  # mesh: its bounding sphere (about its centre)
+    # mesh: its box (size: half extents about its centre) or its bounding sphere, the tighter
+    return min(rbound, abs(r0) * size[0] + abs(r1) * size[1] + abs(r2) * size[2])
 
 
 @njit(cache=True)

@@ -9,7 +9,7 @@ from numba import njit
 from .broad_phase import CUR_NPLANES, next_pair, start_sweep, update_aabbs
 from .layout import SF_MU, SF_REST
 from .manifold import emit
-from .narrow_phase import narrow_pair
+from .narrow_phase import is_plane_mesh, narrow_pair, plane_mesh_pair
 from .poses import shape_poses
 
 # work[STATS] entries, for tests and benchmarks
@@ -40,7 +40,10 @@ def detect(si, sf, verts, allow, ws, work, ci, cf):
             break
         a, b = (i, j) if i < j else (j, i)
         pairs += 1
-        count, flip = narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat, adj_start, adj, sep)
+        if is_plane_mesh(si, a, b):  # (a robot on the floor: past narrow_pair's costly dispatch)
+            count, flip = plane_mesh_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat, adj_start, adj, sep)
+        else:
+            count, flip = narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat, adj_start, adj, sep)
         if count > 0:
             mu = max(sf[a, SF_MU], sf[b, SF_MU])
             rest = max(sf[a, SF_REST], sf[b, SF_REST])

@@ -43,7 +43,7 @@ SI_COLS = 7
 SF_R = 0         # 9: shape axes in the link frame, row-major (link <- shape)
 SF_P = 9         # 3: shape origin in the link frame [m]
 SF_SIZE = 12     # 3: sphere (r, -, -); capsule, cylinder (r, half length, -); box half extents;
-#                  ellipsoid radii; plane (-, -, -); mesh (-, -, -)
+#                  ellipsoid radii; plane (-, -, -); mesh: its hull's box half extents about SF_CENTRE
 SF_RBOUND = 15   # bounding-sphere radius about SF_CENTRE [m] (inf: plane)
 SF_MU = 16       # friction coefficient
 SF_REST = 17     # restitution coefficient

@@ -44,8 +44,8 @@ def _flip_normals(count, man):
 
 
 @njit(cache=True)
-def _plane_pair(si, sf, verts, poses, p, s, margin, cand, cfeat, man, mfeat, adj_start, adj, sep):
-    """Plane p against shape s (a mesh's last lowest vertex in sep[p, s]: ``plane_mesh``)."""
+def _plane_pair(si, sf, verts, poses, p, s, margin, cand, cfeat, man, mfeat):
+    """Plane p against shape s, a primitive (a mesh: ``plane_mesh_pair``)."""
     Rp, pp = _pose(poses, p)
     R, x = _pose(poses, s)
     size = _size(sf, s)
@@ -60,9 +60,6 @@ def _plane_pair(si, sf, verts, poses, p, s, margin, cand, cfeat, man, mfeat, adj
         return plane_box(Rp, pp, R, x, size, margin, cand, cfeat, man, mfeat)
     if kind == ELLIPSOID:
         return plane_ellipsoid(Rp, pp, R, x, size, margin, verts, man, mfeat)
-    if kind == MESH:
-        return plane_mesh(Rp, pp, R, x, verts, si[s, SI_VADR], si[s, SI_VNUM], margin, cand, cfeat, man, mfeat,
-                          adj_start, adj, sep[p, s])
     return 0
 
 
@@ -120,6 +117,31 @@ def _centre_distance(poses, a, b):
 
 
 @njit(cache=True)
+def plane_mesh_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat, adj_start, adj, sep):
+    """``narrow_pair`` for a plane and a mesh (a robot's links on the floor), the plane a or b
+    (the mesh's last lowest vertex in sep[plane, mesh]: ``plane_mesh``). Its own small
+    function, which ``detect`` calls directly: through ``narrow_pair``, whose dispatch holds
+    every pair kind's test, the call cost three times the test (Solo12: 0.4 against 0.13 us)."""
+    flip = si[b, SI_TYPE] == PLANE
+    p, s = (b, a) if flip else (a, b)
+    margin = sf[a, SF_MARGIN] + sf[b, SF_MARGIN]
+    if _height_over(poses, p, s) - sf[s, SF_RBOUND] > margin:
+        return 0, flip  # (its bounding sphere is clear of the plane)
+    Rp, pp = _pose(poses, p)
+    R, x = _pose(poses, s)
+    return plane_mesh(Rp, pp, R, x, verts, si[s, SI_VADR], si[s, SI_VNUM], margin, cand, cfeat, man, mfeat,
+                      adj_start, adj, sep[p, s]), flip
+
+
+@njit(cache=True, inline="always")
+def is_plane_mesh(si, a, b):
+    """Whether shapes a, b are a plane and a mesh (``plane_mesh_pair``'s pairs)."""
+    ta = si[a, SI_TYPE]
+    tb = si[b, SI_TYPE]
+    return (ta == PLANE and tb == MESH) or (ta == MESH and tb == PLANE)
+
+
+@njit(cache=True)
 def narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat, adj_start, adj, sep):
     """Test shapes a < b; returns (points written, flip): flip when the normals written point
     from b to a. Pairs farther apart than the sum of their margins give no point; pairs whose
@@ -131,12 +153,14 @@ def narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat, adj_start, 
     tb = si[b, SI_TYPE]
     if ta == PLANE and tb == PLANE:
         return 0, False
+    if is_plane_mesh(si, a, b):
+        return plane_mesh_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat, adj_start, adj, sep)
     if ta == PLANE or tb == PLANE:
         flip = tb == PLANE
         p, s = (b, a) if flip else (a, b)
         if _height_over(poses, p, s) - sf[s, SF_RBOUND] > margin:
             return 0, flip  # (its bounding sphere is clear of the plane)
-        return _plane_pair(si, sf, verts, poses, p, s, margin, cand, cfeat, man, mfeat, adj_start, adj, sep), flip
+        return _plane_pair(si, sf, verts, poses, p, s, margin, cand, cfeat, man, mfeat), flip
     if _centre_distance(poses, a, b) - sf[a, SF_RBOUND] - sf[b, SF_RBOUND] > margin:
         return 0, False  # (their bounding spheres are apart: the broad phase's boxes are looser)
     flip = ta > tb
