@@ -3,7 +3,8 @@
 Its recorded runs (``data/loop_check.npz``; run this file as a script to record them anew
 after a change of the loop's arguments) are checked here: every variant of the loop runs
 its family's recording to the recorded numbers, the fixed-step runs of PIN links agree with
-classic RK4 on the facade's forward dynamics, every run keeps its energy; and a poisoned
+classic RK4 on the facade's forward dynamics, every run keeps its energy, the contact loop's
+runs are simulate's; and a poisoned
 cache entry (the PIN-only loop's code in the general variant's entry) is caught, repaired
 with a warning, and gone in the next process.
 """
@@ -24,8 +25,11 @@ from multibody.algorithms.kernel_check import layout_signature, relative_error, 
 from multibody.simulation import kernels as K
 from multibody.simulation import loop_check
 from multibody.simulation.integrators import RungeKuttaIntegrator
+from multibody.simulation.moreau import MoreauIntegrator
 
 from flex_models import flex_state, flexible_tree
+from test_contact_flex import RADIUS, beam_on_supports
+from test_contact_loops import a_frame
 from test_kernel_check import check_model
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "examples"))
@@ -73,12 +77,59 @@ def recorded_run(kind, lie, adaptive):
 
 
 FAMILIES = list(itertools.product(("pins", "general", "ta", "flex", "flexta"), (0, 1), (0, 1)))
+MOREAU = ("moreau_tree", "moreau_loops", "moreau_flex")
+
+
+def moreau_model(kind):
+    """(model, q0, u0) of a contact loop family's recorded run: a cube sliding and spinning on
+    a floor (friction acting), the A-frame of test_contact_loops standing (its tie closed by
+    a pin loop) with its base pushed sideways, the flexible beam of test_contact_flex
+    landing on its supports, one end first."""
+    if kind == "moreau_tree":
+        m = mb.Multibody("cube")
+        m.add_body("cube", mass=1.0, inertia=np.eye(3) / 600)
+        m.add_hinge("world", "cube", kind="free")
+        m.add_collision("cube", mb.Box((0.1, 0.1, 0.1)), friction=0.5)
+        m.add_collision("world", mb.Plane(), friction=0.5)
+        q0 = m.neutral_q()
+        q0[-1] = 0.05
+        return m, q0, np.array([0.0, 0.0, 3.0, 2.0, 0.5, 0.0])
+    if kind == "moreau_loops":
+        m, q0 = a_frame()
+        u0 = np.zeros(m.nu)
+        u0[m.u_slice("base").start + 3] = 0.3
+        return m, q0, u0
+    m, _ = beam_on_supports(4)
+    q0 = np.zeros(m.nq)  # (x, y, z, pitch, eta)
+    q0[2] = RADIUS  # its end spheres on the floor
+    u0 = np.zeros(m.nu)
+    u0[2], u0[3] = -0.2, 0.5  # landing, one end first
+    return m, q0, u0
+
+
+def moreau_dt(kind):
+    """The step [s] of a contact loop family's recorded run (the beam's modes need 0.1 ms)."""
+    return 1e-4 if kind == "moreau_flex" else DT
+
+
+def recorded_moreau_run(kind):
+    """(model, family name, loop variant, recorded values) of a contact loop family's run."""
+    m, q0, u0 = moreau_model(kind)
+    integ = MoreauIntegrator(m, q0, u0)
+    n = integ.setup(STEPS * moreau_dt(kind), moreau_dt(kind))
+    integ.ctr[K.C_WRITTEN] = 0
+    run, args = integ.loop_call(np.zeros(n), np.zeros((n, m.nq)), np.zeros((n, m.nu)))
+    assert loop_check.family(run) == kind
+    start = copy.deepcopy(args)
+    return m, kind, run, loop_check.pack(kind, start, loop_check.outputs(args, run(*args), loop_check.MOREAU_ARGS))
 
 
 def write_recordings(path=STORED):
     values = {"layout": layout_signature()}
     for kind, lie, adaptive in FAMILIES:
         values.update(recorded_run(kind, lie, adaptive)[3])
+    for kind in MOREAU:
+        values.update(recorded_moreau_run(kind)[3])
     np.savez_compressed(path, **values)
 
 
@@ -98,6 +149,26 @@ def test_recorded_runs_are_todays_and_keep_energy(kind, lie, adaptive):
     assert out["status"][1] >= (STEPS if not adaptive else 1)
     energy = [m.kinetic_energy(q, u) + m.potential_energy(q) for q, u in zip(out["Q"], out["U"])]
     assert np.ptp(energy) < 1e-5 * max(1.0, np.abs(energy).max()), f"{name}: energy moves by {np.ptp(energy)}"
+
+
+@pytest.mark.parametrize("kind", MOREAU)
+def test_recorded_contact_runs_are_todays_and_simulates(kind):
+    """The contact loop's recordings: today's run of each family gives them, and they are
+    the samples ``simulate`` gives on the same scene (the public path, to the bit)."""
+    m, name, run, values = recorded_moreau_run(kind)
+    args, out = loop_check.unpack(name, values)
+    stored = stored_values("loop_check", name + ".")
+    assert np.array_equal(values[f"{name}.spec"], stored[f"{name}.spec"])
+    _, recorded = loop_check.unpack(name, stored)
+    tol = 1e-9 if kind == "moreau_flex" else 0.0  # (the beam's modes come from LAPACK, as flexta's)
+    for k in loop_check.OUTPUTS:
+        assert relative_error(out[k], recorded[k]) <= tol, f"{name}: {k}"
+    assert out["status"][1] == STEPS and np.all(np.isfinite(out["Q"]))
+    _, q0, u0 = moreau_model(kind)
+    res = mb.simulate(m, q0, u0, STEPS * moreau_dt(kind), dt=moreau_dt(kind))
+    np.testing.assert_array_equal(res.q[1:], out["Q"])
+    np.testing.assert_array_equal(res.u[1:], out["U"])
+    assert res.contacts is None and len(res.contact_warm_start) > 0  # (contacts were made)
 
 
 def test_pin_runs_agree_with_classic_rk4_on_the_facade():

@@ -5,7 +5,9 @@ of the compiled loop (``kernels.entry_point``) in a process, the variant runs on
 recorded short run of a small model of its family (PIN links only, any kinds, a closed
 four-bar for the tree-augmented variants, a flexible tree for the modal ones, the flexible
 four-bar of examples/flexible_four_bar.py for the constrained modal ones; classic or
-Munthe-Kaas, fixed or adaptive steps) and its samples and final state are compared with
+Munthe-Kaas, fixed or adaptive steps; for the contact loop, ``contact_loop``, a cube sliding
+on a floor, a four-bar with a foot on it, a flexible beam landing on a floor) and its
+samples and final state are compared with
 the recorded ones in ``data/loop_check.npz`` (recorded by ``tests/test_loop_check.py``,
 whose tests check those runs against the facade's dynamics). The recorded run has no
 control and no link-level force models, so a variant built for them runs it unchanged.
@@ -21,11 +23,16 @@ from ..algorithms.kernel_check import TOLERANCE, current_layout, recompile, rela
 from .kernels import C_WRITTEN
 
 OUTPUTS = ("q", "u", "T", "Q", "U")
+_DTYPES = (np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.uint8))  # (the arrays a loop takes)
 
 
 def family(run):
-    """The recording that serves the loop variant ``run``: e.g. ``"pins_lie0_adaptive1"``."""
-    flags = {part[:-1]: int(part[-1]) for part in run.py_func.__name__.split("_")[1:]}  # kernels.loop_name
+    """The recording that serves the loop variant ``run``: e.g. ``"pins_lie0_adaptive1"``, or
+    for the contact loop ``"moreau_tree"``, ``"moreau_loops"``, ``"moreau_flex"``."""
+    name = run.py_func.__name__
+    if name.startswith("run_moreau_"):  # contact_loop._make_contact_loop
+        return "moreau_flex" if name.endswith("_flex1") else "moreau_loops" if "_loops1" in name else "moreau_tree"
+    flags = {part[:-1]: int(part[-1]) for part in name.split("_")[1:]}  # kernels.loop_name
     kind = ("flexta" if flags["ta"] else "flex") if flags["flex"] else "ta" if flags["ta"] else \
         "pins" if flags["pins"] else "general"
     return f"{kind}_lie{flags['lie']}_adaptive{flags['adaptive']}"
@@ -44,16 +51,18 @@ def _arrays(args):
 def pack(name, args, out):
     """A recorded run, the loop arguments ``args`` and its outputs ``out`` (``outputs``), as
     three arrays for ``np.savez`` under ``name``: the spec of the arguments, and every array
-    in one float64 blob (int64 ones by their bits) with an index of (int, offset, rows,
-    columns, ndim) rows: one entry per family, which reads in a fraction of a millisecond."""
+    in one float64 blob (int64 ones by their bits, uint8 ones by value) with an index of
+    (dtype code, offset, ndim, shape (3)) rows: one entry per family, which reads in a
+    fraction of a millisecond."""
     arrays, spec = _arrays(args)
     arrays += [out[k] for k in OUTPUTS + ("status",)]
     index, parts, offset = [], [], 0
     for a in arrays:
         a = np.ascontiguousarray(a)
-        shape = a.shape + (1,) * (2 - a.ndim)
-        index.append((a.dtype == np.int64, offset, shape[0], shape[1], a.ndim))
-        parts.append(a.reshape(-1).view(np.float64))
+        code = _DTYPES.index(a.dtype)
+        shape = a.shape + (1,) * (3 - a.ndim)
+        index.append((code, offset, a.ndim) + shape)
+        parts.append(a.reshape(-1).view(np.float64) if code == 1 else a.reshape(-1).astype(np.float64))
         offset += a.size
     return {f"{name}.spec": spec, f"{name}.index": np.array(index, dtype=np.int64),
             f"{name}.blob": np.concatenate(parts)}
@@ -62,10 +71,10 @@ def pack(name, args, out):
 def unpack(name, values):
     """(fresh copies of the recorded loop arguments, {output: recorded value}) of ``pack``."""
     blob, arrays = values[f"{name}.blob"], []
-    for is_int, offset, rows, cols, ndim in values[f"{name}.index"]:
-        a = blob[offset:offset + rows * cols].copy()
-        a = a.view(np.int64) if is_int else a
-        arrays.append(a.reshape((rows, cols)[:ndim]) if ndim else a.reshape(()))
+    for code, offset, ndim, *shape in values[f"{name}.index"]:
+        a = blob[offset:offset + int(np.prod(shape))].copy()
+        a = a.view(np.int64) if code == 1 else a.astype(_DTYPES[code]) if code else a
+        arrays.append(a.reshape(tuple(shape[:ndim])))
     args, k = [], 0
     for n in values[f"{name}.spec"]:
         args.append(None if n < 0 else arrays[k] if n == 0 else tuple(arrays[k:k + n]))
@@ -73,16 +82,23 @@ def unpack(name, values):
     return args, dict(zip(OUTPUTS + ("status",), arrays[k:]))
 
 
-def outputs(args, status):
-    """What a run wrote: its final q and u, and its samples T, Q, U (rows written), status."""
-    q, u, ctr, T, Q, U = args[12], args[13], args[15], args[18], args[19], args[20]
+#: where q, u, ctr, T, Q, U are among a loop's arguments: the Runge-Kutta loop's
+#: (``kernels.entry_point``) and the contact loop's (``contact_loop.contact_entry_point``)
+RK_ARGS = (12, 13, 15, 18, 19, 20)
+MOREAU_ARGS = (10, 11, 13, 15, 16, 17)
+
+
+def outputs(args, status, at=RK_ARGS):
+    """What a run wrote: its final q and u, and its samples T, Q, U (rows written), status;
+    ``at``: where those are among the loop's arguments ``args``."""
+    q, u, ctr, T, Q, U = (args[i] for i in at)
     w = int(ctr[C_WRITTEN])
     return dict(q=q, u=u, T=T[:w], Q=Q[:w], U=U[:w], status=np.array([status, w], dtype=np.int64))
 
 
 def _check(run, name, values):
     args, recorded = unpack(name, values)
-    got = outputs(args, run(*args))
+    got = outputs(args, run(*args), MOREAU_ARGS if name.startswith("moreau") else RK_ARGS)
     if not np.array_equal(got["status"], recorded["status"]):
         return np.inf
     return max(relative_error(got[k], recorded[k]) for k in OUTPUTS)

@@ -154,7 +154,7 @@ class MoreauIntegrator(RungeKuttaIntegrator):
     """
 
     LOOP_NAME = "the contact simulation loop"
-    CHECKED_LOOP = False  # (no recorded check run for its variants yet)
+    CHECKED_LOOP = True  # (loop_check's "moreau_*" recordings)
 
     def __init__(self, m, q0, u0, tableau=None, sink=None, control=None, tau=None, forces=(), adaptive=None,
                  rtol=1e-6, atol=1e-9, h_min=None, h_max=math.inf, t0=0.0, stabilization_gains=None,
