@@ -23,21 +23,16 @@ from multibody.simulation.link_force_jacobian import link_force_jacobian
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "examples"))
 from four_bar import four_bar  # noqa: E402  (the example's model)
+from test_radau import chain as rods  # noqa: E402  (one home for the three rods)
 
 GA = "generalized_alpha"
 
 
 def chain():
-    """Three rods (pin, ball (quaternion), pin) hanging from the world, nodes off their axes:
-    'mid' on rod0, 'side' on rod1, 'tip' on rod2; 'anchor' fixed in the world below."""
-    m = mb.Multibody("chain")
-    parent, T = None, np.eye(4)
-    for i, kind in enumerate(("pin", "spherical_quat", "pin")):
-        b = m.add_body(f"rod{i}", mass=1.0 + 0.3 * i, com=(0.0, 0.0, -0.5),
-                       inertia=np.diag([0.09, 0.08 + 0.01 * i, 0.01]))
-        m.add_hinge(parent, b, kind, axis=None if kind == "spherical_quat" else (0.0, 1.0, 0.0), T_parent_joint=T)
-        parent, T = b, np.eye(4)
-        T[2, 3] = -1.0
+    """test_radau's three rods (pin, ball (quaternion), pin) hanging from the world, with nodes
+    off their axes: 'mid' on rod0, 'side' on rod1, 'tip' on rod2; 'anchor' fixed in the world
+    below."""
+    m = rods()
     for name, body, p in (("mid", "rod0", (0.05, 0.02, -0.6)), ("side", "rod1", (0.1, -0.05, -0.4)),
                           ("tip", "rod2", (0.05, 0.03, -1.0)), ("anchor", None, (0.3, 0.2, -3.2))):
         T = np.eye(4)
