@@ -6,7 +6,7 @@ recorded short run of a small model of its family (PIN links only, any kinds, a 
 four-bar for the tree-augmented variants, a flexible tree for the modal ones, the flexible
 four-bar of examples/flexible_four_bar.py for the constrained modal ones; classic or
 Munthe-Kaas, fixed or adaptive steps; for the contact loop, ``contact_loop``, a cube sliding
-on a floor, a four-bar with a foot on it, a flexible beam landing on a floor) and its
+on a floor, an A-frame with a pin loop on its feet, a flexible beam landing on a floor) and its
 samples and final state are compared with
 the recorded ones in ``data/loop_check.npz`` (recorded by ``tests/test_loop_check.py``,
 whose tests check those runs against the facade's dynamics). The recorded run has no
