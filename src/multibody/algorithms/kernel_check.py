@@ -49,8 +49,11 @@ def stored_values(name, prefix=""):
 
 
 #: the modules whose integer constants lay out the arrays the stored checks hand to kernels
+#: (the contact loop's: its option and state arrays' sizes N_COPT, N_CST; a recording of the
+#: old sizes, handed to a loop that writes the new entries, wrote past their end)
 LAYOUT_MODULES = ("multibody.kernels.layout", "multibody.kernels.flex_layout", "multibody.simulation.kernels",
-                  "multibody.simulation.force_kernels", "multibody.kernels.status")
+                  "multibody.simulation.force_kernels", "multibody.kernels.status",
+                  "multibody.kernels.collision.layout", "multibody.simulation.contact_loop")
 
 
 def layout_signature():

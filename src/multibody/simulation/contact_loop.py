@@ -63,8 +63,9 @@ P_TOL = 0        # the solver's tolerance on the natural-map residual
 P_SWEEPS = 1     # the solver's most iterations per step (sweeps and Newton iterations)
 P_ACCEPT = 2     # a solve that stops above P_TOL but at most this goes on (counted in S_SHORT)
 P_REG = 3        # each contact's compliance, relative to its W_nn (``MoreauIntegrator``'s contact_regularization)
-P_SOFT = 4       # the compliance of a last try on a step no solve met (``retry_regularization``; 0: none)
-N_COPT = 5
+P_SOFT = 4       # the first softer compliance of a step no solve met (``retry_regularization``; 0: none)
+P_SOFTEST = 5    # the softest: the ladder P_SOFT, 10 P_SOFT, ... up to it (``softest_regularization``)
+N_COPT = 6
 
 # --- contact state (float64 array cst)
 S_RESIDUAL = 0   # the last solve's residual (CONTACT_UNSOLVED: the failed one's)
@@ -75,11 +76,13 @@ S_WORST = 4      # the largest residual of the run's solves
 S_MOST = 5       # the most contacts of a step in the run
 S_SHORT = 6      # solves that stopped above P_TOL (at most P_ACCEPT): the run goes on, counting them
 S_TSHORT = 7     # the time of the step whose solve stopped furthest above P_TOL
-S_SOFT = 8       # steps solved with the compliance P_SOFT (``_soft_retry``)
+S_SOFT = 8       # steps solved at a softer compliance level than P_REG (``solve_step``)
 S_TSOFT = 9      # the time of the first of them
 S_LOOPMISS = 10  # the largest |Gc u+ - g| a step's final projection found (loops: rounding)
 S_DROPPED = 11   # the loop rows the last step dropped as redundant
-N_CST = 12
+S_LEVEL = 12     # the compliance level the run has reached (``soft_level``; 0: P_REG)
+S_SOFTEST = 13   # the largest compliance (relative to W_nn) a step of the run took
+N_CST = 14
 
 #: Columns of a contact record (``contact_step.contact_record``): a, b, p (3), n (3), f (3).
 RECORD_COLS = 11
@@ -133,13 +136,26 @@ def _cold_retry(W, vfree, b, mu, comp, lam, v, keep, max_sweeps, tol, res, sweep
 
 
 @njit(cache=True)
+def soft_level(copt, level):
+    """The compliance, relative to W_nn, of level ``level`` of the ladder: 0 the run's own
+    (P_REG), j >= 1 the softer P_SOFT 10^(j-1) (at most P_SOFTEST); -1.0 past the last."""
+    if level == 0:
+        return copt[P_REG]
+    if not copt[P_SOFT] > copt[P_REG]:
+        return -1.0
+    reg = copt[P_SOFT] * 10.0 ** (level - 1)
+    return reg if reg <= copt[P_SOFTEST] * (1.0 + 1e-12) else -1.0
+
+
+@njit(cache=True)
 def _soft_retry(W, vfree, b, mu, comp, lam, v, keep, max_sweeps, tol, res, sweeps, soft):
-    """A step that neither solve met (``res`` above tol) is solved once more, from zero
-    impulses, with each contact's compliance ``soft`` W_nn (comp is overwritten): redundant
-    contacts given push-out targets that the bodies can only nearly meet (boxes landing on
-    boxes, dm_control's humanoid in the floor) have no solution within tol at the run's own
-    compliance, but one at the softer. Kept if its residual (of the softer problem) is smaller
-    than res. Returns (residual, iterations of all solves, whether it was kept)."""
+    """A step that no solve met (``res`` above tol) is solved once more, from zero impulses,
+    with each contact's compliance ``soft`` W_nn (comp is overwritten): redundant contacts
+    given push-out targets that the bodies can only nearly meet (boxes landing on boxes,
+    dm_control's humanoid in the floor) have no solution within tol at the run's own
+    compliance, but one at the softer, and the sweeps converge faster on the softer (W + C
+    better conditioned). Kept if its residual (of the softer problem) is smaller than res.
+    Returns (residual, iterations of all solves, whether it was kept)."""
     m = lam.shape[0]
     for r in range(m):
         keep[r] = lam[r]
@@ -152,6 +168,39 @@ def _soft_retry(W, vfree, b, mu, comp, lam, v, keep, max_sweeps, tol, res, sweep
     for r in range(m):
         lam[r] = keep[r]
     return res, sweeps + sweeps2, False
+
+
+@njit(cache=True)
+def solve_step(W, vfree, b, mu, comp, lam, v, keep, copt, cst):
+    """The step's impulses (``solve_contacts``, warm-started in lam) at the compliance level
+    the run has reached (cst[S_LEVEL]): a solve above contact_tol is made once more from zero
+    (``_cold_retry``), then up the ladder of softer compliances (``soft_level``,
+    ``_soft_retry``) until one meets it. Returns (residual, iterations); counts the steps
+    solved above level 0 (S_SOFT; S_TSOFT is the caller's).
+
+    The level never comes down in a run: a resting contact sits deeper at a softer level
+    (by the compliance times its impulse, over the push-out's 0.2 per step), and a harder
+    step pushes that depth out at once, a kick that set a column of boxes rocking when the
+    level came down every 100 steps; and the failed solves below a level cost up to
+    max_sweeps each."""
+    tol = copt[P_TOL]
+    sweeps_max = int(copt[P_SWEEPS])
+    level = int(cst[S_LEVEL])
+    reg = soft_level(copt, level)
+    for c in range(mu.shape[0]):
+        comp[c] = reg * W[3 * c, 3 * c]
+    res, sweeps = solve_contacts(W, vfree, b, mu, comp, lam, v, sweeps_max, tol)
+    if res > tol:
+        res, sweeps = _cold_retry(W, vfree, b, mu, comp, lam, v, keep, sweeps_max, tol, res, sweeps)
+    while res > tol and soft_level(copt, level + 1) > 0.0:
+        level += 1
+        reg = soft_level(copt, level)
+        res, sweeps, _ = _soft_retry(W, vfree, b, mu, comp, lam, v, keep, sweeps_max, tol, res, sweeps, reg)
+    cst[S_LEVEL] = level
+    if level > 0:
+        cst[S_SOFT] += 1
+        cst[S_SOFTEST] = max(cst[S_SOFTEST], soft_level(copt, level))
+    return res, sweeps
 
 
 def _make_contact_loop(links, controlled, loops, flex=0):
@@ -253,21 +302,11 @@ def _make_contact_loop(links, controlled, loops, flex=0):
                 warm_start(ci, nc, ci_prev, lam_prev, int(cst[S_NPREV]), lam)
                 for c in range(nc):
                     mu[c] = cf[c, CF_MU]
-                    comp[c] = copt[P_REG] * W[3 * c, 3 * c]
                 # 3. the impulses
-                res, sweeps = solve_contacts(W[:m, :m], vfree[:m], b[:m], mu[:nc], comp[:nc], lam[:m], v[:m],
-                                             int(copt[P_SWEEPS]), copt[P_TOL])
-                if res > copt[P_TOL]:
-                    res, sweeps = _cold_retry(W[:m, :m], vfree[:m], b[:m], mu[:nc], comp[:nc], lam[:m], v[:m],
-                                              lam_prev[:m], int(copt[P_SWEEPS]), copt[P_TOL], res, sweeps)
-                if res > copt[P_TOL] and copt[P_SOFT] > copt[P_REG]:
-                    res, sweeps, soft = _soft_retry(W[:m, :m], vfree[:m], b[:m], mu[:nc], comp[:nc], lam[:m],
-                                                    v[:m], lam_prev[:m], int(copt[P_SWEEPS]), copt[P_TOL], res,
-                                                    sweeps, copt[P_SOFT])
-                    if soft:
-                        if cst[S_SOFT] == 0:
-                            cst[S_TSOFT] = t
-                        cst[S_SOFT] += 1
+                if cst[S_SOFT] == 0:
+                    cst[S_TSOFT] = t  # (the time of the first softer step, once one is counted)
+                res, sweeps = solve_step(W[:m, :m], vfree[:m], b[:m], mu[:nc], comp[:nc], lam[:m], v[:m],
+                                         lam_prev[:m], copt, cst)
                 cst[S_RESIDUAL] = res
                 cst[S_SWEEPS] = sweeps
                 if not res <= copt[P_ACCEPT]:

@@ -81,7 +81,7 @@ def simulate(m, q0, u0, t_final, dt=1e-3, integrator=None, control=None, *, cont
         The contact step's settings (``simulation.moreau.MoreauIntegrator``): ``contact_tol``
         (1e-9), ``contact_accept`` (1e-5), ``max_sweeps`` (2000), ``max_contacts``,
         ``contact_margin`` [m] (1e-3), ``contact_regularization`` (1e-6),
-        ``retry_regularization`` (1e-4), ``warm_start`` (a contact run's result or its
+        ``retry_regularization`` (1e-4), ``softest_regularization`` (0.1), ``warm_start`` (a contact run's result or its
         ``result.contact_warm_start``: the first step's contact solve starts from the impulses
         of that run's last step, so a run continued in pieces is one run;
         ``simulation.contact_warm_start``).
