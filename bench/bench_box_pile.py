@@ -6,6 +6,10 @@ boxes of a column, each turned a little at random (seeded), released at rest at 
 for T s. Reported: time per step, the most contacts of a step, and at the end the deepest
 penetration (floor and box pairs), the fastest box and the lowest box's height.
 
+Measured 2026-11-28 (2 shared cores, load about 1): 50 boxes, 2 s: 16.5 ms a step, at most 200
+contacts a step, deepest 0.063 mm at the end, one column still rocking (its top box at 0.16
+rad/s); 10 boxes, 1 s: 10.6 ms a step, all at rest below 1e-6.
+
 Run:  python bench/bench_box_pile.py [N] [T]      (default 50 boxes, 2 s)
 """
 import sys
