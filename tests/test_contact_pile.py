@@ -39,15 +39,16 @@ def bodies_problem(rng, n_bodies, n_contacts):
 
 def test_coupling_lists_the_contacts_that_share_a_body_and_the_sums_keep_their_bits():
     rng = np.random.default_rng(3)
-    W, vfree, b, mu, pairs = bodies_problem(rng, 12, 30)
+    W, vfree, b, mu, pairs = bodies_problem(rng, 12, 40)
+    assert len(coupling(W[:96, :96])[0]) == 0  # (up to DENSE_CONTACTS: all blocks)
     ptr, idx = coupling(W)
     for c, (a1, b1) in enumerate(pairs):
         shared = [d for d, (a2, b2) in enumerate(pairs) if {a1, b1} & {a2, b2} - {-1}]
         assert list(idx[ptr[c]:ptr[c + 1]]) == shared
     comp = 1e-6 * np.diag(W)[0::3]
     for _ in range(5):
-        lam = rng.standard_normal(90) * (rng.random(90) < 0.6)
-        v1, v2 = np.empty(90), np.empty(90)
+        lam = rng.standard_normal(120) * (rng.random(120) < 0.6)
+        v1, v2 = np.empty(120), np.empty(120)
         r1 = natural_residual(W, vfree, b, mu, comp, lam, v1)
         r2 = natural_residual_coupled(W, vfree, b, mu, comp, lam, v2, ptr, idx)
         assert r1 == r2 and np.array_equal(v1, v2)

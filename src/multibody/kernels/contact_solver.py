@@ -177,6 +177,17 @@ def _local_solve(A, Ainv, r, mu, cur, lam):
     return best >= 0.0
 
 
+@njit(cache=True, inline="always")
+def _row_sums(W, lam, k, lo, hi, a0, a1, a2):
+    """(a0, a1, a2) plus rows k, k+1, k+2 of W times lam over the columns lo..hi-1, in order."""
+    for j in range(lo, hi):
+        x = lam[j]
+        a0 += W[k, j] * x
+        a1 += W[k + 1, j] * x
+        a2 += W[k + 2, j] * x
+    return a0, a1, a2
+
+
 @njit(cache=True)
 def gauss_seidel_contacts(W, vfree, b, mu, compliance, lam, v, max_iter, tol):
     """Projected block Gauss-Seidel (module docstring) in place, at most max_iter sweeps;
@@ -185,10 +196,10 @@ def gauss_seidel_contacts(W, vfree, b, mu, compliance, lam, v, max_iter, tol):
     return _sweeps(W, vfree, b, mu, compliance, lam, v, max_iter, tol, ptr, idx)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sweeps(W, vfree, b, mu, compliance, lam, v, max_iter, tol, ptr, idx):
-    """``gauss_seidel_contacts`` with W's nonzero blocks given (``coulomb.coupling``): the
-    sums run over them only."""
+    """``gauss_seidel_contacts`` with W's nonzero blocks given (``coulomb.coupling``; empty:
+    all): the sums run over them only."""
     m = vfree.shape[0]
     nc = m // 3
     A = np.empty((3, 3))
@@ -206,12 +217,11 @@ def _sweeps(W, vfree, b, mu, compliance, lam, v, max_iter, tol, ptr, idx):
             a0 = vfree[k] + b[k]  # (the three rows' sums side by side: independent chains)
             a1 = vfree[k + 1] + b[k + 1]
             a2 = vfree[k + 2] + b[k + 2]
-            for d in idx[ptr[c]:ptr[c + 1]]:
-                for j in range(3 * d, 3 * d + 3):
-                    x = lam[j]
-                    a0 += W[k, j] * x
-                    a1 += W[k + 1, j] * x
-                    a2 += W[k + 2, j] * x
+            if ptr.shape[0] == 0:
+                a0, a1, a2 = _row_sums(W, lam, k, 0, m, a0, a1, a2)
+            else:
+                for d in idx[ptr[c]:ptr[c + 1]]:
+                    a0, a1, a2 = _row_sums(W, lam, k, 3 * d, 3 * d + 3, a0, a1, a2)
             r[0] = a0
             r[1] = a1
             r[2] = a2

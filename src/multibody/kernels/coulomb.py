@@ -30,6 +30,10 @@ def project_impulses(mu, lam):
         lam[k], lam[k + 1], lam[k + 2] = project_cone(mu[c], lam[k], lam[k + 1], lam[k + 2])
 
 
+#: Problems of at most this many contacts run over all of W (``coupling``).
+DENSE_CONTACTS = 32
+
+
 @njit(cache=True)
 def coupling(W):
     """The contacts coupled in W (m, m), m = 3 nc, as compressed rows (ptr (nc + 1,), idx):
@@ -37,8 +41,12 @@ def coupling(W):
     has a nonzero entry (c itself included). Contacts couple only through the speeds of the
     links both touch, so a pile of free bodies has a handful per contact (50 boxes: 10 of 199);
     the sweeps and the residual then skip the zero blocks (``natural_residual_coupled``,
-    ``contact_solver.gauss_seidel_contacts``), adding the same nonzero terms in the same order."""
+    ``contact_solver.gauss_seidel_contacts``), adding the same nonzero terms in the same order.
+    Up to DENSE_CONTACTS contacts, empty arrays: run over every block (a robot's feet couple
+    through its base anyway, and the list's making and reading cost more than the zeros)."""
     nc = W.shape[0] // 3
+    if nc <= DENSE_CONTACTS:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     ptr = np.zeros(nc + 1, dtype=np.int64)
     idx = np.empty(nc * nc, dtype=np.int64)
     n = 0
@@ -75,8 +83,10 @@ def natural_residual(W, vfree, b, mu, compliance, lam, v):
 
 @njit(cache=True)
 def natural_residual_coupled(W, vfree, b, mu, compliance, lam, v, ptr, idx):
-    """``natural_residual`` over W's nonzero blocks only (``coupling``'s ptr, idx): the same
-    sums, in the same order, without the zero terms."""
+    """``natural_residual`` over W's nonzero blocks only (``coupling``'s ptr, idx; empty:
+    every block): the same sums, in the same order, without the zero terms."""
+    if ptr.shape[0] == 0:
+        return natural_residual(W, vfree, b, mu, compliance, lam, v)
     m = vfree.shape[0]
     for i in range(m):
         v[i] = vfree[i]

@@ -170,7 +170,7 @@ def _soft_retry(W, vfree, b, mu, comp, lam, v, keep, max_sweeps, tol, res, sweep
     return res, sweeps + sweeps2, False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def solve_step(W, vfree, b, mu, comp, lam, v, keep, copt, cst):
     """The step's impulses (``solve_contacts``, warm-started in lam) at the compliance level
     the run has reached (cst[S_LEVEL]): a solve above contact_tol is made once more from zero
