@@ -171,12 +171,12 @@ def _soft_retry(W, vfree, b, mu, comp, lam, v, keep, max_sweeps, tol, res, sweep
 
 
 @njit(cache=True, inline="always")
-def solve_step(W, vfree, b, mu, comp, lam, v, keep, copt, cst):
+def solve_step(W, vfree, b, mu, comp, lam, v, keep, copt, cst, t):
     """The step's impulses (``solve_contacts``, warm-started in lam) at the compliance level
     the run has reached (cst[S_LEVEL]): a solve above contact_tol is made once more from zero
     (``_cold_retry``), then up the ladder of softer compliances (``soft_level``,
     ``_soft_retry``) until one meets it. Returns (residual, iterations); counts the steps
-    solved above level 0 (S_SOFT; S_TSOFT is the caller's).
+    solved above level 0 (S_SOFT; S_TSOFT the time t of the first).
 
     The level does not come down in a run: a try of the level below costs a failed solve of
     up to max_sweeps iterations wherever it still fails (the 50-box pile: about 4000 sweeps,
@@ -192,14 +192,19 @@ def solve_step(W, vfree, b, mu, comp, lam, v, keep, copt, cst):
     res, sweeps = solve_contacts(W, vfree, b, mu, comp, lam, v, sweeps_max, tol)
     if res > tol:
         res, sweeps = _cold_retry(W, vfree, b, mu, comp, lam, v, keep, sweeps_max, tol, res, sweeps)
-    while res > tol and soft_level(copt, level + 1) > 0.0:
+    while res > tol:
+        softer = soft_level(copt, level + 1)
+        if softer < 0.0:
+            break
         level += 1
-        reg = soft_level(copt, level)
+        reg = softer
         res, sweeps, _ = _soft_retry(W, vfree, b, mu, comp, lam, v, keep, sweeps_max, tol, res, sweeps, reg)
     cst[S_LEVEL] = level
     if level > 0:
+        if cst[S_SOFT] == 0:
+            cst[S_TSOFT] = t
         cst[S_SOFT] += 1
-        cst[S_SOFTEST] = max(cst[S_SOFTEST], soft_level(copt, level))
+        cst[S_SOFTEST] = max(cst[S_SOFTEST], reg)
     return res, sweeps
 
 
@@ -303,10 +308,8 @@ def _make_contact_loop(links, controlled, loops, flex=0):
                 for c in range(nc):
                     mu[c] = cf[c, CF_MU]
                 # 3. the impulses
-                if cst[S_SOFT] == 0:
-                    cst[S_TSOFT] = t  # (the time of the first softer step, once one is counted)
                 res, sweeps = solve_step(W[:m, :m], vfree[:m], b[:m], mu[:nc], comp[:nc], lam[:m], v[:m],
-                                         lam_prev[:m], copt, cst)
+                                         lam_prev[:m], copt, cst, t)
                 cst[S_RESIDUAL] = res
                 cst[S_SWEEPS] = sweeps
                 if not res <= copt[P_ACCEPT]:
