@@ -262,7 +262,13 @@ def test_compiled_tables_by_hand():
     R = _rot_x(np.pi / 2)[:3, :3]
     np.testing.assert_allclose(c.sf[0, CL.SF_R:CL.SF_R + 9], R.ravel(), atol=1e-15)
     np.testing.assert_allclose(c.sf[0, CL.SF_P:CL.SF_P + 3], [0.5, 0.0, 0.1], atol=1e-15)
-    np.testing.assert_allclose(c.sf[0, CL.SF_SIZE:], [0.05, 0.1, 0.0, 0.15, 0.7, 0.2, 1e-3, 0, 0, 0], rtol=1e-15)
+    np.testing.assert_allclose(c.sf[0, CL.SF_SIZE:CL.SF_KP], [0.05, 0.1, 0.0, 0.15, 0.7, 0.2, 1e-3, 0, 0, 0], rtol=1e-15)
+    assert not c.sf[:, CL.SF_KP:].any()  # hard: no stiffness, no solref/solimp
+    m.collision_shapes[0].stiffness, m.collision_shapes[0].damping = 2e4, 30.0
+    m.collision_shapes[1].solref = (-1e4, -20.0)
+    sf = m.compiled.contact.sf
+    np.testing.assert_array_equal(sf[0, CL.SF_KP:], [2e4, 30.0] + [0.0] * 7)
+    np.testing.assert_array_equal(sf[1, CL.SF_KP:], [0.0, 0.0, -1e4, -20.0, 0.9, 0.95, 0.001, 0.5, 2.0])
     np.testing.assert_allclose(c.sf[1, CL.SF_P:CL.SF_P + 3], [0, 0, -0.5])
     assert c.sf[1, CL.SF_RBOUND] == np.inf and c.sf[1, CL.SF_MU] == 1.0
     assert c.verts.shape == (0, 3)

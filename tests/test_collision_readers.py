@@ -64,7 +64,8 @@ def test_sdf_collisions_and_surfaces(tmp_path):
     sdf = """<sdf version="1.9"><model name="m">
       <link name="a"><collision name="c"><pose>0 0 0.2 0 0 0</pose><geometry><sphere><radius>0.1</radius></sphere></geometry>
         <surface><friction><ode><mu>0.4</mu><mu2>0.5</mu2></ode></friction>
-        <bounce><restitution_coefficient>0.3</restitution_coefficient></bounce></surface></collision>
+        <bounce><restitution_coefficient>0.3</restitution_coefficient></bounce>
+        <contact><ode><kp>1e5</kp><kd>20</kd></ode></contact></surface></collision>
         <collision name="d"><geometry><box><size>0.1 0.2 0.3</size></box></geometry></collision></link>
       <link name="b"><pose>0 0 1 0 0 0</pose><collision name="e"><geometry><capsule><radius>0.02</radius>
         <length>0.1</length></capsule></geometry><surface><friction><ode><mu>-1</mu></ode></friction></surface>
@@ -79,6 +80,8 @@ def test_sdf_collisions_and_surfaces(tmp_path):
     got = {s.name: (s.friction, s.restitution, s.shape.type_name) for s in m.collision_shapes}
     assert got == {"a/c": (0.4, 0.3, "sphere"), "a/d": (1.0, 0.0, "box"), "b/e": (0.9, 0.0, "capsule")}
     np.testing.assert_allclose(m.collision_shapes[0].pose[:3, 3], [0, 0, 0.2])
+    soft = {s.name: (s.stiffness, s.damping) for s in m.collision_shapes}  # <contact><ode><kp>, <kd>: soft
+    assert soft == {"a/c": (1e5, 20.0), "a/d": (None, 0.0), "b/e": (None, 0.0)}
 
 
 needs_robots = pytest.mark.skipif(robots_dir() is None, reason="example-robot-data not installed")
@@ -192,9 +195,9 @@ def test_model_file_keeps_shapes_and_excludes_exactly(tmp_path, fmt):
     m.add_collision("world", mb.Plane(), name="floor", friction=0.3)
     m.add_collision("l0", mb.Sphere(0.1), T, restitution=0.25, margin=1e-3)
     m.add_collision("l0", mb.Capsule(0.05, 0.3), contype=3, conaffinity=6)
-    m.add_collision("l1", mb.Cylinder(0.05, 0.2), T)
+    m.add_collision("l1", mb.Cylinder(0.05, 0.2), T, stiffness=2e4, damping=30.0)
     m.add_collision("l1", mb.Box((0.1, 0.2, 0.3)), name="brick")
-    m.add_collision("l2", mb.Ellipsoid((0.1, 0.2, 0.3)))
+    m.add_collision("l2", mb.Ellipsoid((0.1, 0.2, 0.3)), solref=(0.01, 0.8), solimp=(0.8, 0.9, 0.002, 0.4, 3))
     m.add_collision("l2", mb.ConvexMesh(rng.normal(size=(30, 3)) / 10, source="cloud"))
     m.exclude_collision("floor", "brick")
     m.exclude_collision("l0", m.body("l2"))
@@ -220,9 +223,12 @@ def test_mjcf_contact_features_not_mapped_are_warned_by_name(tmp_path, monkeypat
     with pytest.warns(mb.io.mjcf.MjcfWarning) as rec:
         m = mb.load_mjcf(tmp_path / "u.xml")
     text = " ".join(str(w.message) for w in rec)
-    assert "solref/solimp" in text and "'soft'" in text and "condim" in text and "'roll'" in text
+    assert "condim" in text and "'roll'" in text and "'soft'" not in text  # (solref is mapped)
     assert "<pair>" in text and "'p'" in text
     assert [s.name for s in m.collision_shapes] == ["floor", "soft", "roll"]
+    soft = m.collision_shapes[1]
+    assert soft.solref == (0.01, 1.0) and soft.solimp == (0.9, 0.95, 0.001, 0.5, 2.0)
+    assert m.collision_shapes[0].solref == (0.02, 1.0)  # one soft geom: all soft, as in MuJoCo (pairs mix)
     (tmp_path / "off.xml").write_text("""<mujoco><option><flag contact="disable"/></option><worldbody>
       <geom type="plane" size="1 1 .1"/><body><freejoint/><geom size=".1"/></body></worldbody></mujoco>""")
     assert mb.load_mjcf(tmp_path / "off.xml").compiled.contact is None  # MuJoCo's contacts off: no shapes

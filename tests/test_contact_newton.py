@@ -8,6 +8,7 @@ import os
 import numpy as np
 import pytest
 
+from multibody.kernels.collision.layout import CF_COLS
 from multibody.kernels.contact_newton import SEPARATED, SLIDING, STICKING, _alart_curnier, newton_contacts
 from multibody.kernels.contact_solver import gauss_seidel_contacts, natural_residual, solve_contacts
 from test_contact_solver import coulomb_violation, random_problem
@@ -64,7 +65,7 @@ def test_newton_from_zero_solves_random_problems(seed):
     nc = 1 + seed % 5
     W, vfree, b, mu = random_problem(rng, nc, 3 * nc + 2)
     lam, v = np.zeros(3 * nc), np.empty(3 * nc)
-    res, it = newton_contacts(W, vfree, b, mu, np.zeros(nc), lam, v, 50, 1e-12)
+    res, it = newton_contacts(W, vfree, b, mu, np.zeros(3 * nc), lam, v, 50, 1e-12)
     assert res <= 1e-12, (res, it)
     assert coulomb_violation(v, b, mu, lam) < 1e-7
     np.testing.assert_allclose(v, vfree + W @ lam, atol=1e-12)
@@ -75,7 +76,7 @@ def coulomb_misses(v, b, mu, lam, comp):
     or velocity V (``coulomb_violation`` takes each contact's own scales, which a resting
     contact among fast-approaching ones makes too small for any solver's rounding). Sliding is
     told by a slip above 1e-3 V: slower slips have a direction only to the residual's share."""
-    w = v + b + np.repeat(comp, 3) * lam
+    w = v + b + comp * lam  # (comp per row)
     L, V = np.abs(lam).max(), np.abs(v + b).max()
     worst = 0.0
     for c in range(len(mu)):
@@ -103,7 +104,7 @@ def test_solo12_landing_needs_newton():
     1e-9 after about 6000); the sweeps then Newton solve it in under 200 iterations."""
     W, vfree, b, mu = solo12("landing")
     m, nc = len(vfree), len(mu)
-    comp = np.zeros(nc)
+    comp = np.zeros(3 * nc)
     lam, v = np.zeros(m), np.empty(m)
     res_gs, _ = gauss_seidel_contacts(W, vfree, b, mu, comp, lam, v, 2000, 1e-9)
     assert res_gs > 1e-6
@@ -124,9 +125,9 @@ def test_solo12_sitting_is_determined_by_the_regularization():
     W, vfree, b, mu = solo12("sitting")
     m, nc = len(vfree), len(mu)
     lam0, v = np.zeros(m), np.empty(m)
-    res0, it0 = solve_contacts(W, vfree, b, mu, np.zeros(nc), lam0, v, 2000, 1e-9)
+    res0, it0 = solve_contacts(W, vfree, b, mu, np.zeros(3 * nc), lam0, v, 2000, 1e-9)
     assert res0 <= 1e-9 and it0 > 150, (res0, it0)
-    comp = 1e-6 * np.diag(W)[0::3]
+    comp = 1e-6 * np.repeat(np.diag(W)[0::3], 3)
     lam, v = np.zeros(m), np.empty(m)
     res, it = solve_contacts(W, vfree, b, mu, comp, lam, v, 2000, 1e-9)
     assert res <= 1e-9 and it < 100, (res, it)
@@ -145,14 +146,15 @@ def test_boxes_landing_on_boxes_are_solved_by_the_softer_retry():
     z = np.load(os.path.join(os.path.dirname(__file__), "data", "box_columns_contact_problem.npz"))
     W, vfree, b, mu = z["W"], z["vfree"], z["b"], z["mu"]
     m, nc = len(vfree), len(mu)
-    comp = 1e-6 * np.diag(W)[0::3]
+    comp = 1e-6 * np.repeat(np.diag(W)[0::3], 3)
     lam, v = np.zeros(m), np.empty(m)
     res, it = solve_contacts(W, vfree, b, mu, comp, lam, v, 2000, 1e-9)
     assert res > 1e-6
     given = lam.copy()
-    res2, it2, kept = _soft_retry(W, vfree, b, mu, comp.copy(), lam, v, np.empty(m), 2000, 1e-9, res, it, 1e-4)
+    cf = np.zeros((nc, CF_COLS))  # (hard contacts: no compliance of their own)
+    res2, it2, kept = _soft_retry(W, vfree, b, mu, cf, comp.copy(), lam, v, np.empty(m), 2000, 1e-9, res, it, 1e-4)
     assert kept and res2 <= 1e-9 and it2 > it
-    assert coulomb_misses(v, b, mu, lam, 1e-4 * np.diag(W)[0::3]) < 1e-6
+    assert coulomb_misses(v, b, mu, lam, 1e-4 * np.repeat(np.diag(W)[0::3], 3)) < 1e-6
     lam[:] = given
-    res3, _, kept3 = _soft_retry(W, vfree, b, mu, comp.copy(), lam, v, np.empty(m), 3, 1e-9, 1e-12, it, 1e-4)
+    res3, _, kept3 = _soft_retry(W, vfree, b, mu, cf, comp.copy(), lam, v, np.empty(m), 3, 1e-9, 1e-12, it, 1e-4)
     assert not kept3 and res3 == 1e-12 and np.array_equal(lam, given)

@@ -13,12 +13,12 @@ def coulomb_violation(v, b, mu, lam, comp=None):
     """The largest miss of Coulomb's law per contact (impulse and velocity units mixed: each
     term is relative to the contact's impulse or velocity scale)."""
     nc = len(mu)
-    comp = np.zeros(nc) if comp is None else comp
+    comp = np.zeros(3 * nc) if comp is None else comp  # (per row)
     worst = 0.0
     for c in range(nc):
         k = slice(3 * c, 3 * c + 3)
         ln, lt = lam[3 * c], lam[3 * c + 1:3 * c + 3]
-        w = v[k] + b[k] + comp[c] * lam[k]
+        w = v[k] + b[k] + comp[k] * lam[k]
         wn, wt = w[0], w[1:]
         lsc = max(np.linalg.norm(lam[k]), 1e-12)
         vsc = max(np.linalg.norm(v[k] + b[k]), np.linalg.norm(b[k]), 1e-12)
@@ -47,7 +47,7 @@ def random_problem(rng, nc, ndof):
 
 def solve(W, vfree, b, mu, comp=None, lam=None, max_iter=5000, tol=1e-12):
     m = len(vfree)
-    comp = np.zeros(m // 3) if comp is None else comp
+    comp = np.zeros(m) if comp is None else comp
     lam = np.zeros(m) if lam is None else lam.copy()
     v = np.empty(m)
     res, it = solve_contacts(W, vfree, b, mu, comp, lam, v, max_iter, tol)
@@ -138,7 +138,7 @@ def test_box_corners_on_six_dof_rank_deficient():
 def test_compliance_and_warm_start():
     rng = np.random.default_rng(8)
     W, vfree, b, mu = random_problem(rng, 3, 11)
-    comp = np.array([0.0, 0.3, 1.0])
+    comp = np.array([0.0, 0.0, 0.0, 0.3, 0.3, 0.3, 1.0, 0.2, 0.2])  # (per row: the third soft in its normal)
     lam, v, res, it = solve(W, vfree, b, mu, comp=comp)
     assert res <= 1e-12
     assert coulomb_violation(v, b, mu, lam, comp) < 1e-7
@@ -177,7 +177,7 @@ def test_natural_residual_zero_at_solution_only():
     W = np.eye(3)
     v = np.empty(3)
     mu = np.array([0.5])
-    comp = np.zeros(1)
+    comp = np.zeros(3)
     assert natural_residual(W, np.array([-1.0, 3.0, 4.0]), np.zeros(3), mu, comp,
                             np.array([1.0, -0.3, -0.4]), v) < 1e-15
     assert natural_residual(W, np.array([-1.0, 3.0, 4.0]), np.zeros(3), mu, comp,
@@ -192,7 +192,7 @@ def test_a_solve_that_ends_above_tol_is_made_again_from_rest_and_the_better_kept
     from multibody.simulation.contact_loop import _cold_retry
     rng = np.random.default_rng(5)
     W, vfree, b, mu = random_problem(rng, 4, 14)
-    m, comp = len(vfree), np.zeros(4)
+    m, comp = len(vfree), np.zeros(12)
     bad = np.tile([50.0, 40.0, -30.0], 4)  # a warm start far outside every cone
     lam, v = bad.copy(), np.empty(m)
     res, it = solve_contacts(W, vfree, b, mu, comp, lam, v, 3, 1e-14)

@@ -2,10 +2,11 @@
 so MuJoCo collides exactly our geometry: each shape on the body of its name (``world`` for
 scenery) at its pose, with MuJoCo's size conventions (half sizes), a mesh as a MuJoCo mesh
 of our hull's vertices, and contype, conaffinity, friction (sliding; MuJoCo, as we, takes the
-larger of a pair's) and margin. Body-pair exclusions become ``<exclude>``, and so do a fixed
+larger of a pair's), margin, and solref/solimp where a shape has them (else MuJoCo's
+defaults: MuJoCo's contacts are soft where ours are hard). Body-pair exclusions become ``<exclude>``, and so do a fixed
 base's pairs with its first links (``fixed_base_pairs``: MuJoCo would let them touch). MuJoCo has no
-restitution and no exclusion of single geoms: a restitution other than 0 or an exclusion
-naming a shape is a ValueError naming it.
+restitution, no absolute contact stiffness and no exclusion of single geoms: a restitution
+other than 0, a ``stiffness`` or an exclusion naming a shape is a ValueError naming it.
 """
 import numpy as np
 
@@ -36,6 +37,9 @@ def add_collision_geoms(spec, m):
     for k, s in enumerate(m.collision_shapes):
         if s.restitution != 0.0:
             raise ValueError(f"collisions: shape {s.name!r} has restitution {s.restitution:g}, which MuJoCo has not")
+        if s.stiffness is not None:
+            raise ValueError(f"collisions: shape {s.name!r} has stiffness {s.stiffness:g} N/m, which MuJoCo has not "
+                             f"(its solref scales with the effective mass: give the shape solref instead)")
         body = spec.worldbody if s.body is m.world else spec.body(s.body.name)
         if body is None:
             raise ValueError(f"collisions: shape {s.name!r}: the MuJoCo model has no body {s.body.name!r}")
@@ -45,6 +49,9 @@ def add_collision_geoms(spec, m):
                           pos=pose[:3, 3].tolist(), quat=[q[3], q[0], q[1], q[2]], contype=s.contype,
                           conaffinity=s.conaffinity, margin=s.margin)
         g.friction = [s.friction, 0.0, 0.0]
+        if s.solref is not None:
+            g.solref = list(s.solref)
+            g.solimp = list(s.solimp)
         if s.shape.type_name == "mesh":
             spec.add_mesh(name=f"collision{k}_hull", uservert=np.ravel(s.shape.vertices).tolist())
             g.meshname = f"collision{k}_hull"

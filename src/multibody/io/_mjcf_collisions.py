@@ -4,11 +4,14 @@ Each geom with ``contype`` or ``conaffinity`` set becomes ``Multibody.add_collis
 body at ``geom_pos``/``geom_quat``: plane, sphere, capsule, cylinder, box (MuJoCo's half
 sizes doubled), ellipsoid, and a mesh as the convex hull of its compiled vertices (MuJoCo
 collides meshes by their hulls too); with ``contype``, ``conaffinity``, ``friction[0]``
-(0 for ``condim=1``, frictionless) and ``margin``. ``<exclude>`` pairs become
-``exclude_collision`` of the two bodies. Not mapped, each noted for ``load_mjcf``'s
-warning: height fields, torsional and rolling friction (``condim`` 4 or 6), explicit
-``<pair>`` elements, MuJoCo's soft-contact parameters where they differ from its defaults
-(``solref``, ``solimp``: contacts are hard here) and a disabled parent filter. With
+(0 for ``condim=1``, frictionless), ``margin``, and ``solref``/``solimp``. Contacts are hard
+here and soft in MuJoCo; a model in which any colliding geom sets solref or solimp to other
+than MuJoCo's defaults is read as soft throughout: every geom takes its solref/solimp
+(defaults included, so that a pair mixes them as MuJoCo does, ``contact_step.soft_targets``).
+A model that sets none stays hard (the closed forms of issue 21 hold on it).
+``<exclude>`` pairs become ``exclude_collision`` of the two bodies. Not mapped, each noted
+for ``load_mjcf``'s warning: height fields, torsional and rolling friction (``condim`` 4 or
+6), explicit ``<pair>`` elements and a disabled parent filter. With
 MuJoCo's contact flag disabled no geom is a collision shape. One filter differs from
 MuJoCo's: a body welded to the world that a jointed body hangs from (a fixed base) does not
 touch that body's link (``model/collision_compile.fixed_base_pairs``); MuJoCo lets them.
@@ -61,6 +64,11 @@ def add_mjcf_collisions(mujoco, mm, m, bodies, note):
         return
     if mm.opt.disableflags & int(flags.mjDSBL_FILTERPARENT):
         note("contacts between parent and child bodies (parent filter disabled)", "option/flag")
+    colliding = [g for g in range(mm.ngeom) if mm.geom_contype[g] or mm.geom_conaffinity[g]]
+    soft = any(not (np.allclose(mm.geom_solref[g], _SOLREF) and np.allclose(mm.geom_solimp[g], _SOLIMP))
+               for g in colliding)
+    if soft and (np.ptp(mm.geom_solmix[colliding]) > 0 or np.ptp(mm.geom_priority[colliding]) > 0):
+        note("unequal solmix or priority (a pair takes the mean of its geoms' solref/solimp)", "geoms")
     taken = set()
     for g in range(mm.ngeom):
         if not (mm.geom_contype[g] or mm.geom_conaffinity[g]):
@@ -74,12 +82,11 @@ def add_mjcf_collisions(mujoco, mm, m, bodies, note):
         condim = int(mm.geom_condim[g])
         if condim > 3:
             note("torsional and rolling friction (condim 4, 6)", name)
-        if not (np.allclose(mm.geom_solref[g], _SOLREF) and np.allclose(mm.geom_solimp[g], _SOLIMP)):
-            note("soft contact parameters solref/solimp (contacts are hard)", name)
+        params = dict(solref=mm.geom_solref[g].copy(), solimp=mm.geom_solimp[g].copy()) if soft else {}
         pose = transform(quat_wxyz_to_matrix(mm.geom_quat[g]), mm.geom_pos[g])
         m.add_collision(body, shape, pose, name=name, friction=0.0 if condim == 1 else float(mm.geom_friction[g, 0]),
                         margin=float(mm.geom_margin[g]), contype=int(mm.geom_contype[g]),
-                        conaffinity=int(mm.geom_conaffinity[g]))
+                        conaffinity=int(mm.geom_conaffinity[g]), **params)
     for sig in mm.exclude_signature[:mm.nexclude]:
         b1, b2 = int(sig) >> 16, int(sig) & 0xFFFF
         if b1 != b2:

@@ -5,7 +5,8 @@ it is pinned to, omitted for none; ``pose`` is then in the node frame), ``shape`
 ``type`` and sizes as the constructor takes them: ``radius``, ``length``, ``size`` (full
 edges), ``radii``; a mesh's hull ``vertices`` inline and its ``source``), ``pose`` (4x4,
 omitted for the identity), and ``friction``, ``restitution``, ``margin``, ``contype``,
-``conaffinity``. ``collision_excludes``: pairs of body or shape names. Floats are written
+``conaffinity``, and a soft surface's ``stiffness`` and ``damping`` or ``solref`` and
+``solimp`` (omitted for a hard one). ``collision_excludes``: pairs of body or shape names. Floats are written
 as they are held, so a re-loaded model compiles to the same contact constants.
 """
 import numpy as np
@@ -13,7 +14,8 @@ import numpy as np
 from ..model.shapes import Box, Capsule, ConvexMesh, Cylinder, Ellipsoid, Plane, Sphere
 from ._model_fields import MAT4, VEC3, as_float, as_list, as_mapping, as_str, built, get_field
 
-_ENTRY = ("name", "body", "node", "shape", "pose", "friction", "restitution", "margin", "contype", "conaffinity")
+_ENTRY = ("name", "body", "node", "shape", "pose", "friction", "restitution", "margin", "contype", "conaffinity",
+          "stiffness", "damping", "solref", "solimp")
 _SHAPE = ("type", "radius", "length", "size", "radii", "vertices", "source")
 
 
@@ -45,6 +47,10 @@ def collision_dicts(m):
             d["pose"] = s.pose.tolist()
         d.update(friction=s.friction, restitution=s.restitution, margin=s.margin, contype=s.contype,
                  conaffinity=s.conaffinity)
+        if s.stiffness is not None:
+            d.update(stiffness=s.stiffness, damping=s.damping)
+        if s.solref is not None:
+            d.update(solref=list(s.solref), solimp=list(s.solimp))
         out.append(d)
     return out
 
@@ -97,7 +103,10 @@ def add_collisions(m, shapes, excludes):
         where = f"collision_shapes[{i}]"
         as_mapping(e, where, _ENTRY)
         shape = _read_shape(get_field(e, "shape", where, lambda v, _: v), f"{where}.shape")
-        kw = {k: get_field(e, k, where, as_float) for k in ("friction", "restitution", "margin") if k in e}
+        kw = {k: get_field(e, k, where, as_float) for k in ("friction", "restitution", "margin", "stiffness",
+                                                             "damping") if k in e}
+        kw.update({k: [as_float(x, f"{where}.{k}[{j}]") for j, x in enumerate(get_field(e, k, where, as_list))]
+                   for k in ("solref", "solimp") if k in e})
         kw.update({k: get_field(e, k, where, _as_int) for k in ("contype", "conaffinity") if k in e})
         if "node" in e:
             kw["node"] = get_field(e, "node", where, as_str)

@@ -143,7 +143,9 @@ def link_geometries(link, el, frames, refs):
 def surfaces(link, el, source):
     """One ``{"friction": mu, "restitution": e}`` per ``<collision>`` of link ``link``: its
     ``<surface>``'s ``<friction><ode><mu>`` (absent: 1, SDFormat's default) and
-    ``<bounce><restitution_coefficient>`` (absent: 0)."""
+    ``<bounce><restitution_coefficient>`` (absent: 0); with ``<contact><ode><kp>`` also
+    ``stiffness`` (kp [N/m]) and ``damping`` (``<kd>`` [N s/m], absent: 1, SDFormat's default):
+    a soft surface (absent: a hard one)."""
     out = []
     for c in el.findall("collision"):
         what = f"{source}: link {link!r} <collision> {c.get('name')!r} <surface>"
@@ -152,7 +154,12 @@ def surfaces(link, el, source):
         mu = 1.0 if ode is None else _sdf_xml.child_float(ode, "mu", f"{what} <friction><ode>", 1.0)
         e = 0.0 if bounce is None else _sdf_xml.child_float(bounce, "restitution_coefficient",
                                                            f"{what} <bounce>", 0.0)
-        out.append({"friction": mu, "restitution": e})
+        surface = {"friction": mu, "restitution": e}
+        contact = c.find("surface/contact/ode")
+        if contact is not None and contact.find("kp") is not None:
+            surface["stiffness"] = _sdf_xml.child_float(contact, "kp", f"{what} <contact><ode>", 1e12)
+            surface["damping"] = _sdf_xml.child_float(contact, "kd", f"{what} <contact><ode>", 1.0)
+        out.append(surface)
     return out
 
 

@@ -10,7 +10,8 @@ Mapping (SDFormat -> multibody):
   the URDF reader makes them (box, sphere, cylinder, capsule, mesh; ``model://`` URIs
   resolved), so the viewer draws them; each ``<collision>`` is also a collision shape
   (as in the URDF reader) with its ``<surface>``'s ``<friction><ode><mu>`` (default 1)
-  and ``<bounce><restitution_coefficient>`` (default 0). ``<self_collide>`` (a link's, else
+  and ``<bounce><restitution_coefficient>`` (default 0), and with ``<contact><ode><kp>``
+  a soft surface: stiffness kp [N/m] and damping ``<kd>`` [N s/m] (default 1). ``<self_collide>`` (a link's, else
   its model's; default false, as in SDFormat) holds: two links touch only when one of them
   self-collides (the other pairs are excluded: ``exclude_collision``).
 * Poses: a link's ``<pose>`` is in the model frame, a joint's in its child link's frame,

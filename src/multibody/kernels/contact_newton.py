@@ -169,7 +169,7 @@ def newton_contacts(W, vfree, b, mu, compliance, lam, v, max_iter, tol):
     rho = np.empty(nc)
     for c in range(nc):
         for r in range(3):
-            Wc[3 * c + r, 3 * c + r] += compliance[c]
+            Wc[3 * c + r, 3 * c + r] += compliance[3 * c + r]
             q[3 * c + r] = vfree[3 * c + r] + b[3 * c + r]
         rho[c] = 1.0 / max(Wc[3 * c, 3 * c], 1e-300)
     w = np.empty(m)

@@ -16,8 +16,10 @@ sliding and so lifts sliding bodies). Block Gauss-Seidel sweeps the contacts; ea
 3x3 problem, the others held, is solved exactly by enumerating its three cases (the slide's
 direction by a root find on its angle, ``_slide``). The sweeps stop when the natural-map
 residual (``natural_residual``, in ``coulomb``) is below ``tol`` or after ``max_iter`` sweeps.
-Compliance (per contact, [m/(N s)]: velocity per impulse) is added to W's diagonal blocks:
-a soft contact that lets the impulse in at the rate w = -compliance lambda.
+Compliance (per row, [m/(N s)]: velocity per impulse) is added to W's diagonal (C, diagonal):
+a soft contact lets the impulse in at the rate w = -C lambda. Per row, because a contact may
+be soft in its normal only (a spring-damper surface, ``contact_step.soft_targets``) and keep
+its friction rows as stiff as the run's regularisation (a soft tangent would creep).
 """
 import math
 
@@ -230,7 +232,7 @@ def _sweeps(W, vfree, b, mu, compliance, lam, v, max_iter, tol, ptr, idx):
                     r[i] -= W[k + i, k + j] * lam[k + j]
                 for j in range(3):
                     A[i, j] = W[k + i, k + j]
-                A[i, i] += compliance[c]
+                A[i, i] += compliance[k + i]
             if _inverse3(A, Ainv) == 0.0:
                 tr = A[0, 0] + A[1, 1] + A[2, 2]  # a singular block: the least regularisation that inverts it
                 for i in range(3):
@@ -253,7 +255,7 @@ def solve_contacts(W, vfree, b, mu, compliance, lam, v, max_iter, tol):
     """Solve the Coulomb contact problem (module docstring) in place.
 
     W (m, m) Delassus matrix [m/(N s)] (only its diagonal 3x3 blocks must be definite);
-    vfree, b (m,) free relative velocity and targets [m/s]; mu, compliance (nc,); lam (m,)
+    vfree, b (m,) free relative velocity and targets [m/s]; mu (nc,); compliance (m,); lam (m,)
     impulses [N s]: the warm start on entry, the solution on return; v (m,) receives
     v_free + W lam. Returns (residual, iterations): the natural-map residual
     (``natural_residual``) and the sweeps plus Newton iterations taken (at most max_iter);

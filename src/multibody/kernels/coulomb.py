@@ -68,7 +68,7 @@ def coupling(W):
 def natural_residual(W, vfree, b, mu, compliance, lam, v):
     """The natural-map residual of impulses lam: max over contacts of
     ||lam_i - proj_cone(lam_i - rho_i (w_i + mu ||w_t|| e_n))||, w = v_free + (W + C) lam + b,
-    rho_i = 1 / W_i,nn, scaled by max_i (||lam_i|| + rho_i ||v_free_i + b_i||) (dimensionless;
+    rho_i = 1 / (W + C)_i,nn, scaled by max_i (||lam_i|| + rho_i ||v_free_i + b_i||) (dimensionless;
     zero exactly at a solution). Also writes v = v_free + W lam (without compliance)."""
     m = vfree.shape[0]
     for i in range(m):  # (by columns: independent sums, each in the order of j; a zero impulse adds nothing)
@@ -108,10 +108,10 @@ def _cone_residual(W, vfree, b, mu, compliance, lam, v):
     scale = 0.0
     for c in range(m // 3):
         k = 3 * c
-        rho = 1.0 / max(W[k, k] + compliance[c], 1e-300)
-        w0 = v[k] + b[k] + compliance[c] * lam[k]
-        w1 = v[k + 1] + b[k + 1] + compliance[c] * lam[k + 1]
-        w2 = v[k + 2] + b[k + 2] + compliance[c] * lam[k + 2]
+        rho = 1.0 / max(W[k, k] + compliance[k], 1e-300)
+        w0 = v[k] + b[k] + compliance[k] * lam[k]
+        w1 = v[k + 1] + b[k + 1] + compliance[k + 1] * lam[k + 1]
+        w2 = v[k + 2] + b[k + 2] + compliance[k + 2] * lam[k + 2]
         wt = math.sqrt(w1 * w1 + w2 * w2)
         p0, p1, p2 = project_cone(mu[c], lam[k] - rho * (w0 + mu[c] * wt), lam[k + 1] - rho * w1,
                                   lam[k + 2] - rho * w2)

@@ -40,6 +40,52 @@ def _shape(shape, name):
     return shape
 
 
+def _stiffness(value, name):
+    """None (a hard contact) or a finite stiffness > 0 [N/m]."""
+    if value is None:
+        return None
+    v = _number(value, "stiffness", name, 0.0)
+    if v == 0.0:
+        raise ValueError(f"collision shape {name!r}: stiffness must be > 0 [N/m] (None: a hard contact), got {value!r}")
+    return v
+
+
+def _numbers(value, what, name, n):
+    """``value`` as a tuple of n finite floats, or ValueError naming the shape and argument."""
+    try:
+        v = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        v = None
+    if v is None or v.shape != (n,) or not np.all(np.isfinite(v)):
+        raise ValueError(f"collision shape {name!r}: {what} must be {n} finite numbers, got {value!r}")
+    return tuple(float(x) for x in v)
+
+
+def _solref(value, name):
+    """None or MuJoCo's solref: (timeconst > 0, dampratio > 0) or (-stiffness < 0, -damping <= 0)."""
+    if value is None:
+        return None
+    a, b = _numbers(value, "solref", name, 2)
+    if not ((a > 0.0 and b > 0.0) or (a < 0.0 and b <= 0.0)):
+        raise ValueError(f"collision shape {name!r}: solref must be (timeconst > 0, dampratio > 0) or "
+                         f"(-stiffness < 0, -damping <= 0), got {value!r}")
+    return a, b
+
+
+def _solimp(value, name):
+    """MuJoCo's solimp (dmin, dmax, width, midpoint, power); the impedance is clamped to
+    [1e-4, 0.9999] when used, as MuJoCo does."""
+    v = _numbers(value, "solimp", name, 5)
+    dmin, dmax, width, mid, power = v
+    if not (0.0 <= dmin <= 1.0 and 0.0 <= dmax <= 1.0 and width >= 0.0 and 0.0 < mid < 1.0 and power >= 1.0):
+        raise ValueError(f"collision shape {name!r}: solimp must be (dmin, dmax in [0, 1], width >= 0, "
+                         f"midpoint in (0, 1), power >= 1), got {value!r}")
+    return v
+
+
+#: MuJoCo's default solimp, taken with a solref given alone.
+SOLIMP_DEFAULT = (0.9, 0.95, 0.001, 0.5, 2.0)
+
 _CHECKS = {
     "shape": _shape,
     "pose": lambda v, name: check_transform(v, f"collision shape {name!r}: pose"),
@@ -48,6 +94,10 @@ _CHECKS = {
     "margin": lambda v, name: _number(v, "margin", name, 0.0),
     "contype": lambda v, name: _bits(v, "contype", name),
     "conaffinity": lambda v, name: _bits(v, "conaffinity", name),
+    "stiffness": _stiffness,
+    "damping": lambda v, name: _number(v, "damping", name, 0.0),
+    "solref": _solref,
+    "solimp": _solimp,
 }
 
 
@@ -63,10 +113,22 @@ class CollisionShape:
     when ``contype_a & conaffinity_b or contype_b & conaffinity_a``, MuJoCo's rule). These,
     ``shape`` and ``pose`` may be changed later: they are checked, and the model recompiles;
     ``body`` and ``name`` are fixed.
+
+    Contacts are hard by default (no penetration beyond the solver's regularisation). A soft
+    surface is either
+    * ``stiffness`` [N/m] (> 0) with ``damping`` [N s/m] (>= 0): a spring-damper in the normal
+      of each contact point (as ODE's, SDF's ``<ode><kp>``/``<kd>``), taken implicitly in the
+      step: a point under a load F rests at depth F / stiffness (a box face on four corner
+      points: its weight over 4 stiffness). A pair's combine in series (1/k = 1/k_a + 1/k_b); or
+    * ``solref`` (and ``solimp``, MuJoCo's default if None): MuJoCo's soft constraint, whose
+      stiffness scales with the contact's effective mass (MJCF geoms that set them); a pair
+      takes the mean of its two shapes'.
+    Friction stays hard on a soft surface (no creep under static friction).
     """
 
     def __init__(self, body, shape, pose=None, name="collision", friction=1.0, restitution=0.0,
-                 margin=0.0, contype=1, conaffinity=1, node=None):
+                 margin=0.0, contype=1, conaffinity=1, node=None, stiffness=None, damping=0.0,
+                 solref=None, solimp=None):
         self.name = name
         self.body = body
         self.node = node
@@ -77,6 +139,10 @@ class CollisionShape:
         self.margin = margin
         self.contype = contype
         self.conaffinity = conaffinity
+        self.stiffness = stiffness
+        self.damping = damping
+        self.solref = solref
+        self.solimp = SOLIMP_DEFAULT if solimp is None else solimp
 
     def __setattr__(self, key, value):
         """Parameters are checked when set, and a change marks the model for recompiling."""
@@ -115,11 +181,13 @@ class CollisionMixin:
         return tuple(self.__dict__.get("_collision_excludes", ()))
 
     def add_collision(self, body, shape, pose=None, *, name=None, friction=1.0, restitution=0.0,
-                      margin=0.0, contype=1, conaffinity=1, node=None):
+                      margin=0.0, contype=1, conaffinity=1, node=None, stiffness=None, damping=0.0,
+                      solref=None, solimp=None):
         """Attach collision ``shape`` to ``body`` (a body, its name, or ``m.world``/"world" for
         fixed scenery) at ``pose`` (4x4, the shape frame in the body frame; identity if None)
         and return the ``CollisionShape``. ``name`` defaults to "<body>/collision<k>"; see
-        ``CollisionShape`` for friction, restitution, margin [m], contype and conaffinity.
+        ``CollisionShape`` for friction, restitution, margin [m], contype, conaffinity and a
+        soft surface (stiffness [N/m] and damping [N s/m], or MuJoCo's solref and solimp).
 
         ``node`` (a ``Node`` of ``body`` or its name) pins the shape to that node instead,
         ``pose`` then in the node frame: on a modal (flexible) body the shape moves with the
@@ -140,7 +208,8 @@ class CollisionMixin:
             raise ValueError(f"add_collision: name must be a non-empty string, got {name!r}")
         if any(s.name == name for s in shapes):
             raise ValueError(f"add_collision: a collision shape named {name!r} already exists")
-        cs = CollisionShape(body, shape, pose, name, friction, restitution, margin, contype, conaffinity, node)
+        cs = CollisionShape(body, shape, pose, name, friction, restitution, margin, contype, conaffinity, node,
+                            stiffness, damping, solref, solimp)
         shapes.append(cs)
         self.invalidate()
         return cs

@@ -109,6 +109,22 @@ class ContactModel:
         return f"ContactModel(shapes={self.n_shapes}, allowed pairs={self.n_pairs}, hull vertices={len(self.verts)})"
 
 
+def _softness(s, row):
+    """Shape ``s``'s soft surface into its sf ``row`` (``CollisionShape``), or ValueError
+    naming the shape where its parameters do not go together."""
+    if s.stiffness is not None and s.solref is not None:
+        raise ValueError(f"collision shape {s.name!r}: give stiffness/damping or solref/solimp, not both")
+    if s.stiffness is None and s.damping > 0.0:
+        raise ValueError(f"collision shape {s.name!r}: damping {s.damping:g} needs a stiffness (a hard contact "
+                         f"has none)")
+    if s.stiffness is not None:
+        row[CL.SF_KP] = s.stiffness
+        row[CL.SF_KD] = s.damping
+    if s.solref is not None:
+        row[CL.SF_SOLREF:CL.SF_SOLREF + 2] = s.solref
+        row[CL.SF_SOLIMP:CL.SF_SOLIMP + 5] = s.solimp
+
+
 def compile_contact(mb, c):
     """The ``ContactModel`` of Multibody ``mb`` with compiled model ``c`` (its ``body_link``,
     ``T_link_body`` and link parents), or None when ``mb`` has no collision shapes."""
@@ -138,6 +154,7 @@ def compile_contact(mb, c):
         sf[k, CL.SF_MU] = s.friction
         sf[k, CL.SF_REST] = s.restitution
         sf[k, CL.SF_MARGIN] = s.margin
+        _softness(s, sf[k])
         sf_frame[k] = sf[k]
         if si[k, CL.SI_LINK] >= 0:  # the pose in its frame (node or body): the flex placements'
             frames[k] = c.frame_rows[s.frame_name]

@@ -48,7 +48,7 @@ from ..kernels.joint_transform import world_placements
 from ..kernels.status import CONTACT_ROWS, CONTACT_UNSOLVED, NONFINITE_STATE, OK, RUNNING, SINGULAR
 from ..kernels.variants import variant
 from .contact_step import apply_impulses, contact_jacobian, contact_record, delassus, drop_immobile, \
-    eliminate_loop_rows, keep_contacts, project_loops, velocity_targets, warm_start
+    eliminate_loop_rows, keep_contacts, project_loops, set_compliance, velocity_targets, warm_start
 from .kernels import (
     C_BAD, C_CHARTS, C_OUT, C_STAGE, C_STEP, K_STEP, K_T, K_TBAD, K_TOUT,
     O_CONTROL, O_NSTEPS, O_STRIDE, O_WORLDF, _begin_step, _failed, _stop, control_at_step_start, write_sample,
@@ -98,7 +98,7 @@ def allocate_contact_work(nq, nu, n_links, maxc, minv_shape=None):
     cw = (np.zeros((max(maxc, 1), CI_COLS), dtype=np.int64), np.zeros((max(maxc, 1), CF_COLS)),
           np.zeros((max(maxc, 1), CI_COLS), dtype=np.int64), np.zeros(m), np.zeros((m, max(nu, 1))),
           np.zeros((max(nu, 1), m)), np.zeros((m, m)), np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m),
-          np.zeros(m // 3), np.zeros(m // 3), np.zeros((nu, nu)),
+          np.zeros(m // 3), np.zeros(m), np.zeros((nu, nu)),
           np.zeros(work_shape(n_links, nu) if minv_shape is None else minv_shape),
           np.zeros(nu), np.zeros(nu), np.zeros(nq), np.zeros(nu), np.zeros(nu), np.zeros(nq), np.zeros(nu),
           np.zeros((max(maxc, 1), RECORD_COLS)))
@@ -148,20 +148,19 @@ def soft_level(copt, level):
 
 
 @njit(cache=True)
-def _soft_retry(W, vfree, b, mu, comp, lam, v, keep, max_sweeps, tol, res, sweeps, soft):
+def _soft_retry(W, vfree, b, mu, cf, comp, lam, v, keep, max_sweeps, tol, res, sweeps, soft):
     """A step that no solve met (``res`` above tol) is solved once more, from zero impulses,
-    with each contact's compliance ``soft`` W_nn (comp is overwritten): redundant contacts
-    given push-out targets that the bodies can only nearly meet (boxes landing on boxes,
-    dm_control's humanoid in the floor) have no solution within tol at the run's own
-    compliance, but one at the softer, and the sweeps converge faster on the softer (W + C
-    better conditioned). Kept if its residual (of the softer problem) is smaller than res.
-    Returns (residual, iterations of all solves, whether it was kept)."""
+    with each contact's compliance ``soft`` W_nn (``set_compliance``; comp is overwritten):
+    redundant contacts given push-out targets that the bodies can only nearly meet (boxes
+    landing on boxes, dm_control's humanoid in the floor) have no solution within tol at the
+    run's own compliance, but one at the softer, and the sweeps converge faster on the softer
+    (W + C better conditioned). Kept if its residual (of the softer problem) is smaller than
+    res. Returns (residual, iterations of all solves, whether it was kept)."""
     m = lam.shape[0]
     for r in range(m):
         keep[r] = lam[r]
         lam[r] = 0.0
-    for c in range(m // 3):
-        comp[c] = soft * W[3 * c, 3 * c]
+    set_compliance(W, cf, soft, comp)
     res2, sweeps2 = solve_contacts(W, vfree, b, mu, comp, lam, v, max_sweeps, tol)
     if res2 < res:
         return res2, sweeps + sweeps2, True
@@ -171,7 +170,7 @@ def _soft_retry(W, vfree, b, mu, comp, lam, v, keep, max_sweeps, tol, res, sweep
 
 
 @njit(cache=True, inline="always")
-def solve_step(W, vfree, b, mu, comp, lam, v, keep, copt, cst, t):
+def solve_step(W, vfree, b, mu, cf, comp, lam, v, keep, copt, cst, t):
     """The step's impulses (``solve_contacts``, warm-started in lam) at the compliance level
     the run has reached (cst[S_LEVEL]): a solve above contact_tol is made once more from zero
     (``_cold_retry``), then up the ladder of softer compliances (``soft_level``,
@@ -187,8 +186,7 @@ def solve_step(W, vfree, b, mu, comp, lam, v, keep, copt, cst, t):
     sweeps_max = int(copt[P_SWEEPS])
     level = int(cst[S_LEVEL])
     reg = soft_level(copt, level)
-    for c in range(mu.shape[0]):
-        comp[c] = reg * W[3 * c, 3 * c]
+    set_compliance(W, cf, reg, comp)
     res, sweeps = solve_contacts(W, vfree, b, mu, comp, lam, v, sweeps_max, tol)
     if res > tol:
         res, sweeps = _cold_retry(W, vfree, b, mu, comp, lam, v, keep, sweeps_max, tol, res, sweeps)
@@ -198,7 +196,7 @@ def solve_step(W, vfree, b, mu, comp, lam, v, keep, copt, cst, t):
             break
         level += 1
         reg = softer
-        res, sweeps, _ = _soft_retry(W, vfree, b, mu, comp, lam, v, keep, sweeps_max, tol, res, sweeps, reg)
+        res, sweeps, _ = _soft_retry(W, vfree, b, mu, cf, comp, lam, v, keep, sweeps_max, tol, res, sweeps, reg)
     cst[S_LEVEL] = level
     if level > 0:
         if cst[S_SOFT] == 0:
@@ -302,13 +300,13 @@ def _make_contact_loop(links, controlled, loops, flex=0):
                     delassus(J, P, m, MJt, W)
                 else:
                     delassus(J, Minv, m, MJt, W)
-                velocity_targets(J, u, uf, cf, nc, h, vfree, b)
+                velocity_targets(J, u, uf, cf, nc, h, W, vfree, b)
                 drop_immobile(W, nc, vfree, b)
                 warm_start(ci, nc, ci_prev, lam_prev, int(cst[S_NPREV]), lam)
                 for c in range(nc):
                     mu[c] = cf[c, CF_MU]
                 # 3. the impulses
-                res, sweeps = solve_step(W[:m, :m], vfree[:m], b[:m], mu[:nc], comp[:nc], lam[:m], v[:m],
+                res, sweeps = solve_step(W[:m, :m], vfree[:m], b[:m], mu[:nc], cf, comp[:m], lam[:m], v[:m],
                                          lam_prev[:m], copt, cst, t)
                 cst[S_RESIDUAL] = res
                 cst[S_SWEEPS] = sweeps

@@ -16,20 +16,26 @@ Normal targets b_n (``velocity_targets``): the contact is to satisfy v_n+ + b_n 
   origin carry the rounding of their size (1e5 m: 1.5e-11 m), so the corners of a face resting
   on a plane get distances that differ by that much; their targets must be equal, or the
   rigid face cannot meet them all (W is singular there) and the solve only creeps.
+* A soft contact (a spring-damper surface, or MuJoCo's solref/solimp) takes its own target
+  and normal compliance (``soft_targets``, ``set_compliance``); its friction rows stay hard.
 * Restitution e: v_n+ >= -e v_n- where the approach speed -v_n- (at the step's start)
   exceeds RESTITUTION_SPEED and the surfaces meet within the step.
 """
+import numpy as np
 from numba import njit
 
-from ..kernels.collision.layout import CF_DIST, CF_N, CF_P, CF_REST, CF_T1, CF_T2, CI_A, CI_B, CI_FEATURE, SI_LINK
+from ..kernels.collision.layout import (
+    CF_COMP, CF_DIST, CF_KD, CF_KP, CF_N, CF_P, CF_REST, CF_SOLIMP, CF_SOLREF, CF_T1, CF_T2, CI_A, CI_B, CI_FEATURE,
+    SI_LINK,
+)
 from ..kernels.constrained_dynamics import constraint_rows_at
 from ..kernels.layout import NU, PARENT, UOFF, W_PW
 from ..kernels.loop_impulses import constrained_compliance, loop_basis, project_speeds
 from ..kernels.spatial_inline import world_subspace_column
 
-__all__ = ["contact_jacobian", "delassus", "velocity_targets", "drop_immobile", "warm_start", "apply_impulses",
-           "loop_targets", "eliminate_loop_rows", "project_loops", "PENETRATION_RECOVERY", "RESTITUTION_SPEED",
-           "CONTACT_SLOP", "RECOVERY_SPEED", "LOOP_RECOVERY"]
+__all__ = ["contact_jacobian", "delassus", "velocity_targets", "soft_targets", "impedance", "set_compliance",
+           "drop_immobile", "warm_start", "apply_impulses", "loop_targets", "eliminate_loop_rows", "project_loops",
+           "PENETRATION_RECOVERY", "RESTITUTION_SPEED", "CONTACT_SLOP", "RECOVERY_SPEED", "LOOP_RECOVERY"]
 
 #: The fraction of a penetration removed per step (Baumgarte-like, at the velocity level):
 #: 0.2 recovers 1 - 0.8^k of it in k steps without a visible pop.
@@ -120,10 +126,74 @@ def delassus(J, Minv, m, MJt, W):
             W[c, r] = W[r, c]
 
 
+@njit(cache=True, inline="always")
+def impedance(cf, c, r):
+    """MuJoCo's impedance d in (0, 1) of contact c at distance r (< 0: penetration) from its
+    solimp (dmin, dmax, width, midpoint, power): dmin at r = 0 to dmax at |r| >= width along
+    a polynomial sigmoid, clamped to [1e-4, 0.9999] as MuJoCo does."""
+    dmin = cf[c, CF_SOLIMP]
+    dmax = cf[c, CF_SOLIMP + 1]
+    width = cf[c, CF_SOLIMP + 2]
+    mid = cf[c, CF_SOLIMP + 3]
+    power = cf[c, CF_SOLIMP + 4]
+    x = abs(r) / width if width > 0.0 else 1.0
+    if x >= 1.0 or dmin == dmax:
+        d = dmax if x >= 1.0 else dmin
+    else:
+        if power == 1.0:
+            y = x
+        elif x <= mid:
+            y = x ** power / mid ** (power - 1.0)
+        else:
+            y = 1.0 - (1.0 - x) ** power / (1.0 - mid) ** (power - 1.0)
+        d = dmin + y * (dmax - dmin)
+    return min(max(d, 1e-4), 0.9999)
+
+
+@njit(cache=True, inline="always")
+def soft_targets(cf, c, dist, vn, h, wnn):
+    """Contact c's normal target b_n and normal compliance when it is soft, else (nan, 0).
+
+    * A spring-damper surface (stiffness k, damping d; ``pair_softness``), taken implicitly:
+      the impulse is h (-k (dist + h v_n+) - d v_n+), i.e. v_n+ + b_n + C lambda_n = 0 with
+      b_n = k dist / (h k + d) and C = 1 / (h (h k + d)). It rests at dist = -F / k under a
+      load F, exactly.
+    * MuJoCo's soft constraint (solref, solimp): the reference acceleration
+      a_ref = -B v_n - K imp r with imp the impedance (``impedance``), K = 1 / (dmax^2 tc^2
+      zeta^2), B = 2 / (dmax tc) (tc at least 2 h, MuJoCo's refsafe; negative solref: K =
+      -solref_0 / dmax^2, B = -solref_1 / dmax), and the compliance R = (1 - imp) / imp W_nn
+      (MuJoCo takes an approximation of W_nn there): b_n = -(v_n + h a_ref), C = R.
+    Before touching (dist >= 0) the target lets the surfaces meet within the step
+    (b_n = dist / h) with the same compliance, so that the surface yields from there."""
+    k = cf[c, CF_KP]
+    tc = cf[c, CF_SOLREF]
+    zeta = cf[c, CF_SOLREF + 1]
+    if k > 0.0:
+        denom = h * k + cf[c, CF_KD]
+        comp = 1.0 / (h * denom)
+        return (k * dist / denom if dist < 0.0 else dist / h), comp
+    if tc == 0.0 and zeta == 0.0:
+        return np.nan, 0.0
+    imp = impedance(cf, c, min(dist, 0.0))
+    dmax = min(max(cf[c, CF_SOLIMP + 1], 1e-4), 0.9999)  # (clamped as MuJoCo clamps it)
+    if tc > 0.0:
+        tc = max(tc, 2.0 * h)
+        kk = 1.0 / (dmax * dmax * tc * tc * zeta * zeta)
+        bb = 2.0 / (dmax * tc)
+    else:
+        kk = -tc / (dmax * dmax)
+        bb = -zeta / dmax
+    comp = (1.0 - imp) / imp * wnn
+    if dist >= 0.0:
+        return dist / h, comp
+    return -(vn - h * (bb * vn + kk * imp * dist)), comp
+
+
 @njit(cache=True)
-def velocity_targets(J, u, uf, cf, nc, h, vfree, b):
+def velocity_targets(J, u, uf, cf, nc, h, W, vfree, b):
     """vfree[:3 nc] = J u_f and the targets b[:3 nc] (module docstring), from J, the speeds u
-    at the step's start (the approach speed) and u_f."""
+    at the step's start (the approach speed), u_f and W's diagonal (soft contacts,
+    ``soft_targets``, whose normal compliance goes to cf[:, CF_COMP])."""
     nu = u.shape[0]
     for r in range(3 * nc):
         s = 0.0
@@ -133,19 +203,34 @@ def velocity_targets(J, u, uf, cf, nc, h, vfree, b):
         b[r] = 0.0
     for c in range(nc):
         dist = cf[c, CF_DIST]
-        bn = 0.0
-        if dist > CONTACT_SLOP:
-            bn = (dist - CONTACT_SLOP) / h
-        elif dist < -CONTACT_SLOP:
-            bn = max(PENETRATION_RECOVERY * (dist + CONTACT_SLOP) / h, -RECOVERY_SPEED)
+        vn = 0.0
+        for k in range(nu):
+            vn += J[3 * c, k] * u[k]
+        bn, comp = soft_targets(cf, c, dist, vn, h, W[3 * c, 3 * c])
+        cf[c, CF_COMP] = comp
+        if not bn == bn:  # (nan: hard)
+            bn = 0.0
+            if dist > CONTACT_SLOP:
+                bn = (dist - CONTACT_SLOP) / h
+            elif dist < -CONTACT_SLOP:
+                bn = max(PENETRATION_RECOVERY * (dist + CONTACT_SLOP) / h, -RECOVERY_SPEED)
         e = cf[c, CF_REST]
-        if e > 0.0:
-            vn = 0.0
-            for k in range(nu):
-                vn += J[3 * c, k] * u[k]
-            if -vn > RESTITUTION_SPEED and -vn * h >= dist:
-                bn = min(bn, e * vn)
+        if e > 0.0 and -vn > RESTITUTION_SPEED and -vn * h >= dist:
+            bn = min(bn, e * vn)
         b[3 * c] = bn
+
+
+@njit(cache=True, inline="always")
+def set_compliance(W, cf, reg, comp):
+    """comp (3 nc,): each row's compliance at the ladder's level ``reg`` (relative to the
+    contact's W_nn); a soft contact's normal row takes its own (cf[:, CF_COMP],
+    ``contact_step.velocity_targets``) where that is larger."""
+    for c in range(comp.shape[0] // 3):
+        k = 3 * c
+        base = reg * W[k, k]
+        comp[k] = max(base, cf[c, CF_COMP])
+        comp[k + 1] = base
+        comp[k + 2] = base
 
 
 @njit(cache=True)

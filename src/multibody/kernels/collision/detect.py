@@ -7,7 +7,7 @@ function (the stepping loop calls it once per step). Its scratch ``work`` is the
 from numba import njit
 
 from .broad_phase import CUR_NPLANES, next_pair, start_sweep, update_aabbs
-from .layout import SF_MU, SF_REST
+from .layout import CF_KD, CF_KP, CF_SOLIMP, CF_SOLREF, SF_KD, SF_KP, SF_MU, SF_REST, SF_SOLIMP, SF_SOLREF
 from .manifold import emit
 from .narrow_phase import is_plane_mesh, narrow_pair, plane_mesh_pair
 from .poses import shape_poses
@@ -16,6 +16,40 @@ from .poses import shape_poses
 STAT_PAIRS = 0     # candidate pairs the broad phase passed to the narrow phase (last call)
 STAT_NEEDED = 1    # contacts found (last call), also when they exceed the rows given
 STAT_COLS = 2
+
+
+@njit(cache=True, inline="always")
+def _series(x, y):
+    """x and y combined in series (springs, dampers); 0 stands for rigid (nothing added)."""
+    if x > 0.0 and y > 0.0:
+        return x * y / (x + y)
+    return x if x > 0.0 else y
+
+
+@njit(cache=True, inline="always")
+def pair_softness(sf, a, b, cf, c):
+    """Contact c's softness from its shapes a and b: stiffness and damping (per contact
+    point) in series (1/k = 1/k_a + 1/k_b over the soft shapes; a hard one adds nothing);
+    MuJoCo's solref and solimp the mean of the two shapes' where both have them (its default
+    solmix; a direct, negative, solref: the element-wise minimum, as MuJoCo), else the one's
+    that has them. A pair with both kinds takes the spring (``soft_targets``)."""
+    ka = sf[a, SF_KP]
+    kb = sf[b, SF_KP]
+    cf[c, CF_KP] = _series(ka, kb)
+    cf[c, CF_KD] = _series(sf[a, SF_KD] if ka > 0.0 else 0.0, sf[b, SF_KD] if kb > 0.0 else 0.0)
+    has_a = sf[a, SF_SOLREF] != 0.0 or sf[a, SF_SOLREF + 1] != 0.0
+    has_b = sf[b, SF_SOLREF] != 0.0 or sf[b, SF_SOLREF + 1] != 0.0
+    both = has_a and has_b
+    wa = 0.5 if both else (1.0 if has_a else 0.0)
+    wb = 0.5 if both else (1.0 if has_b else 0.0)
+    direct = both and (sf[a, SF_SOLREF] < 0.0 or sf[b, SF_SOLREF] < 0.0)
+    for i in range(2):
+        if direct:  # (MuJoCo: a direct (negative) solref is not averaged; the pair takes the minimum)
+            cf[c, CF_SOLREF + i] = min(sf[a, SF_SOLREF + i], sf[b, SF_SOLREF + i])
+        else:
+            cf[c, CF_SOLREF + i] = wa * sf[a, SF_SOLREF + i] + wb * sf[b, SF_SOLREF + i]
+    for i in range(5):
+        cf[c, CF_SOLIMP + i] = wa * sf[a, SF_SOLIMP + i] + wb * sf[b, SF_SOLIMP + i]
 
 
 @njit(cache=True)
@@ -47,7 +81,10 @@ def detect(si, sf, verts, allow, ws, work, ci, cf):
         if count > 0:
             mu = max(sf[a, SF_MU], sf[b, SF_MU])
             rest = max(sf[a, SF_REST], sf[b, SF_REST])
+            first = nc
             nc = emit(man, mfeat, count, a, b, flip, mu, rest, ci, cf, nc)
+            for c in range(first, min(nc, cf.shape[0])):
+                pair_softness(sf, a, b, cf, c)
     stats[STAT_PAIRS] = pairs
     stats[STAT_NEEDED] = nc
     if nc > ci.shape[0]:

@@ -5,7 +5,8 @@ Constants (``m.compiled.contact``, a ``ContactModel``; one row per collision sha
 * ``si`` (ns, SI_COLS) int64: shape type, link (-1: the world), body index, MuJoCo-style
   contype/conaffinity bits, and where its hull's vertices start in ``verts`` and how many.
 * ``sf`` (ns, SF_COLS) float64: the shape's axes (row-major 3x3) and origin in its link's
-  frame, its sizes, bounding-sphere radius, friction, restitution and margin.
+  frame, its sizes, bounding-sphere radius, friction, restitution, margin and softness (a
+  spring-damper surface, or MuJoCo's solref/solimp; ``contact_step.soft_targets``).
 * ``verts`` (nv, 3) float64: convex-hull vertices in the shape frames (MESH only).
 * ``allow`` (ns, ns) uint8: 1 where the pair may touch (filters applied at compile time).
 
@@ -15,7 +16,7 @@ Contacts (written by ``detect``; one row per contact point):
   pair's manifold (warm starts match on (a, b, feature)).
 * ``cf`` (maxc, CF_COLS) float64: world point (midway between the surfaces), unit normal
   from a to b, signed distance (< 0: penetration), the tangents t1, t2 of a right-handed
-  frame (n, t1, t2) that depends on n alone, the pair's friction and restitution.
+  frame (n, t1, t2) that depends on n alone, the pair's friction, restitution and softness.
 """
 
 # --- shape types (SI_TYPE)
@@ -49,7 +50,11 @@ SF_MU = 16       # friction coefficient
 SF_REST = 17     # restitution coefficient
 SF_MARGIN = 18   # margin [m]: contacts are reported up to this distance (pairs: the sum)
 SF_CENTRE = 19   # 3: the bounding sphere's centre in the shape frame [m] (a mesh's box middle; 0 otherwise)
-SF_COLS = 22
+SF_KP = 22       # contact stiffness [N/m] (0: hard)
+SF_KD = 23       # contact damping [N s/m] (with SF_KP)
+SF_SOLREF = 24   # 2: MuJoCo's solref (timeconst, dampratio; or -stiffness, -damping); (0, 0): none
+SF_SOLIMP = 26   # 5: MuJoCo's solimp (dmin, dmax, width, midpoint, power) (with SF_SOLREF)
+SF_COLS = 31
 
 # --- ci: int64 columns of a contact
 CI_A = 0
@@ -65,6 +70,11 @@ CF_T1 = 7        # 3: first tangent
 CF_T2 = 10       # 3: second tangent (n x t1)
 CF_MU = 13       # the pair's friction (the larger of the two)
 CF_REST = 14     # the pair's restitution (the larger of the two)
-CF_COLS = 15
+CF_KP = 15       # the pair's contact stiffness [N/m] (0: hard; ``detect.pair_softness``)
+CF_KD = 16       # the pair's contact damping [N s/m]
+CF_SOLREF = 17   # 2: the pair's solref ((0, 0): none)
+CF_SOLIMP = 19   # 5: the pair's solimp
+CF_COMP = 24     # written by the step: the normal row's own compliance [m/(N s)] (0: hard)
+CF_COLS = 25
 
 MAX_MANIFOLD = 4  # contact points per pair at most
