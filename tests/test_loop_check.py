@@ -24,8 +24,10 @@ import multibody as mb
 from multibody.algorithms.kernel_check import layout_signature, relative_error, stored_values
 from multibody.simulation import kernels as K
 from multibody.simulation import loop_check
+from multibody.simulation.galpha import GeneralizedAlphaIntegrator
 from multibody.simulation.integrators import RungeKuttaIntegrator
 from multibody.simulation.moreau import MoreauIntegrator
+from multibody.simulation.radau import RadauIntegrator
 
 from flex_models import flex_state, flexible_tree
 from test_contact_flex import RADIUS, beam_on_supports
@@ -78,6 +80,23 @@ def recorded_run(kind, lie, adaptive):
 
 FAMILIES = list(itertools.product(("pins", "general", "ta", "flex", "flexta"), (0, 1), (0, 1)))
 MOREAU = ("moreau_tree", "moreau_loops", "moreau_flex")
+IMPLICIT = list(itertools.product(("galpha", "radau"), ("tree", "ta", "flex", "flexta")))
+
+
+def recorded_implicit_run(method, kind):
+    """(model, family name, loop variant, recorded values) of an implicit loop family's run:
+    generalized-alpha's fixed steps or Radau's adaptive ones from the Runge-Kutta families'
+    start (``family_model``; the tree of all kinds for "tree"), at their default options."""
+    m, q0, u0 = family_model("general" if kind == "tree" else kind)
+    integ = (GeneralizedAlphaIntegrator if method == "galpha" else RadauIntegrator)(m, q0, u0)
+    n = integ.setup(STEPS * DT, DT)
+    integ.ctr[K.C_WRITTEN] = 0
+    run, args = integ.loop_call(np.zeros(n), np.zeros((n, m.nq)), np.zeros((n, m.nu)))
+    name = loop_check.family(run)
+    assert name == f"{method}_{kind}"
+    start = copy.deepcopy(args)
+    out = loop_check.outputs(args, run(*args), loop_check.argument_places(name))
+    return m, name, run, loop_check.pack(name, start, out)
 
 
 def moreau_model(kind):
@@ -130,6 +149,8 @@ def write_recordings(path=STORED):
         values.update(recorded_run(kind, lie, adaptive)[3])
     for kind in MOREAU:
         values.update(recorded_moreau_run(kind)[3])
+    for method, kind in IMPLICIT:
+        values.update(recorded_implicit_run(method, kind)[3])
     np.savez_compressed(path, **values)
 
 
@@ -169,6 +190,35 @@ def test_recorded_contact_runs_are_todays_and_simulates(kind):
     np.testing.assert_array_equal(res.q[1:], out["Q"])
     np.testing.assert_array_equal(res.u[1:], out["U"])
     assert res.contacts is None and len(res.contact_warm_start) > 0  # (contacts were made)
+
+
+#: (q, u) agreement of each implicit recording's end state with dopri5 at 1e-11, ten times
+#: what was measured: Radau's at rtol 1e-6 to 2.5e-10 and 8.7e-8; generalized-alpha (second
+#: order, 2 ms steps) to 1e-7-6e-7 and 2e-7-3.6e-6, on the flexible four-bar's fast modes
+#: to 1.1e-3 and 4.4e-2 (16x less at 0.5 ms and again at 0.125 ms: its order, not a fault)
+AGREE = {"galpha_tree": (1e-6, 2e-6), "galpha_ta": (1e-6, 2e-6), "galpha_flex": (6e-6, 4e-5),
+         "galpha_flexta": (1.1e-2, 0.44), "radau_tree": (1e-8, 1e-6), "radau_ta": (1e-8, 1e-6),
+         "radau_flex": (1e-8, 1e-6), "radau_flexta": (1e-8, 1e-6)}
+
+
+@pytest.mark.parametrize("method,kind", IMPLICIT)
+def test_recorded_implicit_runs_are_todays_and_follow_the_dynamics(method, kind):
+    """The implicit loops' recordings: today's run of each family gives them, and its end
+    state is the dynamics' (dopri5 at 1e-11 on the same model, the same Baumgarte gains)."""
+    m, name, run, values = recorded_implicit_run(method, kind)
+    args, out = loop_check.unpack(name, values)
+    stored = stored_values("loop_check", name + ".")
+    assert np.array_equal(values[f"{name}.spec"], stored[f"{name}.spec"])
+    _, recorded = loop_check.unpack(name, stored)
+    tol = 1e-9 if kind.startswith("flex") else 1e-12  # (LAPACK-built models, as flexta's above)
+    for k in loop_check.OUTPUTS:
+        assert relative_error(out[k], recorded[k]) < tol, f"{name}: {k}"
+    w = int(out["status"][1])
+    assert w >= 1 and np.all(np.isfinite(out["Q"])) and out["T"][-1] == pytest.approx(STEPS * DT, rel=1e-12)
+    _, q0, u0 = family_model("general" if kind == "tree" else kind)
+    ref = mb.simulate(m, q0, u0, STEPS * DT, dt=STEPS * DT, integrator="dopri5", rtol=1e-11, atol=1e-11)
+    assert relative_error(out["q"], ref.q[-1]) < AGREE[name][0], f"{name}: q"
+    assert relative_error(out["u"], ref.u[-1]) < AGREE[name][1], f"{name}: u"
 
 
 def test_pin_runs_agree_with_classic_rk4_on_the_facade():
@@ -231,6 +281,27 @@ def test_a_poisoned_loop_entry_is_caught_and_replaced(tmp_path):
         seen.append((int(warned), relative_error(np.array(final.split(), dtype=float), expected)))
     assert seen[0][0] == 1 and seen[0][1] < 1e-12, seen  # caught, recompiled, right
     assert seen[1][0] == 0 and seen[1][1] < 1e-12, seen  # the replaced entry serves the next process
+
+
+def test_a_recording_of_other_arguments_is_skipped_never_run():
+    """A recording whose arguments have another structure than the run's own (an array
+    added to a work tuple, a matrix where a vector was) is skipped with a warning: handed to
+    today's loop it would be read past its end."""
+    m, q0, u0 = moreau_model("moreau_tree")
+    integ = MoreauIntegrator(m, q0, u0)
+    n = integ.setup(STEPS * DT, DT)
+    run, args = integ.loop_call(np.zeros(n), np.zeros((n, m.nq)), np.zeros((n, m.nu)))
+    loop_check.verify(run, args)  # (its own structure: checked, silently)
+    grown = list(args)
+    i = next(k for k, a in enumerate(args) if isinstance(a, tuple))
+    grown[i] = args[i] + (np.zeros(3),)
+    flat = list(args)
+    j = next(k for k, a in enumerate(args) if isinstance(a, np.ndarray) and a.ndim == 1)
+    flat[j] = args[j][None, :]
+    for other in (grown, flat):
+        with pytest.warns(RuntimeWarning, match="no recording of this version's arguments.*moreau_tree"):
+            loop_check.verify(run, tuple(other))
+    assert loop_check.structure(args) != loop_check.structure(grown)
 
 
 if __name__ == "__main__":

@@ -50,10 +50,14 @@ def stored_values(name, prefix=""):
 
 #: the modules whose integer constants lay out the arrays the stored checks hand to kernels
 #: (the contact loop's: its option and state arrays' sizes N_COPT, N_CST; a recording of the
-#: old sizes, handed to a loop that writes the new entries, wrote past their end)
+#: old sizes, handed to a loop that writes the new entries, wrote past their end; the implicit
+#: loops' option, state and constant arrays)
 LAYOUT_MODULES = ("multibody.kernels.layout", "multibody.kernels.flex_layout", "multibody.simulation.kernels",
                   "multibody.simulation.force_kernels", "multibody.kernels.status",
-                  "multibody.kernels.collision.layout", "multibody.simulation.contact_loop")
+                  "multibody.kernels.collision.layout", "multibody.simulation.contact_loop",
+                  "multibody.simulation.galpha_step", "multibody.simulation.galpha_newton",
+                  "multibody.simulation.radau_loop", "multibody.simulation.radau_newton",
+                  "multibody.simulation.radau_step")
 
 
 def layout_signature():

@@ -123,7 +123,7 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
     """
 
     LOOP_NAME = "the generalized-alpha simulation loop"
-    CHECKED_LOOP = False  # (no recorded check run for its variants yet)
+    CHECKED_LOOP = True  # (loop_check's "galpha_*" recordings)
 
     lie_group = True
 

@@ -256,7 +256,7 @@ class RungeKuttaIntegrator:
         _LOADED.add(run)
         if first and self.CHECKED_LOOP:
             with compiling_notice(self.LOOP_NAME):
-                loop_check.verify(run)  # (compiles or loads it, then runs its recorded check)
+                loop_check.verify(run, args)  # (compiles or loads it, then runs its recorded check)
         with compiling_notice(self.LOOP_NAME) if first and not self.CHECKED_LOOP else nullcontext():
             st = run(*args)
         clk, (tau_out, q, u) = self.clk, self._ctl

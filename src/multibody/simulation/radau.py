@@ -101,7 +101,7 @@ class RadauIntegrator(RungeKuttaIntegrator):
     """
 
     LOOP_NAME = "the Radau simulation loop"
-    CHECKED_LOOP = False  # (no recorded check run for its variants yet)
+    CHECKED_LOOP = True  # (loop_check's "radau_*" recordings)
 
     lie_group = True
 
