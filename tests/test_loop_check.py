@@ -31,6 +31,8 @@ from multibody.simulation.radau import RadauIntegrator
 
 from flex_models import flex_state, flexible_tree
 from test_contact_flex import RADIUS, beam_on_supports
+from test_contact_flex_loops import RADIUS as RADIUS_FB
+from test_contact_flex_loops import four_bar_on_floor
 from test_contact_loops import a_frame
 from test_kernel_check import check_model
 
@@ -79,7 +81,7 @@ def recorded_run(kind, lie, adaptive):
 
 
 FAMILIES = list(itertools.product(("pins", "general", "ta", "flex", "flexta"), (0, 1), (0, 1)))
-MOREAU = ("moreau_tree", "moreau_loops", "moreau_flex")
+MOREAU = ("moreau_tree", "moreau_loops", "moreau_flex", "moreau_flexloops")
 IMPLICIT = list(itertools.product(("galpha", "radau"), ("tree", "ta", "flex", "flexta")))
 
 
@@ -103,7 +105,8 @@ def moreau_model(kind):
     """(model, q0, u0) of a contact loop family's recorded run: a cube sliding and spinning on
     a floor (friction acting), the A-frame of test_contact_loops standing (its tie closed by
     a pin loop) with its base pushed sideways, the flexible beam of test_contact_flex
-    landing on its supports, one end first."""
+    landing on its supports, one end first, the flexible four-bar of
+    test_contact_flex_loops with its coupler's sphere moving down onto the floor."""
     if kind == "moreau_tree":
         m = mb.Multibody("cube")
         m.add_body("cube", mass=1.0, inertia=np.eye(3) / 600)
@@ -118,6 +121,12 @@ def moreau_model(kind):
         u0 = np.zeros(m.nu)
         u0[m.u_slice("base").start + 3] = 0.3
         return m, q0, u0
+    if kind == "moreau_flexloops":  # (the floor 1 mm under the sphere, the crank turning it down)
+        m, q0 = four_bar_on_floor()
+        m, q0 = four_bar_on_floor(floor=m.frame_pose(q0, "coupler_mid")[2, 3] - RADIUS_FB - 1e-3)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (a planar loop: redundant rows)
+            return m, q0, m.constraint_kinematics().solve_u(q0, np.r_[2.0, np.zeros(m.nu - 1)], frozen=[0])
     m, _ = beam_on_supports(4)
     q0 = np.zeros(m.nq)  # (x, y, z, pitch, eta)
     q0[2] = RADIUS  # its end spheres on the floor
@@ -128,7 +137,7 @@ def moreau_model(kind):
 
 def moreau_dt(kind):
     """The step [s] of a contact loop family's recorded run (the beam's modes need 0.1 ms)."""
-    return 1e-4 if kind == "moreau_flex" else DT
+    return 1e-4 if kind == "moreau_flex" else 1e-3 if kind == "moreau_flexloops" else DT
 
 
 def recorded_moreau_run(kind):
@@ -181,7 +190,7 @@ def test_recorded_contact_runs_are_todays_and_simulates(kind):
     stored = stored_values("loop_check", name + ".")
     assert np.array_equal(values[f"{name}.spec"], stored[f"{name}.spec"])
     _, recorded = loop_check.unpack(name, stored)
-    tol = 1e-9 if kind == "moreau_flex" else 0.0  # (the beam's modes come from LAPACK, as flexta's)
+    tol = 1e-9 if kind.startswith("moreau_flex") else 0.0  # (the beams' modes come from LAPACK, as flexta's)
     for k in loop_check.OUTPUTS:
         assert relative_error(out[k], recorded[k]) <= tol, f"{name}: {k}"
     assert out["status"][1] == STEPS and np.all(np.isfinite(out["Q"]))

@@ -20,7 +20,9 @@ Fixed steps h; per step, from (q, u) at time t:
 Models with modal bodies take the ``flex`` variants: the free motion from the flex stage
 rates (``flex_stepping.flex_stage_rates``), M^-1 from the flex kernel, the shapes placed
 through their (deformed) frames and the rows J from the flex frame Jacobians, modal columns
-included (``kernels/flex_contact``); the rest of the step is the same.
+included (``kernels/flex_contact``), and with loops their rows from the flex constraint
+kernel (``flex_entry.constraint_rows_flex``: frames on deforming nodes); the rest of the
+step is the same.
 
 It shares the RK loop's counters, clock and options (``kernels.py``: ``_begin_step``,
 C_*, K_*, O_*, F_*), its Python control hand-over (once per step, at its start: the
@@ -41,7 +43,8 @@ from ..kernels.common import constraint_table, data_start, frame_table, link_row
 from ..kernels.contact_solver import natural_residual, solve_contacts
 from ..kernels.coordinates import integrate_q
 from ..kernels.flex_contact import PLACEMENT_COLS, flex_contact_jacobian, flex_shape_placements
-from ..kernels.flex_entry import inverse_mass_matrix_flex
+from ..kernels.constrained_dynamics import constraint_rows_at
+from ..kernels.flex_entry import constraint_rows_flex, inverse_mass_matrix_flex
 from ..kernels.constraint_work import WC_ROW, row_offset
 from ..kernels.inverse_mass_matrix import minv_core, work_shape
 from ..kernels.joint_transform import world_placements
@@ -210,9 +213,9 @@ def _make_contact_loop(links, controlled, loops, flex=0):
     """The contact loop (module docstring) with four constants: ``links`` (link-level force
     models), ``controlled`` (a Python control, as iopt[O_CONTROL] says), ``loops`` (enabled
     constraints: their rows eliminated, ``kernels/loop_impulses``) and ``flex`` (modal
-    bodies: the flex free motion, M^-1, placements and rows; fx = (frames, wsx, Jf, T) of
-    ``allocate_flex_work``; not with ``links`` or ``loops``). Classic coordinates
-    (quaternions re-normalised)."""
+    bodies: the flex free motion, M^-1, placements and rows, and with ``loops`` the flex
+    constraint rows; fx = (frames, wsx, Jf, T) of ``allocate_flex_work``; not with
+    ``links``). Classic coordinates (quaternions re-normalised)."""
     name = f"run_moreau_links{int(links)}_controlled{int(controlled)}_loops{int(loops)}"
 
     @variant(name + "_flex1" if flex else name, nogil=True)
@@ -273,7 +276,12 @@ def _make_contact_loop(links, controlled, loops, flex=0):
                 clk[K_TBAD] = t
                 return _failed(ctr, q, u, SINGULAR)
             if loops:  # the loop rows eliminated: compliance P, free speeds on the loops (Gc u_f = g)
-                rank = eliminate_loop_rows(mi, mf, fr, cr, ws, q, u, h, lw, col_r, Minv, uf)
+                if flex:  # (frames on deforming nodes: the flex rows, modal columns included)
+                    rank = eliminate_loop_rows(lw, h, col_r, Minv, uf) if constraint_rows_flex(
+                        dbuf, q, u, lw[0]) == OK else -1
+                else:
+                    constraint_rows_at(mi, mf, fr, cr, ws, q, u, lw[0])
+                    rank = eliminate_loop_rows(lw, h, col_r, Minv, uf)
                 if rank < 0:
                     clk[K_TBAD] = t
                     return _failed(ctr, q, u, SINGULAR)
@@ -370,12 +378,12 @@ def contact_entry_point(links=True, control=True, loops=False, flex=False):
     work, cw and cst from ``allocate_contact_work``, copt the solver's options (P_*), R
     (rows, maxc, RECORD_COLS) and NR (rows,) the contact records per sample (R with no
     rows: none kept), lw the loop rows' arrays (``allocate_loop_work``), and for a model with
-    modal bodies (``flex``; ``links`` and ``loops`` must then be False) fx of
+    modal bodies (``flex``; ``links`` must then be False) fx of
     ``allocate_flex_work``, cm then of ``si_frame`` and ``sf_frame``. Made (and compiled
     or loaded from the cache) on first use."""
-    if flex and (links or loops):
+    if flex and links:
         raise NotImplementedError("the flex contact loop takes no link-level force models (they come through the "
-                                  "control hand-over) and no loops")
+                                  "control hand-over)")
     key = (int(bool(links)), int(bool(control)), int(bool(loops)), int(bool(flex)))
     run = _LOOPS.get(key)
     if run is None:

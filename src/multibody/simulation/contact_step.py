@@ -28,7 +28,6 @@ from ..kernels.collision.layout import (
     CF_COMP, CF_DIST, CF_KD, CF_KP, CF_N, CF_P, CF_REST, CF_SOLIMP, CF_SOLREF, CF_T1, CF_T2, CI_A, CI_B, CI_FEATURE,
     SI_LINK,
 )
-from ..kernels.constrained_dynamics import constraint_rows_at
 from ..kernels.layout import NU, PARENT, UOFF, W_PW
 from ..kernels.loop_impulses import constrained_compliance, loop_basis, project_speeds
 from ..kernels.spatial_inline import world_subspace_column
@@ -243,15 +242,16 @@ def loop_targets(Wc, c0, nr, h, g):
 
 
 @njit(cache=True)
-def eliminate_loop_rows(mi, mf, fr, cr, ws, q, u, h, lw, col_r, Minv, uf):
-    """The loop rows at the step's start (q, u) eliminated (``kernels/loop_impulses``): in lw =
-    (wc, LV, S, U, P, g, x) the rows (wc), their targets g (``loop_targets``; residuals at
-    column col_r of wc), the kinetic-metric basis and the constrained compliance P; uf
-    projected onto Gc uf = g in place. Minv (M^-1) is symmetrized in place. Returns the rank of
-    the rows, or -1 when M^-1 is not positive definite."""
+def eliminate_loop_rows(lw, h, col_r, Minv, uf):
+    """The loop rows at the step's start eliminated (``kernels/loop_impulses``), their rows
+    Gc and coefficients already in lw[0] (``constraint_rows_at``, or the flex model's
+    ``constraint_rows_flex``): in lw = (wc, LV, S, U, P, g, x) their targets g
+    (``loop_targets``; residuals at column col_r of wc), the kinetic-metric basis and the
+    constrained compliance P; uf projected onto Gc uf = g in place. Minv (M^-1) is
+    symmetrized in place. Returns the rank of the rows, or -1 when M^-1 is not positive
+    definite."""
     wc, LV, S, U, P, g, x = lw
-    nr = cr.shape[0]
-    constraint_rows_at(mi, mf, fr, cr, ws, q, u, wc)
+    nr = wc.shape[0]
     loop_targets(wc, col_r, nr, h, g)
     rank = loop_basis(Minv, wc, nr, LV, S, U)
     if rank >= 0:

@@ -8,8 +8,8 @@ four-bar of examples/flexible_four_bar.py for the constrained modal ones; classi
 Munthe-Kaas, fixed or adaptive steps; for the implicit loops, ``galpha_loop`` and
 ``radau_loop``, the same four models (a tree of all kinds, the four-bar, the flexible tree and
 four-bar); for the contact loop, ``contact_loop``, a cube sliding on a floor, an A-frame with
-a pin loop on its feet, a flexible beam landing on a floor) and its samples and final state
-are compared with
+a pin loop on its feet, a flexible beam landing on a floor, the flexible four-bar with a
+sphere on its coupler landing on a floor) and its samples and final state are compared with
 the recorded ones in ``data/loop_check.npz`` (recorded by ``tests/test_loop_check.py``,
 whose tests check those runs against the facade's dynamics). The recorded run has no
 control and no link-level force models, so a variant built for them runs it unchanged.
@@ -32,11 +32,14 @@ _DTYPES = (np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.uint8))  # (the
 
 def family(run):
     """The recording that serves the loop variant ``run``: e.g. ``"pins_lie0_adaptive1"``; for
-    the contact loop ``"moreau_tree"``, ``"moreau_loops"``, ``"moreau_flex"``; for the implicit
+    the contact loop ``"moreau_tree"``, ``"moreau_loops"``, ``"moreau_flex"``,
+    ``"moreau_flexloops"``; for the implicit
     loops ``"galpha_<kind>"``, ``"radau_<kind>"`` (kind: tree, ta, flex, flexta)."""
     name = run.py_func.__name__
     if name.startswith("run_moreau_"):  # contact_loop._make_contact_loop
-        return "moreau_flex" if name.endswith("_flex1") else "moreau_loops" if "_loops1" in name else "moreau_tree"
+        if name.endswith("_flex1"):
+            return "moreau_flexloops" if "_loops1" in name else "moreau_flex"
+        return "moreau_loops" if "_loops1" in name else "moreau_tree"
     if name.startswith(("run_galpha_", "run_radau_")):  # galpha_loop._make_galpha_loop, radau_loop._make_radau_loop
         parts = name.split("_")
         flags = {p[:-1]: int(p[-1]) for p in parts[2:] if p != "flex"}

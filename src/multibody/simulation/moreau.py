@@ -159,8 +159,8 @@ class MoreauIntegrator(RungeKuttaIntegrator):
     Models with modal bodies run the loop's ``flex`` variant: shapes pinned to nodes
     (``m.add_collision(..., node=)``) follow the nodes' deformation and their contact rows
     include the modal columns (``kernels/flex_contact``); link-level force models reach it
-    through the control hand-over (once per step). With enabled constraints as well they are
-    refused (NotImplementedError).
+    through the control hand-over (once per step). With enabled constraints as well, the
+    loop rows come from the flex constraint kernel (frames on deforming nodes included).
     """
 
     LOOP_NAME = "the contact simulation loop"
@@ -175,10 +175,6 @@ class MoreauIntegrator(RungeKuttaIntegrator):
         c = m.compiled
         if c.contact is None:
             raise ValueError("integrator 'moreau' needs collision shapes (m.add_collision); the model has none")
-        if c.flex is not None and m.enabled_constraints:
-            raise NotImplementedError("contact on a model with modal (flexible) bodies and enabled constraints "
-                                      "(loops) is not available yet: disable the constraints, or simulate with "
-                                      "contact=False")
         if not (stabilization_gains is None or isinstance(stabilization_gains, str)
                 and stabilization_gains == "default"):
             raise ValueError(f"stabilization_gains={stabilization_gains!r}: integrator 'moreau' keeps the loops "
@@ -345,7 +341,8 @@ class MoreauIntegrator(RungeKuttaIntegrator):
                 self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr, self._ctl, T, Q, U,
                 self._cm, self._dwork, self._cw, self.copt, self.cst, R, NR, self._lw)
         if self.flex:  # (link-level force models come through the control: FlexStageForces)
-            return CL.contact_entry_point(False, self.control is not None, False, True), args + (self._fx,)
+            return CL.contact_entry_point(False, self.control is not None, self.constraint_work is not None,
+                                          True), args + (self._fx,)
         return CL.contact_entry_point(self._links, self.control is not None, self.constraint_work is not None), args
 
     def advance(self, T, Q, U):
