@@ -73,3 +73,20 @@ def test_flexible_four_bar_lands_and_rests_in_its_static_equilibrium():
     lam = np.linalg.lstsq(Gc.T, rest, rcond=None)[0]
     assert np.abs(rest - Gc.T @ lam).max() < 1e-6 * np.abs(tau_hold).max()
     assert f[2] > 1.0  # [N]: the floor carries a real share
+
+
+def test_rollout_of_the_four_bar_on_the_floor_is_each_samples_simulate():
+    """``mb.rollout`` runs such samples each through its own integrator on threads: each is
+    its own ``simulate`` run to the bit (two crank speeds, both landing within 0.5 s)."""
+    m, q0 = four_bar_on_floor()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (redundant planar rows)
+        U0 = np.array([m.constraint_kinematics().solve_u(q0, np.r_[w, np.zeros(m.nu - 1)], frozen=[0])
+                       for w in (0.5, 2.0)])
+        out = mb.rollout(m, np.array([q0, q0]), U0, 0.5, dt=1e-3, save_every=10, progress=False)
+        for b in range(2):
+            res = mb.simulate(m, q0, U0[b], 0.5, dt=1e-3, save_every=10)
+            np.testing.assert_array_equal(out.q[b], res.q)
+            np.testing.assert_array_equal(out.u[b], res.u)
+    z = [m.frame_pose(q, "coupler_mid")[2, 3] for q in out.q[:, -1]]
+    assert np.allclose(z, FLOOR + RADIUS, atol=1e-3)  # (both landed: not a trivial run)
