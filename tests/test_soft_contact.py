@@ -142,3 +142,26 @@ def test_mujoco_export_carries_solref_and_refuses_stiffness():
     assert list(spec.geom("collision1").solref) == [0.01, 0.5]
     with pytest.raises(ValueError, match="'ball/collision0'.*stiffness"):
         add_collision_geoms(mujoco.MjSpec(), _ball(stiffness=1e4))
+
+
+def test_load_mjcf_contact_softness_reads_soft_hard_or_as_the_file_says(tmp_path, monkeypatch):
+    """contact_softness="mujoco" reads a file that sets no solref as MuJoCo runs it (its
+    defaults: the ball rests as deep as in mj_step); "hard" ignores solref (Coulomb's closed
+    forms); "auto" follows the file; anything else is named."""
+    mujoco = pytest.importorskip("mujoco")
+    monkeypatch.chdir(tmp_path)
+    plain = MJCF.format(soft="")
+    (tmp_path / "plain.xml").write_text(plain)
+    (tmp_path / "soft.xml").write_text(MJCF.format(soft='solref="0.05 0.7"'))
+    assert all(s.solref is None for s in mb.load_mjcf(tmp_path / "plain.xml").collision_shapes)
+    assert all(s.solref is None for s in mb.load_mjcf(tmp_path / "soft.xml", contact_softness="hard").collision_shapes)
+    m = mb.load_mjcf(tmp_path / "plain.xml", contact_softness="mujoco")
+    assert [s.solref for s in m.collision_shapes] == [(0.02, 1.0)] * 2
+    mm = mujoco.MjModel.from_xml_string(plain)
+    d = mujoco.MjData(mm)
+    for _ in range(3000):
+        mujoco.mj_step(mm, d)
+    res = mb.simulate(m, np.r_[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.12], np.zeros(6), 3.0, dt=1e-3)
+    assert res.q[-1, 6] - R == pytest.approx(d.qpos[2] - R, rel=1e-6)
+    with pytest.raises(ValueError, match="contact_softness"):
+        mb.load_mjcf(tmp_path / "plain.xml", contact_softness="soft")

@@ -8,7 +8,8 @@ collides meshes by their hulls too); with ``contype``, ``conaffinity``, ``fricti
 here and soft in MuJoCo; a model in which any colliding geom sets solref or solimp to other
 than MuJoCo's defaults is read as soft throughout: every geom takes its solref/solimp
 (defaults included, so that a pair mixes them as MuJoCo does, ``contact_step.soft_targets``).
-A model that sets none stays hard (the closed forms of issue 21 hold on it).
+A model that sets none stays hard (the closed forms of issue 21 hold on it). ``load_mjcf``'s
+``contact_softness`` ("mujoco", "hard") overrides that choice either way.
 ``<exclude>`` pairs become ``exclude_collision`` of the two bodies. Not mapped, each noted
 for ``load_mjcf``'s warning: height fields, torsional and rolling friction (``condim`` 4 or
 6), explicit ``<pair>`` elements and a disabled parent filter. With
@@ -56,17 +57,27 @@ def _geom_name(mm, g, body_name, taken):
     return name
 
 
-def add_mjcf_collisions(mujoco, mm, m, bodies, note):
+SOFTNESS = ("auto", "mujoco", "hard")
+
+
+def check_softness(contact_softness):
+    """``load_mjcf``'s contact_softness, or ValueError naming it."""
+    if not (isinstance(contact_softness, str) and contact_softness in SOFTNESS):
+        raise ValueError(f"contact_softness must be one of {SOFTNESS}, got {contact_softness!r}")
+
+
+def add_mjcf_collisions(mujoco, mm, m, bodies, note, softness="auto"):
     """Add the colliding geoms of ``mm`` to Multibody ``m`` (``bodies``: MuJoCo body id -> our
-    body) and its ``<exclude>`` pairs; ``note(what, item)`` records what is not mapped."""
+    body) and its ``<exclude>`` pairs; ``note(what, item)`` records what is not mapped;
+    ``softness``: ``load_mjcf``'s contact_softness."""
     flags = mujoco.mjtDisableBit
     if mm.opt.disableflags & int(flags.mjDSBL_CONTACT):
         return
     if mm.opt.disableflags & int(flags.mjDSBL_FILTERPARENT):
         note("contacts between parent and child bodies (parent filter disabled)", "option/flag")
     colliding = [g for g in range(mm.ngeom) if mm.geom_contype[g] or mm.geom_conaffinity[g]]
-    soft = any(not (np.allclose(mm.geom_solref[g], _SOLREF) and np.allclose(mm.geom_solimp[g], _SOLIMP))
-               for g in colliding)
+    soft = softness == "mujoco" or softness == "auto" and any(
+        not (np.allclose(mm.geom_solref[g], _SOLREF) and np.allclose(mm.geom_solimp[g], _SOLIMP)) for g in colliding)
     if soft and (np.ptp(mm.geom_solmix[colliding]) > 0 or np.ptp(mm.geom_priority[colliding]) > 0):
         note("unequal solmix or priority (a pair takes the mean of its geoms' solref/solimp)", "geoms")
     taken = set()

@@ -50,7 +50,7 @@ import numpy as np
 from ..model import Multibody
 from ._files import MAX_BYTES
 from ._mjcf_files import check_mjcf_files
-from ._mjcf_collisions import add_mjcf_collisions
+from ._mjcf_collisions import add_mjcf_collisions, check_softness
 from ._mjcf_geoms import geom_visuals
 from ._mjcf_actuators import mjcf_actuators
 from ._mjcf_build import BALL, FREE, Joint, quat_wxyz_to_matrix, split_runs, transform
@@ -74,7 +74,8 @@ def _import_mujoco():
     return mujoco
 
 
-def load_mjcf(path, name=None, *, mesh_dirs=None, allow_outside=False, max_bytes=MAX_BYTES):
+def load_mjcf(path, name=None, *, mesh_dirs=None, allow_outside=False, max_bytes=MAX_BYTES,
+              contact_softness="auto"):
     """Load the MJCF file ``path`` (compiled by MuJoCo) into a new ``Multibody``.
 
     ``name``: the model's name (default: the file's stem). ``mesh_dirs``: folders besides the
@@ -84,6 +85,11 @@ def load_mjcf(path, name=None, *, mesh_dirs=None, allow_outside=False, max_bytes
     ``MjcfMap``: q, u, udot, tau, M <-> qpos, qvel, qacc, qfrc, ``mj_fullM``) and
     ``mjcf_unmapped`` (one line per element not modelled, each also warned).
 
+    ``contact_softness``: "auto" (a file that sets solref or solimp on any colliding geom is
+    read soft throughout, as MuJoCo's soft constraint; one that sets none is read hard),
+    "mujoco" (soft as MuJoCo, every geom with its solref/solimp, defaults included) or "hard"
+    (every contact hard, solref/solimp ignored: Coulomb's closed forms hold).
+
     Raises FileNotFoundError for a missing file, ValueError naming the file and the reference
     for a file refused (outside, not a regular file, too large) or malformed XML, ValueError
     naming the file with MuJoCo's own message when MuJoCo refuses it, and ValueError naming
@@ -91,6 +97,7 @@ def load_mjcf(path, name=None, *, mesh_dirs=None, allow_outside=False, max_bytes
     other joints).
     """
     mujoco = _import_mujoco()
+    check_softness(contact_softness)
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"MJCF file not found: {path}")
@@ -99,7 +106,7 @@ def load_mjcf(path, name=None, *, mesh_dirs=None, allow_outside=False, max_bytes
         mm = mujoco.MjModel.from_xml_path(str(p))
     except ValueError as e:
         raise ValueError(f"{path}: MuJoCo cannot load this MJCF file: {e}") from e
-    return model_from_mjmodel(mm, name=name or p.stem, source=str(path))
+    return model_from_mjmodel(mm, name=name or p.stem, source=str(path), contact_softness=contact_softness)
 
 
 def _unique(base, taken):
@@ -118,8 +125,8 @@ def _rot(mm_quat):
 class _Builder:
     """Walks a compiled ``MjModel`` and builds the Multibody (one instance per load)."""
 
-    def __init__(self, mm, name, source):
-        self.mm, self.source = mm, source
+    def __init__(self, mm, name, source, contact_softness="auto"):
+        self.mm, self.source, self.softness = mm, source, contact_softness
         self.m = Multibody(name)
         self.bodies = {0: self.m.world}
         self.body_names = {"world"}
@@ -255,7 +262,7 @@ class _Builder:
             self.body(b)
         for b, body in self.bodies.items():  # geoms as visuals (for the viewer)
             body.visuals = geom_visuals(mm, b)
-        add_mjcf_collisions(mujoco, mm, self.m, self.bodies, self.note)  # colliding geoms as collision shapes
+        add_mjcf_collisions(mujoco, mm, self.m, self.bodies, self.note, self.softness)  # colliding geoms as shapes
         self.sites()
         self.unmapped_elements(mujoco)
         m = self.m
@@ -275,6 +282,8 @@ class _Builder:
         return m
 
 
-def model_from_mjmodel(mm, name="mjcf", source="<MjModel>"):
-    """A Multibody from a compiled ``mujoco.MjModel`` (what ``load_mjcf`` does after compiling)."""
-    return _Builder(mm, name, source).build()
+def model_from_mjmodel(mm, name="mjcf", source="<MjModel>", contact_softness="auto"):
+    """A Multibody from a compiled ``mujoco.MjModel`` (what ``load_mjcf`` does after compiling;
+    ``contact_softness`` as there)."""
+    check_softness(contact_softness)
+    return _Builder(mm, name, source, contact_softness).build()
