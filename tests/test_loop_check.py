@@ -66,18 +66,24 @@ def family_model(kind):
     return (m, *flex_state(m, rng))
 
 
+def recorded(m, integ, dt, name):
+    """(model, family name, loop variant, recorded values) of integrator ``integ``'s run of
+    STEPS steps of dt from its start, whose loop variant must be of family ``name``."""
+    n = integ.setup(STEPS * dt, dt)
+    integ.ctr[K.C_WRITTEN] = 0
+    run, args = integ.loop_call(np.zeros(n), np.zeros((n, m.nq)), np.zeros((n, m.nu)))
+    assert loop_check.family(run) == name
+    start = copy.deepcopy(args)
+    out = loop_check.outputs(args, run(*args), loop_check.argument_places(name))
+    return m, name, run, loop_check.pack(name, start, out)
+
+
 def recorded_run(kind, lie, adaptive):
     """(model, family name, loop variant, recorded values) of a family's run from its start."""
     m, q0, u0 = family_model(kind)
     integ = RungeKuttaIntegrator(m, q0, u0, tableau="dopri5" if adaptive else "rk4", lie_group=bool(lie),
                                  rtol=1e-7, atol=1e-9, stabilization_gains=(0.0, 0.0) if kind.endswith("ta") else None)
-    n = integ.setup(STEPS * DT, DT)
-    integ.ctr[K.C_WRITTEN] = 0
-    run, args = integ.loop_call(np.zeros(n), np.zeros((n, m.nq)), np.zeros((n, m.nu)))
-    name = loop_check.family(run)
-    assert name == f"{kind}_lie{lie}_adaptive{adaptive}"
-    start = copy.deepcopy(args)
-    return m, name, run, loop_check.pack(name, start, loop_check.outputs(args, run(*args)))
+    return recorded(m, integ, DT, f"{kind}_lie{lie}_adaptive{adaptive}")
 
 
 FAMILIES = list(itertools.product(("pins", "general", "ta", "flex", "flexta"), (0, 1), (0, 1)))
@@ -91,14 +97,7 @@ def recorded_implicit_run(method, kind):
     start (``family_model``; the tree of all kinds for "tree"), at their default options."""
     m, q0, u0 = family_model("general" if kind == "tree" else kind)
     integ = (GeneralizedAlphaIntegrator if method == "galpha" else RadauIntegrator)(m, q0, u0)
-    n = integ.setup(STEPS * DT, DT)
-    integ.ctr[K.C_WRITTEN] = 0
-    run, args = integ.loop_call(np.zeros(n), np.zeros((n, m.nq)), np.zeros((n, m.nu)))
-    name = loop_check.family(run)
-    assert name == f"{method}_{kind}"
-    start = copy.deepcopy(args)
-    out = loop_check.outputs(args, run(*args), loop_check.argument_places(name))
-    return m, name, run, loop_check.pack(name, start, out)
+    return recorded(m, integ, DT, f"{method}_{kind}")
 
 
 def moreau_model(kind):
@@ -143,13 +142,7 @@ def moreau_dt(kind):
 def recorded_moreau_run(kind):
     """(model, family name, loop variant, recorded values) of a contact loop family's run."""
     m, q0, u0 = moreau_model(kind)
-    integ = MoreauIntegrator(m, q0, u0)
-    n = integ.setup(STEPS * moreau_dt(kind), moreau_dt(kind))
-    integ.ctr[K.C_WRITTEN] = 0
-    run, args = integ.loop_call(np.zeros(n), np.zeros((n, m.nq)), np.zeros((n, m.nu)))
-    assert loop_check.family(run) == kind
-    start = copy.deepcopy(args)
-    return m, kind, run, loop_check.pack(kind, start, loop_check.outputs(args, run(*args), loop_check.MOREAU_ARGS))
+    return recorded(m, MoreauIntegrator(m, q0, u0), moreau_dt(kind), kind)
 
 
 def write_recordings(path=STORED):

@@ -30,6 +30,11 @@ OUTPUTS = ("q", "u", "T", "Q", "U")
 _DTYPES = (np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.uint8))  # (the arrays a loop takes)
 
 
+def _kind(flex, ta, tree):
+    """A family's model kind: the flexible or rigid, constrained or not; ``tree`` otherwise."""
+    return ("flexta" if ta else "flex") if flex else "ta" if ta else tree
+
+
 def family(run):
     """The recording that serves the loop variant ``run``: e.g. ``"pins_lie0_adaptive1"``; for
     the contact loop ``"moreau_tree"``, ``"moreau_loops"``, ``"moreau_flex"``,
@@ -45,10 +50,9 @@ def family(run):
         flags = {p[:-1]: int(p[-1]) for p in parts[2:] if p != "flex"}
         flex = "flex" in parts[2:] or flags.get("flex", 0)
         ta = flags.get("ta", 0)
-        return f"{parts[1]}_{('flexta' if ta else 'flex') if flex else 'ta' if ta else 'tree'}"
+        return f"{parts[1]}_{_kind(flex, ta, 'tree')}"
     flags = {part[:-1]: int(part[-1]) for part in name.split("_")[1:]}  # kernels.loop_name
-    kind = ("flexta" if flags["ta"] else "flex") if flags["flex"] else "ta" if flags["ta"] else \
-        "pins" if flags["pins"] else "general"
+    kind = _kind(flags["flex"], flags["ta"], "pins" if flags["pins"] else "general")
     return f"{kind}_lie{flags['lie']}_adaptive{flags['adaptive']}"
 
 
