@@ -15,7 +15,8 @@ from .integrators import RungeKuttaIntegrator
 from .integrator_choice import choose
 from .moreau import MoreauIntegrator, contact_integrator, contact_settings
 from .run_inputs import RunInputs
-from .sample_runs import SampleFailure
+from .events import EVENT_TOL, check_events
+from .sample_runs import SampleFailure, own_runs
 from .stages import normalize_quaternions
 
 __all__ = ["rollout", "RolloutResult"]
@@ -33,16 +34,26 @@ class RolloutResult:
     (NaN for finished ones). Rows of a failed sample after its failure are NaN (a blown-up
     sample keeps its rows). ``failed`` lists the indices of failed samples. ``clamped``: {hinge: (times,
     largest |tau|)} of the joint forces clamped to an effort limit (empty when none was).
+    ``events`` (B,): each sample's ``EventRecord`` tuple (empty without ``events``); ``stopped``
+    the samples a terminal event ended.
     """
 
-    def __init__(self, t, q, u, status, t_failure):
+    def __init__(self, t, q, u, status, t_failure, events=None):
         self.t, self.q, self.u, self.status, self.t_failure = t, q, u, status, t_failure
+        self.events = events if events is not None else tuple(() for _ in range(q.shape[0]))
         self.clamped = {}
 
     @property
     def failed(self):
         """Indices of the samples that did not finish."""
         return np.flatnonzero(self.status != FINISHED)
+
+    @property
+    def stopped(self):
+        """Indices of the samples a terminal event (or an action returning "stop") ended
+        before ``t_final``."""
+        return np.array([b for b, records in enumerate(self.events) if records and records[-1].stop],
+                        dtype=np.int64)
 
     def __repr__(self):
         B, N = self.q.shape[:2]
@@ -61,7 +72,8 @@ def _stacked(x, shape, name):
 def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None, forces=(),
             save_every=1, lie_group=False, limits=True, progress=True, control_period=None, joint_dynamics=True,
             efforts=True, ctrl=None, implicit_damping="auto", contact=True, integrator_options=None,
-            contact_options=None, stabilization_gains="default", rtol=1e-8, atol=1e-10):
+            contact_options=None, stabilization_gains="default", rtol=1e-8, atol=1e-10, events=(),
+            event_tol=EVENT_TOL):
     """Simulate B initial states from t = 0 to ``t_final`` across cores.
 
     Q0 (B, nq), U0 (B, nu): initial states (charts of the calling thread's default Data;
@@ -106,8 +118,20 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
     its status says why) raises ``sample_runs.SampleFailure`` naming it once every sample
     has run, the ``RolloutResult`` of all samples as its ``result``; KeyboardInterrupt stops
     every sample's run at its next block of rows before it propagates.
+
+    ``events`` (``Event``), ``event_tol``: as in ``simulate``, watched in every sample's run:
+    each sample then runs its own integrator (any of the above) on worker threads as the
+    implicit runs do, g and the actions called from those threads. The rows stay on the
+    output grid (a run goes back to it after an event, as ``simulate``'s does, so a sample's
+    rows are its ``simulate`` run's samples at those times); the states at an event are in
+    ``RolloutResult.events[b]``. A terminal event ends its sample there (FINISHED, later rows
+    NaN, ``stopped`` lists it). An action may change the state only: the samples share the
+    model, so one that enables or disables a constraint raises (``SampleFailure``). No
+    control callback or (B, N, nu) tau with events.
     """
     c = m.compiled
+    events = check_events(events)
+    event_tol = check_positive(event_tol, "event_tol")
     integrator = contact_integrator(m, integrator, contact)
     Q0, U0 = _initial_states(c, Q0, U0, t_final, dt)
     B = Q0.shape[0]
@@ -140,14 +164,24 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
         raise TypeError(f"control must be callable as control(t, Q, U, TAU_out), got {type(control).__name__}")
     if moreau or implicit_run:
         refuse_contact_options(control, segmented, lie_group, "with contact" if moreau else f"under {choice.name}")
-        cls = MoreauIntegrator
+    elif events:
+        refuse_contact_options(control, segmented, False, "with events")
+    if moreau or implicit_run or events:
+        cls, options = MoreauIntegrator, settings
         if implicit_run:
             cls = choice.cls
-            settings = dict(settings, stabilization_gains=stabilization_gains, **(
+            options = dict(settings, stabilization_gains=stabilization_gains, **(
                 dict(rtol=rtol, atol=atol) if choice.name == "radau" else {}))
+        elif not moreau:  # (an explicit method with events: each sample its own fixed-step run)
+            cls, options = RungeKuttaIntegrator, dict(tableau=integrator, adaptive=False, lie_group=lie_group,
+                                                      stabilization_gains=stabilization_gains)
         try:
-            result = RolloutResult(*contact_rollout(m, Q0, U0, t_final, dt, tau, int(save_every), inputs, cls,
-                                                    settings))
+            if events:
+                out = own_runs(m, (Q0, U0, tau), (t_final, dt, int(save_every)), inputs, (cls, options),
+                               numba.get_num_threads(), (events, event_tol))
+            else:
+                out = contact_rollout(m, Q0, U0, t_final, dt, tau, int(save_every), inputs, cls, options)
+            result = RolloutResult(*out)
         except SampleFailure as e:  # (a sample's run raised: every sample's rows ride on the error)
             e.result = RolloutResult(*e.result)
             e.result.clamped = inputs.report()

@@ -31,6 +31,8 @@ import numpy as np
 from ..kernels.status import FINISHED, RUNNING, Status
 from . import kernels as K
 from .failures import SimulationError
+from .segments import SegmentedRun
+from .sinks import GridRows
 
 __all__ = ["SampleFailure", "own_runs", "run_all", "BLOCK_ROWS", "THREAD_PREFIX"]
 
@@ -55,17 +57,22 @@ class _Stopped(Exception):
     """A sample's run stopped between two blocks: the waiting thread was interrupted."""
 
 
-def own_runs(m, states, times, inputs, method, workers):
-    """(t, Q, U, status, t_failure) of the samples ``states`` = (Q0 (B, nq), U0 (B, nu),
-    tau (B, nu)), each a run of ``method`` = (integrator class, its keyword options) of model
-    ``m`` with the force models of ``inputs`` (``RunInputs``, attached to each) from t = 0,
-    ``times`` = (t_final, dt, save_every), on ``workers`` threads (module docstring)."""
+def own_runs(m, states, times, inputs, method, workers, events=None):
+    """(t, Q, U, status, t_failure, event records) of the samples ``states`` = (Q0 (B, nq),
+    U0 (B, nu), tau (B, nu)), each a run of ``method`` = (integrator class, its keyword
+    options) of model ``m`` with the force models of ``inputs`` (``RunInputs``, attached to
+    each) from t = 0, ``times`` = (t_final, dt, save_every), on ``workers`` threads (module
+    docstring). ``events``: None, or (events, event_tol) watched in each sample's run
+    (``segments.SegmentedRun``; its rows on the output grid, ``sinks.GridRows``)."""
     Q0, U0, tau = states
     cls, options = method
     integs = []
     for b in range(Q0.shape[0]):  # (in this thread: the initial states are in its charts)
         integ = cls(m, Q0[b], U0[b], tau=tau[b], forces=inputs.forces, **options)
         inputs.attach(integ)
+        if events is not None:
+            integ = SegmentedRun(integ, None, events=events[0], event_tol=events[1], shared_model=True)
+            integ.sink = GridRows(_output_times(times), m.compiled.nq, m.compiled.nu)
         integs.append(integ)
     run = functools.partial(_run, times)
     # a first run compiles (or loads) the loop: one sample alone then, under one notice
@@ -148,15 +155,23 @@ def _run(times, integ, stop):
         integ.integrate(t_final, dt, save_every=save_every, block=BLOCK_ROWS, after_block=check)
 
 
-def _collect(c, integs, outcomes, times):
-    """(t, Q, U, status, t_failure) from the samples' integrators ``integs`` after their runs
-    (``outcomes``: None or the exception each raised); rows a sample did not reach are NaN."""
+def _output_times(times):
+    """The output times of a run from t = 0, ``times`` = (t_final, dt, save_every)."""
     t_final, dt, save_every = times
-    B = len(integs)
     n_steps = int(np.ceil(t_final / dt - 1e-9))
     n_rows = n_steps // save_every + (1 if n_steps % save_every else 0)
     T = np.minimum(np.arange(n_rows + 1) * dt * save_every, t_final)
     T[-1] = t_final
+    return T
+
+
+def _collect(c, integs, outcomes, times):
+    """(t, Q, U, status, t_failure, event records) from the samples' integrators ``integs``
+    after their runs (``outcomes``: None or the exception each raised); rows a sample did not
+    reach are NaN."""
+    B = len(integs)
+    T = _output_times(times)
+    n_rows = T.size - 1
     QO = np.full((B, n_rows + 1, c.nq), np.nan)
     UO = np.full((B, n_rows + 1, c.nu), np.nan)
     status = np.full(B, FINISHED, dtype=np.int64)
@@ -172,4 +187,4 @@ def _collect(c, integs, outcomes, times):
         QO[b, :k], UO[b, :k] = integ.sink.q, integ.sink.u
         if status[b] == FINISHED and k == n_rows + 1:
             T = integ.sink.t.copy()  # the output times as the loop wrote them
-    return T, QO, UO, status, t_failure
+    return T, QO, UO, status, t_failure, tuple(tuple(getattr(integ, "records", ())) for integ in integs)

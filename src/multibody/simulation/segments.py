@@ -17,7 +17,11 @@ one step from the row before to the trial time, so the located state is the inte
 own solution (order of the method), not an interpolant. The sample before the event and,
 if its action changes the state, the one after are stored at the event time; the run then
 goes on from there (a new segment), with the model compiled anew if the action changed it.
+After an event (state or timed) the run goes back to its output grid: the next breakpoint
+is the first output time after the event (t0 + k dt, with the run's stride for fixed steps),
+so the samples after it are at the times a run without events stores.
 """
+import math
 import warnings
 
 import numpy as np
@@ -28,6 +32,7 @@ from ..kernels.status import Status
 from . import kernels as K
 from .events import EVENT_TOL, EventRecord, apply_action, check_events, crossed, evaluate, locate
 from .failures import failure
+from .sinks import GRID_SLACK
 
 __all__ = ["SegmentedRun", "EVENT_BLOCK"]
 
@@ -53,8 +58,10 @@ class SegmentedRun:
     attributes are the current integrator's); ``records`` lists the events that fired
     (``EventRecord``), ``stop_message`` says which one ended the run."""
 
-    def __init__(self, integ, make, control=None, control_period=None, events=(), event_tol=EVENT_TOL):
+    def __init__(self, integ, make, control=None, control_period=None, events=(), event_tol=EVENT_TOL,
+                 shared_model=False):
         self.integ, self.make, self.model = integ, make, integ.model
+        self.shared_model = shared_model  # (a rollout's: an action may not change the model)
         self._compiled = integ.model.compiled
         self.period = None
         if control_period is not None:
@@ -76,6 +83,7 @@ class SegmentedRun:
         self._k = 0  # the next control sample
         self._since = 0  # samples stored since after_block last ran
         self._g = []  # g of each state event at the run's current state
+        self._realign = None  # the output time the run goes back to after an event
         self._one = (np.empty(1), np.empty((1, self.model.compiled.nq)), np.empty((1, self.model.compiled.nu)))
 
     def __getattr__(self, name):
@@ -119,6 +127,8 @@ class SegmentedRun:
         watched). Returns the final time (an event's, if one stopped the run)."""
         self.sink.initialize(self.t, self.q, self.u)
         self.t_final, self.dt, self.stride = float(t_final), float(dt), int(save_every)
+        self._grid0 = self.t  # output times: t0 + k interval (and t_final)
+        self._interval = self.dt if self.integ.adaptive else self.dt * self.stride
         self.block, self.progress, self.after_block = block, progress, after_block
         self._g = self._g_values()
         while True:
@@ -131,8 +141,13 @@ class SegmentedRun:
                 return self.t
 
     def _next_break(self, t):
-        """The next breakpoint after t: a control sample, a timed event or t_final."""
+        """The next breakpoint after t: a control sample, a timed event, the output time the
+        run goes back to after an event, or t_final."""
         nxt = self.t_final
+        if self._realign is not None and self._realign - t <= GRID_SLACK * self._interval:
+            self._realign = None  # (reached, or within rounding of it)
+        if self._realign is not None:
+            nxt = min(nxt, self._realign)
         if self.period is not None:
             nxt = min(nxt, self._k * self.period)
         for i, e in enumerate(self.events):
@@ -172,6 +187,11 @@ class SegmentedRun:
         stop, q1, u1 = apply_action(e, t, q, u)
         self.records.append(EventRecord(float(t), e.name, i, e.kind, q, u, q1, u1, stop))
         if self.model.compiled is not self._compiled:  # the action changed the model
+            if self.shared_model:
+                raise RuntimeError(f"event {e.name!r}: its action changed the model (a constraint enabled or "
+                                   f"disabled, or the model edited) at t = {t:.9g} s; a rollout's samples share "
+                                   f"one model, so their actions may only change the state: simulate each "
+                                   f"sample (the model stays as the action left it)")
             self._rebuild(e, t, q1, u1)
         else:
             self.integ.set_state(t, q1, u1)
@@ -182,6 +202,9 @@ class SegmentedRun:
             self._g[self.state_events.index(i)] = 0.0
         if stop:
             self.stop_message = f"stopped by event {e.name!r} at t = {t:.12g} s"
+        else:  # back to the output grid: the first output time after the event
+            k = math.floor((t - self._grid0) / self._interval + GRID_SLACK) + 1
+            self._realign = self._grid0 + k * self._interval
         return stop
 
     def _rebuild(self, event, t, q, u):

@@ -6,7 +6,11 @@ receives many samples at once (the compiled loop hands them over in blocks).
 """
 import numpy as np
 
-__all__ = ["OdeResultsSink", "ExpandingStorage", "RingBufferStorage"]
+__all__ = ["OdeResultsSink", "ExpandingStorage", "RingBufferStorage", "GridRows", "GRID_SLACK"]
+
+#: how far [in output intervals] a sample may lie from an output time and still be its row
+#: (rounding: a run cut by events computes its times from the event's, t* + k dt)
+GRID_SLACK = 1e-9
 
 
 class OdeResultsSink:
@@ -70,6 +74,45 @@ class ExpandingStorage(OdeResultsSink):
     @property
     def t(self):
         return self._T[:self.n]
+
+    @property
+    def q(self):
+        return self._Q[:self.n]
+
+    @property
+    def u(self):
+        return self._U[:self.n]
+
+
+class GridRows(OdeResultsSink):
+    """Keeps the samples that fall on given output times ``times`` (n,) [s], one row each:
+    a rollout sample's rows when events cut its run (the samples an event adds at its own
+    time are dropped; its ``EventRecord`` holds them). A row takes the first sample within
+    2 ``GRID_SLACK`` output intervals of its time (an event's sample there comes before the
+    state its action makes). ``t``, ``q``, ``u``: the rows up to the last one filled; rows
+    not reached are NaN."""
+
+    def __init__(self, times, nq, nu):
+        self.times = np.asarray(times, dtype=float)
+        self._Q = np.full((self.times.size, nq), np.nan)
+        self._U = np.full((self.times.size, nu), np.nan)
+        self._filled = np.zeros(self.times.size, dtype=bool)
+        self._interval = float(self.times[1] - self.times[0]) if self.times.size > 1 else 1.0
+        self.n = 0  # rows up to the last one filled
+
+    def initialize(self, t, q, u):
+        self.process(t, q, u)
+
+    def process(self, t, q, u):
+        slack = 2.0 * GRID_SLACK * self._interval  # (SegmentedRun goes back to the grid past GRID_SLACK)
+        k = int(np.searchsorted(self.times, t - slack))
+        if k < self.times.size and not self._filled[k] and abs(self.times[k] - t) <= slack:
+            self._Q[k], self._U[k], self._filled[k] = q, u, True
+            self.n = max(self.n, k + 1)
+
+    @property
+    def t(self):
+        return self.times[:self.n]
 
     @property
     def q(self):
