@@ -8,7 +8,7 @@ One compiled function per variant, ``galpha_newton_links{0,1}_ta{0,1}``,
 ``radau_newton``'s are: the whole iteration, the step's first Newton matrix included, with
 ``links`` a constant of the variant (it was a run-time argument: the link-force code was
 compiled into every variant, used or not). Newton's matrix (the inverse dynamics
-derivatives, or the constrained dynamics' derivatives: ``form_and_factor``) is formed at
+derivatives, or the constrained dynamics' derivatives: the ``_matrix_*`` helpers) is formed at
 one site of the iteration's loop, for the predictor (the step's start) and for the two
 refreshes (after an overshoot, after a slow contraction), flags steering the loop there:
 inlined at these three sites, it was compiled three times into each variant (issue 23:
@@ -32,7 +32,7 @@ from .force_kernels import apply_forces, placed_forces
 from .galpha_step import advance_state, iteration_matrix, residual
 from .radau_step import ta_jacobian
 
-__all__ = ["form_and_factor", "galpha_newton_links0_ta0", "galpha_newton_links1_ta0",
+__all__ = ["galpha_newton_links0_ta0", "galpha_newton_links1_ta0",
            "galpha_newton_links0_ta1", "galpha_newton_links1_ta1", "galpha_newton_flex", "galpha_newton_flex_ta1",
            "S_READY", "S_ITERS", "S_MOST",
            "S_UNCONVERGED", "S_WORST", "S_TWORST", "S_MATRICES", "N_GST", "THETA", "MAX_HALVINGS"]
@@ -53,71 +53,121 @@ THETA = 0.1
 MAX_HALVINGS = 8
 
 
+# The residual and Newton's matrix of each kind of model, one inline helper per kind: the
+# iteration picks its kind by a branch on its variant's constants, which Numba prunes before
+# it inlines the helper. (One helper taking the kind as arguments carried every kind's code,
+# inlined, into each variant until the pruning after its inlining: copying it at the call
+# site took a third of a variant's compile time.)
+
 @njit(cache=True, inline="always")
-def _residual(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, r):
-    """The step's residual at (t, q1, u1, x): the equations of motion of the tree
-    (``galpha_step.residual``; with ``flex``, a constant, ``flex_implicit.flex_residual``),
-    or with ``ta`` (a constant) x less the tree-augmented constrained accelerations with the
-    run's Baumgarte gains (cons = (frames, constraint rows, ragged work, ``ta_work``, data
-    buffer, ``flex_work``); with ``flex`` too the modal bodies' ``flex_constrained_udot``);
+def _residual_flex_ta(mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, r):
+    """x less the modal bodies' tree-augmented accelerations (``flex_constrained_udot``,
+    the run's Baumgarte gains); NaN where an inertia is singular."""
+    apply_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, False)
+    if flex_constrained_udot(cons[4], q1, u1, tau, cons[3][0], r) != OK:
+        r[:] = math.nan
+    for i in range(r.shape[0]):
+        r[i] = x[i] - r[i]
+
+
+@njit(cache=True, inline="always")
+def _residual_ta(mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, r):
+    """x less the tree-augmented constrained accelerations with the run's Baumgarte gains;
     NaN where an inertia is singular."""
-    if flex and ta:
-        apply_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, False)
-        if flex_constrained_udot(cons[4], q1, u1, tau, cons[3][0], r) != OK:
-            r[:] = math.nan
-        for i in range(r.shape[0]):
-            r[i] = x[i] - r[i]
-    elif flex:
-        flex_residual(mi, mf, ws, cons[4], fmi, fmf, t, q1, u1, x, src, tau, r)
-    elif ta:
-        fr, cr, z, tw = cons[:4]
-        use = placed_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, links)
-        if not ta_core(mi, mf, fr, cr, ws, z, q1, u1, tau, use, tw[0], r):
-            r[:] = math.nan
-        for i in range(r.shape[0]):
-            r[i] = x[i] - r[i]
-    else:
-        residual(mi, mf, ws, fmi, fmf, links, t, q1, u1, x, src, tau, r)
+    fr, cr, z, tw = cons[:4]
+    use = placed_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, links)
+    if not ta_core(mi, mf, fr, cr, ws, z, q1, u1, tau, use, tw[0], r):
+        r[:] = math.nan
+    for i in range(r.shape[0]):
+        r[i] = x[i] - r[i]
 
 
 @njit(cache=True, inline="always")
-def _matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, S):
-    """Newton's matrix S = M + gu C + gq K of ``_residual`` (``galpha_step.iteration_matrix``;
-    with ``flex`` ``flex_implicit.flex_iteration_matrix``), with ``ta`` M = I, C =
-    -du_dot/du, K = -du_dot/dq of the constrained dynamics (``radau_step.ta_jacobian``; with
-    ``flex`` too ``flex_implicit.flex_ta_jacobian``). False if an inertia is singular (or the
-    flex derivatives not finite)."""
-    if flex and not ta:
-        return flex_iteration_matrix(mi, mf, ws, cons[4], cons[5], fmi, fmf, t, q1, u1, x, src, tau, gq, gu, Kt, Ct,
-                                     S)
-    if not ta:
-        iteration_matrix(mi, mf, ws, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, S)
-        return True
-    fr, cr, z, tw = cons[:4]
-    if flex:
-        if not flex_ta_jacobian(mi, mf, ws, cons[4], fmi, fmf, t, q1, u1, src, tau, tw, cons[5], S, Ct, Kt):
-            return False
-    elif not ta_jacobian(mi, mf, fr, cr, ws, z, fmi, fmf, links, t, q1, u1, src, tau, tw, S, Ct, Kt):
-        return False
-    for i in range(S.shape[0]):
-        for j in range(S.shape[0]):
-            S[i, j] += gu * Ct[i, j] + gq * Kt[i, j]
+def _matrix_flex(mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, S):
+    """S = M + gu C + gq K of the flex residual (``flex_iteration_matrix``)."""
+    return flex_iteration_matrix(mi, mf, ws, cons[4], cons[5], fmi, fmf, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, S)
+
+
+@njit(cache=True, inline="always")
+def _matrix_tree(mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, S):
+    """S = M + gu C + gq K of the tree's residual (``galpha_step.iteration_matrix``)."""
+    iteration_matrix(mi, mf, ws, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, S)
     return True
 
 
 @njit(cache=True, inline="always")
-def form_and_factor(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU, piv,
-                    sdiag, gst):
-    """Newton's matrix (``_matrix``) formed at (t, q1, u1, x) into LU and factored in place
-    (pivots piv), its diagonal's magnitudes kept in sdiag (the residual's scale),
-    gst[S_MATRICES] counted. False if an inertia or the matrix is singular. Inlined at one
-    site of the iteration (module docstring)."""
-    if not _matrix(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, LU):
+def _plus_gains(gq, gu, Kt, Ct, S):
+    """S += gu Ct + gq Kt."""
+    for i in range(S.shape[0]):
+        for j in range(S.shape[0]):
+            S[i, j] += gu * Ct[i, j] + gq * Kt[i, j]
+
+
+@njit(cache=True, inline="always")
+def _matrix_flex_ta(mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, S):
+    """S = I + gu C + gq K, C = -du_dot/du and K = -du_dot/dq of the modal bodies'
+    constrained dynamics (``flex_ta_jacobian``)."""
+    if not flex_ta_jacobian(mi, mf, ws, cons[4], fmi, fmf, t, q1, u1, src, tau, cons[3], cons[5], S, Ct, Kt):
         return False
+    _plus_gains(gq, gu, Kt, Ct, S)
+    return True
+
+
+@njit(cache=True, inline="always")
+def _matrix_ta(mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, gq, gu, Kt, Ct, S):
+    """S = I + gu C + gq K, C = -du_dot/du and K = -du_dot/dq of the constrained dynamics
+    (``radau_step.ta_jacobian``)."""
+    fr, cr, z, tw = cons[:4]
+    if not ta_jacobian(mi, mf, fr, cr, ws, z, fmi, fmf, links, t, q1, u1, src, tau, tw, S, Ct, Kt):
+        return False
+    _plus_gains(gq, gu, Kt, Ct, S)
+    return True
+
+
+@njit(cache=True, inline="always")
+def _factored(x, LU, piv, sdiag, gst):
+    """Newton's matrix, formed in LU, factored in place (pivots piv), its diagonal's
+    magnitudes kept in sdiag (the residual's scale), gst[S_MATRICES] counted. False if it
+    is singular."""
     gst[S_MATRICES] += 1
     for i in range(x.shape[0]):
         sdiag[i] = abs(LU[i, i])
     return lu_factor(LU, piv)
+
+
+@njit(cache=True, inline="always")
+def _sum_of_squares(r):
+    acc = 0.0
+    for i in range(r.shape[0]):
+        acc += r[i] * r[i]
+    return acc
+
+
+@njit(cache=True, inline="always")
+def _half_back(dx, x):
+    """Take half of the last correction dx back from x (dx halved)."""
+    for i in range(x.shape[0]):
+        dx[i] *= 0.5
+        x[i] -= dx[i]
+
+
+@njit(cache=True, inline="always")
+def _correct(LU, piv, r, dx, x):
+    """x += dx, the Newton correction dx = -S^-1 r (S factored in LU, piv)."""
+    for i in range(r.shape[0]):
+        dx[i] = -r[i]
+    lu_solve(LU, piv, dx)
+    for i in range(r.shape[0]):
+        x[i] += dx[i]
+
+
+@njit(cache=True, inline="always")
+def _unconverged(gst, e, t):
+    """Count a step that ended above its tolerance (e its last ratio, inf if not finite)."""
+    gst[S_UNCONVERGED] += 1
+    if not e <= gst[S_WORST]:
+        gst[S_WORST] = e
+        gst[S_TWORST] = t
 
 
 @njit(cache=True, inline="always")
@@ -133,19 +183,18 @@ def _ratio(v, x, scale, rtol, atol):
 def newton_variant(links, ta, flex):
     """The compiled Newton iteration of a step (``galpha_newton_links{0,1}_ta{0,1}``,
     ``galpha_newton_flex``, ``galpha_newton_flex_ta1``), with ``links``, ``ta`` (closed
-    loops) and ``flex`` (modal bodies) constants of its variant."""
+    loops) and ``flex`` (modal bodies) constants of its variant: the simplified Newton
+    iteration of one step (``galpha_loop``'s module docstring, 2. and 3.) from the predictor
+    x and its state (q1, u1, a1): Newton's matrix formed there into LU (Kt, Ct its scratch),
+    and anew at the current iterate where a correction shrank by less than THETA or
+    overshot; it leaves x and the state it gives. Returns the corrections made (halvings
+    counted), -2 if the predictor's matrix is singular, -1 if a later one is."""
 
     # (not inlined: Numba refuses to inline a call with this many arguments)
     @variant(("galpha_newton_flex_ta1" if ta else "galpha_newton_flex") if flex else
              f"galpha_newton_links{int(links)}_ta{int(ta)}")
     def newton(mi, mf, ws, cons, fmi, fmf, gopt, h, t_end, q, u, a, udot, x, dx, r, tau, delta, q1, u1, a1,
                sdiag, LU, piv, Kt, Ct, gq, gu, src, rtol, atol, maxit, gst, t):
-        """The simplified Newton iteration of one step (``galpha_loop``'s module docstring,
-        2. and 3.) from the predictor x and its state (q1, u1, a1): Newton's matrix formed
-        there into LU (Kt, Ct its scratch), and anew at the current iterate where a
-        correction shrank by less than THETA or overshot; leaves x and the state it gives.
-        Returns the corrections made (halvings counted), -2 if the predictor's matrix is
-        singular, -1 if a later one is."""
         k = 0
         last = math.inf   # the last correction's ratio to its tolerance
         prev = math.inf   # |r|^2 before the last correction (the backtracking's merit: fixed over the step)
@@ -156,28 +205,42 @@ def newton_variant(links, ta, flex):
         started = False
         solve_now = False  # after an overshoot's matrix: on to the correction with the residual in hand
         while True:
-            if form:  # the one site that forms the matrix: compiled once per variant
-                if not form_and_factor(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq,
-                                       gu, Kt, Ct, LU, piv, sdiag, gst):
+            if form:  # the one site that forms the matrix (module docstring), the model's kind picked by constants
+                if flex and ta:
+                    formed = _matrix_flex_ta(mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu,
+                                             Kt, Ct, LU)
+                elif flex:
+                    formed = _matrix_flex(mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt,
+                                          Ct, LU)
+                elif ta:
+                    formed = _matrix_ta(mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt, Ct,
+                                        LU)
+                else:
+                    formed = _matrix_tree(mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, gq, gu, Kt,
+                                          Ct, LU)
+                if not (formed and _factored(x, LU, piv, sdiag, gst)):
                     return -1 if started else -2
                 form = False
                 started = True
             if not solve_now:
-                _residual(ta, flex, mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, r)
+                if flex and ta:
+                    _residual_flex_ta(mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, r)
+                elif flex:
+                    flex_residual(mi, mf, ws, cons[4], fmi, fmf, t_end, q1, u1, x, src, tau, r)
+                elif ta:
+                    _residual_ta(mi, mf, ws, cons, fmi, fmf, links, t_end, q1, u1, x, src, tau, r)
+                else:
+                    residual(mi, mf, ws, fmi, fmf, links, t_end, q1, u1, x, src, tau, r)
                 e = _ratio(r, x, sdiag, rtol, atol)
                 if e <= 1.0:
                     return k
                 if k == maxit:
                     break
-                merit = 0.0
-                for i in range(r.shape[0]):
-                    merit += r[i] * r[i]
+                merit = _sum_of_squares(r)
                 if not merit < prev and halved < MAX_HALVINGS:
                     # the correction overshot (a steep or piecewise force law: regularized friction,
                     # a limit's edge): half of it is taken back and the residual there tried again
-                    for i in range(r.shape[0]):
-                        dx[i] *= 0.5
-                        x[i] -= dx[i]
+                    _half_back(dx, x)
                     halved += 1
                     k += 1
                     advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
@@ -192,11 +255,7 @@ def newton_variant(links, ta, flex):
                     continue
             solve_now = False
             prev = merit
-            for i in range(r.shape[0]):
-                dx[i] = -r[i]
-            lu_solve(LU, piv, dx)
-            for i in range(r.shape[0]):
-                x[i] += dx[i]
+            _correct(LU, piv, r, dx, x)
             k += 1
             advance_state(mi, ws, gopt, h, q, u, a, udot, x, delta, q1, u1, a1)
             e = _ratio(dx, x, None, rtol, atol)
@@ -206,10 +265,7 @@ def newton_variant(links, ta, flex):
                 form = True
                 e = math.inf
             last = e
-        gst[S_UNCONVERGED] += 1
-        if not e <= gst[S_WORST]:  # (e: the last residual's ratio, inf if it was not finite)
-            gst[S_WORST] = e
-            gst[S_TWORST] = t
+        _unconverged(gst, e, t)
         return k
 
     return newton

@@ -36,8 +36,7 @@ from ..kernels.common import constraint_table, data_start, frame_table, link_row
 from ..kernels.coordinates import integrate_q
 from ..kernels.status import MIN_STEP, NONFINITE_STATE, RUNNING, SINGULAR
 from ..kernels.variants import variant
-from .flex_implicit import flex_iteration_matrix, flex_ta_jacobian, flex_work
-from .galpha_step import iteration_matrix
+from .flex_implicit import flex_work
 from .kernels import (
     C_BAD, C_CHARTS, C_HIT, C_OUT, C_REJECT, C_STAGE, C_STEP, F_HMIN, K_H, K_STEP, K_T, K_TBAD,
     K_TOUT, O_ADAPT, O_CONTROL, O_EVERY, O_NSTEPS, O_STRIDE, O_WORLDF, _begin_step, _failed, _stop,
@@ -49,7 +48,8 @@ from .radau_newton import (
     radau_newton_flex1_links0_ta0, radau_newton_flex1_links0_ta1,
 )
 from ..kernels.constraint_work import K_COLS
-from .radau_step import RC_C, RC_GAMMA, factor, solve_real, ta_jacobian, tangent_jacobian
+from .radau_jacobian import jacobian
+from .radau_step import RC_C, RC_GAMMA, factor, solve_real
 from .stages import after_step, first_bad
 
 __all__ = ["radau_entry_point", "allocate_radau_work", "ta_work", "N_RST", "N_ROPT"]
@@ -192,9 +192,8 @@ def _prepare(flex, links, ta, model, ropt, rc, smap, t, h, q, u, src, rw, rst):
     """f0 and the scale at the step's start, the Jacobian where asked for, the systems
     factored for h. Returns 0 (ready), 1 (the systems are singular at h) or 2 (an inertia
     is singular at the start)."""
-    mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf = model
-    (Z, W, F, DW, Zold, f0, scal, ev, M, C, K, E1, piv1, E2, piv2, b1, b2, qs, us, phi, tau, kq, ku, q1, D, Cp,
-     Kp) = rw[:27]
+    f0, scal, ev, M, E1, piv1, E2, piv2, Cp, Kp = rw[5], rw[6], rw[7], rw[8], rw[11], rw[12], rw[13], rw[14], \
+        rw[25], rw[26]
     nu = u.shape[0]
     if rst[S_F0] == 0.0:
         for i in range(2 * nu):
@@ -204,19 +203,8 @@ def _prepare(flex, links, ta, model, ropt, rc, smap, t, h, q, u, src, rw, rst):
         _scale(ropt, smap, q, u, scal)
         rst[S_F0] = 1.0
     if rst[S_NEEDJAC] != 0.0:
-        if flex and ta:  # (I, -du_dot/du, -du_dot/dq) of the modal bodies' constrained dynamics
-            if not flex_ta_jacobian(mi, mf, ws, dbuf, fmi, fmf, t, q, u, src, tau, rw[27], rw[28], M, C, K):
-                return 2
-        elif flex:  # (M, C, K): the flex inverse dynamics' analytic derivatives less the force models'
-            if not flex_iteration_matrix(mi, mf, ws, dbuf, rw[28], fmi, fmf, t, q, u, f0[nu:], src, tau, 0.0, 0.0, K,
-                                         C, M):
-                return 2
-        elif ta:  # (I, -du_dot/du, -du_dot/dq) of the constrained dynamics
-            if not ta_jacobian(mi, mf, fr, cr, ws, z, fmi, fmf, links, t, q, u, src, tau, rw[27], M, C, K):
-                return 2
-        else:  # (M, C, K): the inverse dynamics' derivatives less the force models'
-            iteration_matrix(mi, mf, ws, fmi, fmf, links, t, q, u, f0[nu:], src, tau, 0.0, 0.0, K, C, M)
-        tangent_jacobian(mi, u, phi, kq, M, C, K, D, Cp, Kp)
+        if not jacobian(flex, links, ta, model, t, q, u, src, rw):
+            return 2
         rst[S_NEEDJAC], rst[S_JACNOW], rst[S_HFACT] = 0.0, 1.0, 0.0
         rst[S_JACOBIANS] += 1
     if rst[S_HFACT] != h:
