@@ -16,8 +16,10 @@ import math
 from numba import njit
 
 from ..kernels.variants import variant
+from .flex_stepping import flex_stage_rates
+from .stages import stage_rates
 from .radau_step import (
-    RC_ALPHA, RC_BETA, RC_C, RC_DD, RC_GAMMA, RC_T, RC_TI, UROUND, solve_complex, solve_real, stage_rate,
+    RC_ALPHA, RC_BETA, RC_C, RC_DD, RC_GAMMA, RC_T, RC_TI, UROUND, solve_complex, solve_real, stage_point,
 )
 
 __all__ = ["newton_variant", "rate", "radau_newton_flex0_links0_ta0",
@@ -75,17 +77,25 @@ def scaled_rms(X, scal, rows):
 
 
 def rate_variant(flex, links, ta):
-    """The compiled ``rate(model, t, q0, u0, zrow, src, rw, out)`` of the variant:
-    ``radau_step.stage_rate`` on the scratch of rw (``ta``: the tree-augmented dynamics with
-    the run's constraint work rw[27][0]), compiled once per variant (the iteration, the
-    step's start and the error estimate call it: inlined in each, the force models' code
-    was compiled three times over)."""
+    """The compiled ``rate(model, t, q0, u0, zrow, src, rw, out)`` of the variant: out =
+    f(t, y0 + zrow) (2 nu,), (phi_dot, u_dot) at ``radau_step.stage_point``, on the scratch of
+    rw (``ta``: the tree-augmented dynamics with the run's constraint work rw[27][0]); False if
+    an inertia is singular there. Compiled once per variant (the iteration, the step's start
+    and the error estimate call it: inlined in each, the force models' code was compiled
+    three times over); the rigid or flex rates picked by a branch on the variant's constant,
+    pruned before Numba inlines them."""
 
     @variant(f"radau_rate_flex{int(flex)}_links{int(links)}_ta{int(ta)}")
     def rate(model, t, q0, u0, zrow, src, rw, out):
         mi, mf, ws, z, fr, cr, dbuf, worldf, fmi, fmf = model
-        return stage_rate(flex, links, ta, mi, mf, ws, z, fr, cr, rw[27][0], dbuf, worldf, fmi, fmf, t, q0, u0, zrow,
-                          src, rw[17], rw[18], rw[19], rw[20], out)
+        qs, us, phi, tau = rw[17], rw[18], rw[19], rw[20]
+        n = u0.shape[0]
+        stage_point(mi, ws, q0, u0, zrow, qs, us, phi)
+        if flex:
+            return flex_stage_rates(mi, mf, ws, dbuf, 1, ta, rw[27][0], fmi, fmf, t, qs, us, phi, src, tau, out[:n],
+                                    out[n:])
+        return stage_rates(mi, mf, ws, z, 1, ta, links, 0, fr, cr, rw[27][0], worldf, fmi, fmf, t, qs, us, phi, src,
+                           tau, out[:n], out[n:])
 
     return rate
 

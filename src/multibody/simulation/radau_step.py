@@ -38,9 +38,8 @@ from .force_kernels import placed_forces
 from .galpha_step import force_jacobian
 from .link_force_jacobian import link_force_jacobian
 from .lie import dexp_inv
-from .stages import stage_rates
 
-__all__ = ["radau_constants", "stage_rate", "fd_jacobian", "ta_jacobian", "joint_force_share", "with_force_models",
+__all__ = ["radau_constants", "stage_point", "fd_jacobian", "ta_jacobian", "joint_force_share", "with_force_models",
            "tangent_jacobian", "factor", "solve_real", "solve_complex",
            "N_RC", "RC_GAMMA", "RC_ALPHA", "RC_BETA", "RC_C", "RC_DD", "RC_T", "RC_TI"]
 
@@ -84,21 +83,16 @@ def radau_constants():
 
 
 @njit(cache=True, inline="always")
-def stage_rate(flex, links, ta, mi, mf, ws, z, fr, cr, Wc, dbuf, worldf, fmi, fmf, t, q0, u0, zrow, src, qs, us,
-               phi, tau, out):
-    """out = f(t, y0 + zrow) (2 nu,): (phi_dot, u_dot) at q0 (+) zrow[:nu], u0 + zrow[nu:];
-    ``flex`` (a constant): modal bodies' rates; ``ta`` (a constant): the tree-augmented
-    dynamics of the constraint rows cr with the run's Baumgarte gains and work Wc. False if
-    an inertia is singular there."""
+def stage_point(mi, ws, q0, u0, zrow, qs, us, phi):
+    """The state where a stage's rates are taken: qs = q0 (+) zrow[:nu], us = u0 + zrow[nu:]
+    (phi = zrow[:nu]). The rates there: ``stages.stage_rates`` (rigid; ``ta``: the
+    tree-augmented dynamics with the run's Baumgarte gains) or ``flex_stepping.flex_stage_rates``
+    (modal bodies), picked by the variant (``radau_newton.rate_variant``)."""
     n = u0.shape[0]
     for i in range(n):
         phi[i] = zrow[i]
         us[i] = u0[i] + zrow[n + i]
     integrate_q(mi, ws, q0, phi, 1.0, qs)
-    if flex:
-        return flex_stage_rates(mi, mf, ws, dbuf, 1, ta, Wc, fmi, fmf, t, qs, us, phi, src, tau, out[:n], out[n:])
-    return stage_rates(mi, mf, ws, z, 1, ta, links, 0, fr, cr, Wc, worldf, fmi, fmf, t, qs, us, phi, src, tau,
-                       out[:n], out[n:])
 
 
 @njit(cache=True, inline="always")
