@@ -29,7 +29,23 @@ class OdeResultsSink:
             self.process(T[k], Q[k], U[k])
 
 
-class ExpandingStorage(OdeResultsSink):
+class _StoredRows:
+    """``t``, ``q``, ``u``: views of the first ``n`` rows of the arrays ``_T``, ``_Q``, ``_U``."""
+
+    @property
+    def t(self):
+        return self._T[:self.n]
+
+    @property
+    def q(self):
+        return self._Q[:self.n]
+
+    @property
+    def u(self):
+        return self._U[:self.n]
+
+
+class ExpandingStorage(_StoredRows, OdeResultsSink):
     """Stores every sample in arrays that grow (doubling) as needed.
 
     ``t`` (n,), ``q`` (n, nq), ``u`` (n, nu) are views of the samples stored so far.
@@ -71,20 +87,8 @@ class ExpandingStorage(OdeResultsSink):
         self._U[self.n:self.n + k] = U
         self.n += k
 
-    @property
-    def t(self):
-        return self._T[:self.n]
 
-    @property
-    def q(self):
-        return self._Q[:self.n]
-
-    @property
-    def u(self):
-        return self._U[:self.n]
-
-
-class GridRows(OdeResultsSink):
+class GridRows(_StoredRows, OdeResultsSink):
     """Keeps the samples that fall on given output times ``times`` (n,) [s], one row each:
     a rollout sample's rows when events cut its run (the samples an event adds at its own
     time are dropped; its ``EventRecord`` holds them). A row takes the first sample within
@@ -93,7 +97,7 @@ class GridRows(OdeResultsSink):
     not reached are NaN."""
 
     def __init__(self, times, nq, nu):
-        self.times = np.asarray(times, dtype=float)
+        self.times = self._T = np.asarray(times, dtype=float)
         self._Q = np.full((self.times.size, nq), np.nan)
         self._U = np.full((self.times.size, nu), np.nan)
         self._filled = np.zeros(self.times.size, dtype=bool)
@@ -109,18 +113,6 @@ class GridRows(OdeResultsSink):
         if k < self.times.size and not self._filled[k] and abs(self.times[k] - t) <= slack:
             self._Q[k], self._U[k], self._filled[k] = q, u, True
             self.n = max(self.n, k + 1)
-
-    @property
-    def t(self):
-        return self.times[:self.n]
-
-    @property
-    def q(self):
-        return self._Q[:self.n]
-
-    @property
-    def u(self):
-        return self._U[:self.n]
 
 
 class RingBufferStorage(OdeResultsSink):
