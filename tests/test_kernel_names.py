@@ -26,18 +26,34 @@ from numba.core.registry import CPUDispatcher
 import multibody
 from multibody.kernels.variants import variant
 from multibody.simulation import kernels as loop_kernels
+from multibody.simulation.contact_loop import contact_entry_point
+from multibody.simulation.contact_rollout_kernels import contact_rollout_kernel
+from multibody.simulation.galpha_loop import galpha_entry_point
+from multibody.simulation.radau_loop import radau_entry_point
+from multibody.simulation.rollout_kernels import rollout_entry
 
 from robots import robots_dir
 
 
 def cached_package_dispatchers():
     """Every Numba dispatcher of the package that caches to disk, after importing every
-    module and making every variant of the stepping loop."""
+    module and making every variant of the stepping loops (Runge-Kutta, contact,
+    generalized-alpha, Radau) and of the rollout kernels."""
     for info in pkgutil.walk_packages(multibody.__path__, "multibody."):
         if not info.name.endswith("__main__"):
             importlib.import_module(info.name)
     for key in itertools.product((False, True), repeat=7):
         loop_kernels.entry_point(*key)
+    for key in itertools.product((False, True), repeat=4):  # the contact and implicit loops' variants
+        for maker in (contact_entry_point, galpha_entry_point, radau_entry_point):
+            try:
+                maker(*key)
+            except NotImplementedError:  # (a combination the loop refuses: flex contact with link forces)
+                pass
+    for key in itertools.product((False, True), repeat=3):
+        rollout_entry(*key)
+    for links in (False, True):
+        contact_rollout_kernel(links)
     return [d for d in gc.get_objects() if _is_cached_package_dispatcher(d)]
 
 

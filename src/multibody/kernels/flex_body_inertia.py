@@ -139,7 +139,9 @@ def bias_force(fi, Mq, ma, fm1, fm2, k, q, V, out, oo):
                 out[oo + c] += vr * Mq[wa + r * nb + c]
 
 
-@njit(cache=True, fastmath={"reassoc", "contract"})
+# (a dict, not a set: a set pickles in an order that depends on the process's string hash
+# seed, and so did the cache key of every kernel closure that reaches this function)
+@njit(cache=True, fastmath={"reassoc": True, "contract": True})
 def add_scaled_and_dot(W, wa, w, B, ba, O, oa, n):
     """W[wa:wa + n] += w B[ba:ba + n] and return O[oa:oa + n] . B[ba:ba + n]. Reassociation
     lets the dot product run in vector lanes (its sum in another order); the addresses,
