@@ -66,13 +66,13 @@ def own_runs(m, states, times, inputs, method, workers, events=None):
     (``segments.SegmentedRun``; its rows on the output grid, ``sinks.GridRows``)."""
     Q0, U0, tau = states
     cls, options = method
-    integs = []
+    integs, grid = [], _output_times(times)
     for b in range(Q0.shape[0]):  # (in this thread: the initial states are in its charts)
         integ = cls(m, Q0[b], U0[b], tau=tau[b], forces=inputs.forces, **options)
         inputs.attach(integ)
         if events is not None:
-            integ = SegmentedRun(integ, None, events=events[0], event_tol=events[1], shared_model=True)
-            integ.sink = GridRows(_output_times(times), m.compiled.nq, m.compiled.nu)
+            integ = SegmentedRun(integ, None, events=events[0], event_tol=events[1])  # (make None: the model is shared)
+            integ.sink = GridRows(grid, m.compiled.nq, m.compiled.nu)
         integs.append(integ)
     run = functools.partial(_run, times)
     # a first run compiles (or loads) the loop: one sample alone then, under one notice

@@ -53,15 +53,14 @@ def _due(time, t):
 class SegmentedRun:
     """The run of an integrator ``integ`` (``RungeKuttaIntegrator``) with a sampled ``control``
     (``control_period`` [s]) and/or ``events`` (``Event``); ``make(q, u, t0)`` makes the run's
-    integrator anew on the model's current compilation after an action changed the model.
+    integrator anew on the model's current compilation after an action changed the model
+    (None: a rollout's sample, whose model the samples share; such an action raises).
     Reads like the integrator it stands for (``t``, ``q``, ``u``, counters, ``sink``; other
     attributes are the current integrator's); ``records`` lists the events that fired
     (``EventRecord``), ``stop_message`` says which one ended the run."""
 
-    def __init__(self, integ, make, control=None, control_period=None, events=(), event_tol=EVENT_TOL,
-                 shared_model=False):
+    def __init__(self, integ, make, control=None, control_period=None, events=(), event_tol=EVENT_TOL):
         self.integ, self.make, self.model = integ, make, integ.model
-        self.shared_model = shared_model  # (a rollout's: an action may not change the model)
         self._compiled = integ.model.compiled
         self.period = None
         if control_period is not None:
@@ -187,7 +186,7 @@ class SegmentedRun:
         stop, q1, u1 = apply_action(e, t, q, u)
         self.records.append(EventRecord(float(t), e.name, i, e.kind, q, u, q1, u1, stop))
         if self.model.compiled is not self._compiled:  # the action changed the model
-            if self.shared_model:
+            if self.make is None:  # (a rollout's sample: the samples share the model)
                 raise RuntimeError(f"event {e.name!r}: its action changed the model (a constraint enabled or "
                                    f"disabled, or the model edited) at t = {t:.9g} s; a rollout's samples share "
                                    f"one model, so their actions may only change the state: simulate each "
