@@ -6,7 +6,8 @@ X_cj^T P+_c X_cj:
     P+_j = IA_j - G_j U_j^T   (the articulated inertia link j passes to its parent),
 with A_j the diagonal of the link's armature (reflected rotor inertias).
 Kept in the data: IA (ws W_IA), U and D^-1 (ragged blocks of z at U_ADR, DINV_ADR),
-and for links with a parent P+ (ws W_PPLUS) and G (z at G_ADR): a root link passes
+and for links with a parent G (z at G_ADR) and, for links of kinds other than PIN, P+
+(ws W_PPLUS; a PIN link's P+ stays in registers, ``pin_inertia_step``): a root link passes
 nothing on (the world takes it), so its G and P+ are not formed (a 6-dof root's
 G alone is a 6x6x6 product).
 Forward dynamics runs these steps inside its own inward loop (adding the bias
@@ -18,7 +19,7 @@ return False when D_j is not positive definite; loops dispatch on the kind thems
 from numba import njit
 
 from .layout import ARMATURE, DINV_ADR, G_ADR, INERTIA, KIND, NU, PARENT, PIN, S_COLS, U_ADR, W_IA, W_PPLUS
-from .spatial_inline import inertia_to_parent_add
+from .inertia_transfer import ZERO21, inertia_to_parent_add, load_sym66, sym66_minus_outer
 
 _INL = dict(cache=True, inline="always")
 
@@ -58,28 +59,36 @@ def init_articulated_inertia(mf, ws, j):
 
 
 @njit(**_INL)
+def _store6_flat(z, a, x0, x1, x2, x3, x4, x5):
+    """z[a:a+6] = (x0, ..., x5)."""
+    z[a] = x0
+    z[a + 1] = x1
+    z[a + 2] = x2
+    z[a + 3] = x3
+    z[a + 4] = x4
+    z[a + 5] = x5
+
+
+@njit(**_INL)
 def pin_inertia_step(mi, mf, ws, z, j):
     """The articulated-inertia step of a PIN link: S = e_z (compile's re-framing), so U is
-    column 2 of IA and D = IA[2, 2]. U stays in registers."""
+    column 2 of IA and D = IA[2, 2]. Returns (ok, P+) with P+ by its 21 upper entries
+    (``inertia_transfer``), kept in registers, not in the data: nothing reads it after the
+    pass (zeros for a root link, which passes nothing on). U stays in registers too."""
     ua = mi[j, U_ADR]
     ga = mi[j, G_ADR]
-    U = (ws[j, W_IA + 2], ws[j, W_IA + 8], ws[j, W_IA + 14], ws[j, W_IA + 20], ws[j, W_IA + 26],
-         ws[j, W_IA + 32])
-    d = U[2] + mf[j, ARMATURE]
+    u0, u1, u2 = ws[j, W_IA + 2], ws[j, W_IA + 8], ws[j, W_IA + 14]
+    u3, u4, u5 = ws[j, W_IA + 20], ws[j, W_IA + 26], ws[j, W_IA + 32]
+    d = u2 + mf[j, ARMATURE]
     ok = d > 0.0
     dinv = 1.0 / d if ok else 0.0
     z[mi[j, DINV_ADR]] = dinv
-    for r in range(6):
-        z[ua + r] = U[r]
-    if mi[j, PARENT] >= 0:
-        for r in range(6):
-            gr = U[r] * dinv
-            z[ga + r] = gr
-            for c in range(r, 6):
-                s = ws[j, W_IA + 6 * r + c] - gr * U[c]
-                ws[j, W_PPLUS + 6 * r + c] = s
-                ws[j, W_PPLUS + 6 * c + r] = s
-    return ok
+    _store6_flat(z, ua, u0, u1, u2, u3, u4, u5)
+    if mi[j, PARENT] < 0:
+        return ok, ZERO21
+    g0, g1, g2, g3, g4, g5 = u0 * dinv, u1 * dinv, u2 * dinv, u3 * dinv, u4 * dinv, u5 * dinv
+    _store6_flat(z, ga, g0, g1, g2, g3, g4, g5)
+    return ok, sym66_minus_outer(ws, j, W_IA, g0, g1, g2, g3, g4, g5, u0, u1, u2, u3, u4, u5)
 
 
 @njit(cache=True, _nrt=False)
@@ -145,12 +154,13 @@ def articulated_inertia_pass(mi, mf, ws, z):
     good = True
     for j in range(n - 1, -1, -1):
         if mi[j, KIND] == PIN:
-            ok = pin_inertia_step(mi, mf, ws, z, j)
+            ok, P = pin_inertia_step(mi, mf, ws, z, j)
         else:
             ok = general_inertia_step(mi, mf, ws, z, j)
+            P = load_sym66(ws, j, W_PPLUS)
         if not ok:
             good = False
         p = mi[j, PARENT]
         if p >= 0:
-            inertia_to_parent_add(ws, j, ws, j, W_PPLUS, ws, p, W_IA)
+            inertia_to_parent_add(ws, j, P, ws, p, W_IA)
     return good

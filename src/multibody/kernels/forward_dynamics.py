@@ -30,13 +30,14 @@ from .articulated_inertia import general_inertia_step, init_articulated_inertia,
 from .common import (
     check_state, data_start, joint_motion, link_rows, model_arrays, ragged, result_status, world_acceleration_t,
 )
+from .inertia_transfer import inertia_to_parent_add, load_sym66, sym66_times
 from .joint_transform import place_links, place_pin_links
 from .layout import (
     D_USE_FEXT, DINV_ADR, G_ADR, INERTIA, KIND, NU, PARENT, PIN, RES_ADR, S_COLS, U_ADR, UOFF, W_A, W_C,
     W_F, W_FEXT, W_PPLUS, W_TMP, W_V, W_IA,
 )
 from .spatial_inline import (
-    cross_force_add, cross_force_t, cross_motion_add, force_to_parent, inertia_to_parent_add, mat66_times, mat66_vec,
+    cross_force_add, cross_force_t, cross_motion_add, force_to_parent, mat66_times, mat66_vec,
     motion_to_child, motion_to_child_t, store6,
 )
 from .status import OK, SINGULAR
@@ -84,10 +85,11 @@ def _make_aba_core(general):
             ra = mi[j, RES_ADR]
             ga = mi[j, G_ADR]
             if not general or mi[j, KIND] == PIN:
-                ok = pin_inertia_step(mi, mf, ws, z, j)
+                ok, P = pin_inertia_step(mi, mf, ws, z, j)
                 z[ra] = tau[uj] - ws[j, W_F + 2]
             else:
                 ok = general_inertia_step(mi, mf, ws, z, j)
+                P = load_sym66(ws, j, W_PPLUS)
                 for k in range(nj):
                     s = 0.0
                     for r in range(6):
@@ -102,12 +104,11 @@ def _make_aba_core(general):
                 g = z[ra + k]
                 for r in range(6):
                     ws[j, W_F + r] += z[ga + 6 * k + r] * g
-            for r in range(6):
-                s = 0.0
-                for c in range(6):
-                    s += ws[j, W_PPLUS + 6 * r + c] * ws[j, W_C + c]
-                ws[j, W_F + r] += s
-            inertia_to_parent_add(ws, j, ws, j, W_PPLUS, ws, p, W_IA)
+            pc = sym66_times(P, ws[j, W_C], ws[j, W_C + 1], ws[j, W_C + 2], ws[j, W_C + 3], ws[j, W_C + 4],
+                             ws[j, W_C + 5])
+            for k in range(6):
+                ws[j, W_F + k] += pc[k]
+            inertia_to_parent_add(ws, j, P, ws, p, W_IA)
             f = force_to_parent(ws, j, ws, j, W_F)
             for k in range(6):
                 ws[p, W_F + k] += f[k]

@@ -229,62 +229,6 @@ def mat66_vec(M, rm, om, x, rx, ox, y, ry, oy):
 
 
 @njit(**_INL)
-def _rotate_block(R, M, rm, o):
-    """R B R^T for the 3x3 block B of a row-major 6x6 stored at M[rm, o:], o = first entry."""
-    B = (M[rm, o], M[rm, o + 1], M[rm, o + 2], M[rm, o + 6], M[rm, o + 7], M[rm, o + 8],
-         M[rm, o + 12], M[rm, o + 13], M[rm, o + 14])
-    T = mul33(R, B)
-    return (T[0] * R[0] + T[1] * R[1] + T[2] * R[2], T[0] * R[3] + T[1] * R[4] + T[2] * R[5],
-            T[0] * R[6] + T[1] * R[7] + T[2] * R[8],
-            T[3] * R[0] + T[4] * R[1] + T[5] * R[2], T[3] * R[3] + T[4] * R[4] + T[5] * R[5],
-            T[3] * R[6] + T[4] * R[7] + T[5] * R[8],
-            T[6] * R[0] + T[7] * R[1] + T[8] * R[2], T[6] * R[3] + T[7] * R[4] + T[8] * R[5],
-            T[6] * R[6] + T[7] * R[7] + T[8] * R[8])
-
-
-@njit(**_INL)
-def inertia_to_parent_add(ws, j, src, rs, os, dst, rd, od):
-    """dst 6x6 += X_j^T S X_j for the symmetric 6x6 S at src[rs, os:] (link j -> parent).
-
-    Rotate the blocks A, B, C of S = [[A, B], [B^T, C]] to parent axes, then shift the
-    reference point by p: with P = [p]x,
-    X^T S X = [[A' + P B'^T - B' P - P C' P, B' + P C'], [(B' + P C')^T, C']].
-    """
-    R = load9(ws, j, W_R)
-    A = _rotate_block(R, src, rs, os)
-    B = _rotate_block(R, src, rs, os + 3)
-    C = _rotate_block(R, src, rs, os + 21)
-    px = ws[j, W_P]
-    py = ws[j, W_P + 1]
-    pz = ws[j, W_P + 2]
-    # Bn = B' + P C'
-    Bn = (B[0] - pz * C[3] + py * C[6], B[1] - pz * C[4] + py * C[7], B[2] - pz * C[5] + py * C[8],
-          B[3] + pz * C[0] - px * C[6], B[4] + pz * C[1] - px * C[7], B[5] + pz * C[2] - px * C[8],
-          B[6] - py * C[0] + px * C[3], B[7] - py * C[1] + px * C[4], B[8] - py * C[2] + px * C[5])
-    # top-left = A' + P B'^T - Bn P  (= A' + P B'^T - B' P - P C' P)
-    for r in range(3):
-        if r == 0:
-            s0, s1, s2 = 0.0, -pz, py
-        elif r == 1:
-            s0, s1, s2 = pz, 0.0, -px
-        else:
-            s0, s1, s2 = -py, px, 0.0
-        b0 = Bn[3 * r]
-        b1 = Bn[3 * r + 1]
-        b2 = Bn[3 * r + 2]
-        bp0 = b1 * pz - b2 * py
-        bp1 = b2 * px - b0 * pz
-        bp2 = b0 * py - b1 * px
-        for c in range(3):
-            pbt = s0 * B[3 * c] + s1 * B[3 * c + 1] + s2 * B[3 * c + 2]
-            bp = bp0 if c == 0 else (bp1 if c == 1 else bp2)
-            dst[rd, od + 6 * r + c] += A[3 * r + c] + pbt - bp
-            dst[rd, od + 6 * r + c + 3] += Bn[3 * r + c]
-            dst[rd, od + 6 * (c + 3) + r] += Bn[3 * r + c]
-            dst[rd, od + 6 * (r + 3) + c + 3] += C[3 * r + c]
-
-
-@njit(**_INL)
 def motion_to_world(ws, j, w0, w1, w2, v0, v1, v2, at=W_PW):
     """A motion vector [w; v] of link j's frame (v at its origin) in world axes, v of the
     point from which link j's origin is at ws[j, at:at+3] (W_PW: the world origin; W_PR:
