@@ -19,6 +19,8 @@ entry kernels). ``pose_gradient`` is a loop of single calls for every model: the
 passes its single-state function as ``single`` (this module imports none of them: they
 import it).
 """
+import functools
+
 import numba
 import numpy as np
 
@@ -26,6 +28,7 @@ from ..kernels import batch as K
 from ..kernels import flex_batch as FK
 from ..kernels import pin_batch as PK
 from ..kernels.constraint_work import K_COLS
+from ..kernels.entry_pointer import EntryPointer
 from ..kernels.flex_derivatives_entry import derivatives_work_size
 from .checks import frame_row, raise_status
 from .flex_derivatives import constrained_work_sizes
@@ -41,7 +44,10 @@ def _run(c, kernel, names, arrays, *rest, work=None):
     b.chart_offsets[:] = c.thread_data().chart_offsets  # q is read in the thread's charts
     before = () if work is None else work(c, b)
     status = np.zeros(arrays[0].shape[0], dtype=np.int64)
-    kernel(b.buf, *before, *arrays, *rest, status)
+    if kernel in K.ENTRIES:  # (its entry kernel by address, kernels/entry_pointer.py)
+        kernel(_entry_pointer(*K.ENTRIES[kernel]), b.buf, *before, *arrays, *rest, status)
+    else:
+        kernel(b.buf, *before, *arrays, *rest, status)
     bad = np.flatnonzero(status)
     if bad.size:
         i = int(bad[0])
@@ -49,6 +55,13 @@ def _run(c, kernel, names, arrays, *rest, work=None):
             raise_status(c, int(status[i]), names, [a[i] for a in arrays])
         except ValueError as e:
             raise ValueError(f"sample {i}: {e}") from None
+
+
+@functools.cache
+def _entry_pointer(dispatcher, argtypes):
+    """The entry kernel ``dispatcher``'s overload ``argtypes`` as an ``EntryPointer`` (compiled
+    on the first stacked call that needs it, if no single call has compiled it yet)."""
+    return EntryPointer(dispatcher, argtypes)
 
 
 def forward_dynamics(m, Q, U, TAU, out=None):

@@ -14,9 +14,14 @@ single calls); a failing sample does not stop the others.
 Every kernel is ``batch_kernel(name, sample)``: the one ``prange`` loop around a sample
 function ``sample(dbuf, t, b, *args)`` (-> status of sample b, on worker t's buffer),
 compiled under its own module-level name (``variants.variant``: Numba's cache tells the
-kernels apart by name).
+kernels apart by name). A sample that is a single call's entry kernel and nothing else,
+where that kernel is large (the constrained dynamics and their derivatives here, every flex
+kernel in ``flex_batch``), is an ``entry_batch_kernel``: the caller passes the entry kernel's
+address as the first argument (``entry_pointer``), so the batch kernel does not compile
+that code again. The rigid tree kernels keep their cores linked: their indirect call would
+cost UR5's forward dynamics 6 % a sample.
 """
-from numba import njit, prange
+from numba import njit, prange, types
 
 from .common import (
     check_state, check_state_modal_ok, data_start, frame_table, link_rows, model_arrays, ragged, result_status,
@@ -55,6 +60,35 @@ def batch_kernel(name, sample):
             for b in range(t * B // T, (t + 1) * B // T):
                 status[b] = sample(dbufs[t], t, b, *args)
 
+    return batch
+
+
+#: Numba's types of the arrays the samples hand to entry kernels (C-contiguous, writeable)
+F1, F2, F3 = (types.Array(types.float64, k, "C") for k in (1, 2, 3))
+I1 = types.Array(types.int64, 1, "C")
+
+#: the entry kernel (dispatcher, argument types) of each ``entry_batch_kernel``, which the
+#: caller hands to it as an ``entry_pointer.EntryPointer``
+ENTRIES = {}
+
+
+def entry_batch_kernel(name, sample, entry, argtypes):
+    """The batch kernel ``name(entry, dbufs, *args)``, ``batch_kernel``'s loop around a sample
+    ``sample(entry, dbuf, t, b, *args)`` that calls the entry kernel ``entry`` (a dispatcher,
+    compiled for ``argtypes``) through the address its caller passes (``ENTRIES``): the single
+    call's own compiled code, not a copy of it linked into the batch kernel and compiled
+    again (``entry_pointer``). (The loop is ``batch_kernel``'s with the pointer passed on.)"""
+
+    @variant(name, parallel=True)
+    def batch(entry, dbufs, *args):
+        status = args[-1]
+        T = dbufs.shape[0]
+        B = status.shape[0]
+        for t in prange(T):
+            for b in range(t * B // T, (t + 1) * B // T):
+                status[b] = sample(entry, dbufs[t], t, b, *args)
+
+    ENTRIES[batch] = (entry, tuple(argtypes))
     return batch
 
 
@@ -194,24 +228,25 @@ def _forward_dynamics_derivatives(dbuf, t, b, works, scratch, Q, U, TAU, DQ, DU,
 
 
 @njit(**SAMPLE)
-def _constrained_forward_dynamics(dbuf, t, b, works, Q, U, TAU, OUT, status):
+def _constrained_forward_dynamics(entry, dbuf, t, b, works, Q, U, TAU, OUT, status):
     """OUT[b] = the tree-augmented constrained forward dynamics at (Q[b], U[b], TAU[b]), the
     single call's entry kernel on worker t's constraint work array (its Baumgarte gains)."""
-    return constrained_forward_dynamics(dbuf, Q[b], U[b], TAU[b], works[t], OUT[b])
+    return entry(dbuf, Q[b], U[b], TAU[b], works[t], OUT[b])
 
 
 @njit(**SAMPLE)
-def _constrained_forward_dynamics_derivatives(dbuf, t, b, works, wms, Ts, Es, VAs, KTs, Q, U, TAU, DQ, DU, MINV,
-                                              status):
+def _constrained_forward_dynamics_derivatives(entry, dbuf, t, b, works, wms, Ts, Es, VAs, KTs, Q, U, TAU, DQ, DU,
+                                              MINV, status):
     """DQ[b], DU[b], MINV[b] = the derivatives of the tree-augmented constrained forward dynamics at
     (Q[b], U[b], TAU[b]), the single call's entry kernel on worker t's constraint work array (its
     Baumgarte gains), M^-1 work and scratch."""
-    return constrained_dynamics_derivatives(dbuf, Q[b], U[b], TAU[b], works[t], wms[t], Ts[t], Es[t], VAs[t], KTs[t],
-                                            DQ[b], DU[b], MINV[b])
+    return entry(dbuf, Q[b], U[b], TAU[b], works[t], wms[t], Ts[t], Es[t], VAs[t], KTs[t], DQ[b], DU[b], MINV[b])
 
 
 forward_dynamics_batch = batch_kernel("forward_dynamics_batch", _forward_dynamics)
-constrained_forward_dynamics_batch = batch_kernel("constrained_forward_dynamics_batch", _constrained_forward_dynamics)
+constrained_forward_dynamics_batch = entry_batch_kernel("constrained_forward_dynamics_batch",
+                                                        _constrained_forward_dynamics, constrained_forward_dynamics,
+                                                        (F2, F1, F1, F1, F2, F1))
 inverse_dynamics_batch = batch_kernel("inverse_dynamics_batch", _inverse_dynamics)
 mass_matrix_batch = batch_kernel("mass_matrix_batch", _mass_matrix)
 inverse_mass_matrix_batch = batch_kernel("inverse_mass_matrix_batch", _inverse_mass_matrix)
@@ -222,5 +257,6 @@ mass_and_com_batch = batch_kernel("mass_and_com_batch", _mass_and_com)
 integrate_batch = batch_kernel("integrate_batch", _integrate)
 inverse_dynamics_derivatives_batch = batch_kernel("inverse_dynamics_derivatives_batch", _inverse_dynamics_derivatives)
 forward_dynamics_derivatives_batch = batch_kernel("forward_dynamics_derivatives_batch", _forward_dynamics_derivatives)
-constrained_forward_dynamics_derivatives_batch = batch_kernel("constrained_forward_dynamics_derivatives_batch",
-                                                              _constrained_forward_dynamics_derivatives)
+constrained_forward_dynamics_derivatives_batch = entry_batch_kernel(
+    "constrained_forward_dynamics_derivatives_batch", _constrained_forward_dynamics_derivatives,
+    constrained_dynamics_derivatives, (F2, F1, F1, F1, F2, F2, F3, F3, F2, F2, F2, F2, F2))
