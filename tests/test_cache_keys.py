@@ -59,7 +59,7 @@ def test_every_kernel_closure_pickles_alike_in_two_processes():
     first, second = (json.loads(_run(script, dict(os.environ, PYTHONHASHSEED=seed)).split("KEYS")[-1])
                      for seed in ("1", "2"))
     batches = [k for k in first if k.endswith("_batch")]
-    assert len(batches) >= 29  # the stacked calls' kernels, which capture their sample function
+    assert len(batches) >= 20  # the stacked calls' kernels, which capture their sample function
     differ = sorted(k for k in first if first[k] != second.get(k))
     assert not differ, f"cache keys that change from process to process: {differ}"
 

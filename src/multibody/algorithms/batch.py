@@ -13,9 +13,10 @@ more). The work is split over Numba's threads (``numba.get_num_threads()``), eac
 its own data buffer (rotation-vector charts: those of the calling thread's default
 Data, as in a single call); every sample gets exactly the arithmetic of a single call.
 A failing sample raises an error naming its index (the others are computed).
-Models with modal (flexible) bodies take the same checks and the batched flex kernels
-(``kernels/flex_batch.py``: the rigid batch kernels' arguments, ``prange`` over the flex
-entry kernels). ``pose_gradient`` is a loop of single calls for every model: the caller
+Most batch kernels call the model's own entry kernel through its address
+(``kernels/batch.ENTRIES``, ``kernels/entry_pointer.py``): models with modal bodies take the
+same kernels and checks with their flex entry kernels; their derivatives have kernels of
+their own (``kernels/flex_batch.py``). ``pose_gradient`` is a loop of single calls for every model: the caller
 passes its single-state function as ``single`` (this module imports none of them: they
 import it).
 """
@@ -33,7 +34,7 @@ from ..kernels.flex_derivatives_entry import derivatives_work_size
 from .checks import frame_row, raise_status
 from .flex_derivatives import constrained_work_sizes
 from .constraints import constraint_work
-from .entry import stacked
+from .entry import kernel_signature, stacked
 
 
 def _run(c, kernel, names, arrays, *rest, work=None):
@@ -44,10 +45,13 @@ def _run(c, kernel, names, arrays, *rest, work=None):
     b.chart_offsets[:] = c.thread_data().chart_offsets  # q is read in the thread's charts
     before = () if work is None else work(c, b)
     status = np.zeros(arrays[0].shape[0], dtype=np.int64)
-    if kernel in K.ENTRIES:  # (its entry kernel by address, kernels/entry_pointer.py)
-        kernel(_entry_pointer(*K.ENTRIES[kernel]), b.buf, *before, *arrays, *rest, status)
-    else:
+    entry = K.ENTRIES.get(kernel)
+    if entry is None:  # (its sample's code linked in)
         kernel(b.buf, *before, *arrays, *rest, status)
+    else:  # the model's entry kernel by its address (kernels/entry_pointer.py)
+        if isinstance(entry, str):  # a facade kernel: the model's variant, compiled and checked
+            entry = (getattr(c.kernels, entry), kernel_signature(entry))
+        kernel(_entry_pointer(*entry), b.buf, *before, *arrays, *rest, status)
     bad = np.flatnonzero(status)
     if bad.size:
         i = int(bad[0])
@@ -60,7 +64,7 @@ def _run(c, kernel, names, arrays, *rest, work=None):
 @functools.cache
 def _entry_pointer(dispatcher, argtypes):
     """The entry kernel ``dispatcher``'s overload ``argtypes`` as an ``EntryPointer`` (compiled
-    on the first stacked call that needs it, if no single call has compiled it yet)."""
+    on the first stacked call that needs it where no single call has)."""
     return EntryPointer(dispatcher, argtypes)
 
 
@@ -133,14 +137,11 @@ def _at_rest(c, names, arrays):
 
 
 def _peer(c, kernel):
-    """The batch kernel for ``_run``: a model with modal bodies gets the batched flex kernel
-    that stands in for ``kernel`` (``kernels/flex_batch.PEERS``: the same arguments, its work
-    in the data buffers but for the arrays ``_run``'s ``work`` sizes for the model), a model of
-    PIN links only its PIN-only variant where there is one (``kernels/pin_batch.PEERS``, as
-    its single calls), any other ``kernel``."""
-    if c.flex is not None:
-        return FK.PEERS[kernel]
-    return PK.PEERS.get(kernel, kernel) if c.all_pins else kernel
+    """The batch kernel for ``_run``: a rigid model of PIN links only gets the PIN-only kernel
+    that stands in for ``kernel`` where there is one (``kernels/pin_batch.PEERS``, its entry
+    kernels linked in), any other model ``kernel`` (which calls the model's own entry kernel,
+    a flex one for a model with modal bodies, ``kernels/batch.ENTRIES``)."""
+    return PK.PEERS.get(kernel, kernel) if c.all_pins and c.flex is None else kernel
 
 
 def mass_matrix(m, Q, out=None):
@@ -217,7 +218,7 @@ def _constrained_derivative_work(c, b):
 
 def _derivatives(m, kernel, x_name, Q, U, X, work):
     c = m.compiled
-    if c.flex is not None:  # (the flex samples take the tangent scratch: not PEERS)
+    if c.flex is not None:  # (the flex derivatives take frame rows and tangent scratch too)
         kernel, work = _FLEX_DERIVATIVES[kernel]
     B = np.shape(Q)[0]
     Q, U, X = stacked(Q, (B, c.nq), "q"), stacked(U, (B, c.nu), "u"), stacked(X, (B, c.nu), x_name)
@@ -315,7 +316,7 @@ def strain_energy(m, Q):
     Q = stacked(Q, (B, c.nq), "q")
     out = np.zeros(B)
     if c.flex is not None:
-        _run(c, FK.flex_strain_energy_batch, ("q",), (Q,), out)
+        _run(c, K.strain_energy_batch, ("q",), (Q,), out)
     return out
 
 

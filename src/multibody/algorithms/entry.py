@@ -172,6 +172,11 @@ def kernel_dispatcher(name, pins=False, flex=False):
     return _SIGNATURES[name][0]
 
 
+def kernel_signature(name):
+    """The argument types (Numba's) of the facade kernel ``name``'s one signature."""
+    return _SIGNATURES[name][1]
+
+
 def kernel_names(pins=False, flex=False):
     """The names of the facade kernels (``KERNELS.<name>``); ``pins``: those with a
     PIN-only variant; ``flex``: those with a variant for models with modal bodies (the

@@ -11,34 +11,26 @@ cache lines, and each write took the line from the other core. ``status[b]`` rec
 (kernels/status.py; OVERFLOW where its finite state gave a non-finite result, as the
 single calls); a failing sample does not stop the others.
 
-Every kernel is ``batch_kernel(name, sample)``: the one ``prange`` loop around a sample
-function ``sample(dbuf, t, b, *args)`` (-> status of sample b, on worker t's buffer),
-compiled under its own module-level name (``variants.variant``: Numba's cache tells the
-kernels apart by name). A sample that is a single call's entry kernel and nothing else,
-where that kernel is large (the constrained dynamics and their derivatives here, every flex
-kernel in ``flex_batch``), is an ``entry_batch_kernel``: the caller passes the entry kernel's
-address as the first argument (``entry_pointer``), so the batch kernel does not compile
-that code again. The rigid tree kernels keep their cores linked: their indirect call would
-cost UR5's forward dynamics 6 % a sample.
+Two kinds of kernel, each compiled under its own module-level name (``variants.variant``:
+Numba's cache tells the kernels apart by name), around the one ``prange`` loop:
+
+* ``entry_batch_kernel(name, sample, entry)``, most of them: the sample slices sample b's
+  rows and worker t's arrays and calls the single call's entry kernel, which the caller
+  passes by its address (``entry_pointer.EntryPointer``; ``ENTRIES`` names it: the model's
+  kernel table picks the variant, general, PIN-only or flex, as for a single call). The
+  stacked call is then the single call's own machine code, bit for bit, and the batch
+  kernel compiles only its loop: linked in, each stacked kernel compiled its entry kernel
+  again (a flex one 10-20 s on its first use, a rigid one 2-4 s).
+* ``batch_kernel(name, sample)``: the sample's code linked in. ``integrate``, and the
+  forward and inverse dynamics and mass matrix of models of PIN links (``pin_batch``):
+  there the indirect call costs about 40 ns a sample, 6 % of UR5's forward dynamics
+  (bench_batch's ratio to a loop of single calls is an acceptance figure of issue 20).
 """
 from numba import njit, prange, types
 
-from .common import (
-    check_state, check_state_modal_ok, data_start, frame_table, link_rows, model_arrays, ragged, result_status,
-)
-from .constrained_dynamics import constrained_forward_dynamics
-from .constrained_dynamics_derivatives import constrained_dynamics_derivatives
+from .common import check_state_modal_ok, data_start, link_rows, model_arrays, result_status
 from .coordinates import integrate_q
-from .energy import kinetic_energy_core, mass_and_com_core
-from .forward_dynamics import aba_core
-from .forward_dynamics_derivatives import fd_derivatives_core
-from .inverse_dynamics import rnea_core
-from .inverse_dynamics_derivatives import rnea_derivatives_core
-from .inverse_mass_matrix import minv_core
-from .jacobian import frame_jacobian_core, frame_pose_core
-from .layout import D_USE_FEXT
-from .mass_matrix import crba_core
-from .status import OK, SINGULAR
+from .status import OK
 from .variants import variant
 
 # A sample function is a compiled call of its own (Numba's inliner takes no ``*args`` call),
@@ -67,17 +59,19 @@ def batch_kernel(name, sample):
 F1, F2, F3 = (types.Array(types.float64, k, "C") for k in (1, 2, 3))
 I1 = types.Array(types.int64, 1, "C")
 
-#: the entry kernel (dispatcher, argument types) of each ``entry_batch_kernel``, which the
-#: caller hands to it as an ``entry_pointer.EntryPointer``
+#: the entry kernel of each ``entry_batch_kernel``, which the caller hands to it as an
+#: ``entry_pointer.EntryPointer``: the name of a facade kernel (the model's kernel table
+#: ``c.kernels``, so a model of PIN links gets its PIN-only variant and a model with modal
+#: bodies its flex one, as its single calls) or a pair (dispatcher, argument types)
 ENTRIES = {}
 
 
-def entry_batch_kernel(name, sample, entry, argtypes):
+def entry_batch_kernel(name, sample, entry):
     """The batch kernel ``name(entry, dbufs, *args)``, ``batch_kernel``'s loop around a sample
-    ``sample(entry, dbuf, t, b, *args)`` that calls the entry kernel ``entry`` (a dispatcher,
-    compiled for ``argtypes``) through the address its caller passes (``ENTRIES``): the single
-    call's own compiled code, not a copy of it linked into the batch kernel and compiled
-    again (``entry_pointer``). (The loop is ``batch_kernel``'s with the pointer passed on.)"""
+    ``sample(entry, dbuf, t, b, *args)`` that calls the entry kernel ``entry`` (``ENTRIES``)
+    through the address its caller passes: the single call's own compiled code, not a copy of
+    it linked into the batch kernel and compiled again (``entry_pointer``). (The loop is
+    ``batch_kernel``'s with the pointer passed on.)"""
 
     @variant(name, parallel=True)
     def batch(entry, dbufs, *args):
@@ -88,103 +82,53 @@ def entry_batch_kernel(name, sample, entry, argtypes):
             for b in range(t * B // T, (t + 1) * B // T):
                 status[b] = sample(entry, dbufs[t], t, b, *args)
 
-    ENTRIES[batch] = (entry, tuple(argtypes))
+    ENTRIES[batch] = entry
     return batch
 
 
+# The samples of the entry batch kernels, by the arguments they slice: each calls its entry
+# kernel on sample b's rows (stacked arrays: [b]) and worker t's arrays (works, scratch: [t]).
 @njit(**SAMPLE)
-def _forward_dynamics(dbuf, t, b, Q, U, TAU, OUT, status):
-    """OUT[b] = forward dynamics at (Q[b], U[b], TAU[b])."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    d0 = data_start(dbuf, n)
-    ws = link_rows(dbuf, d0, n)
-    z = ragged(dbuf, d0, n)
-    st = check_state(mi, Q[b], U[b], TAU[b], 1, 1)
-    if st == OK and not aba_core(mi, mf, ws, z, Q[b], U[b], TAU[b], dbuf[d0, D_USE_FEXT] != 0.0, OUT[b]):
-        st = SINGULAR
-    return result_status(st, OUT[b])
+def _q_u_x(entry, dbuf, t, b, Q, U, X, OUT, status):
+    """OUT[b] = entry(Q[b], U[b], X[b]) (forward dynamics: X = TAU; inverse dynamics: X = UDOT)."""
+    return entry(dbuf, Q[b], U[b], X[b], OUT[b])
 
 
 @njit(**SAMPLE)
-def _inverse_dynamics(dbuf, t, b, Q, U, UDOT, OUT, status):
-    """OUT[b] = inverse dynamics at (Q[b], U[b], UDOT[b])."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    d0 = data_start(dbuf, n)
-    st = check_state(mi, Q[b], U[b], UDOT[b], 1, 1)
-    if st == OK:
-        rnea_core(mi, mf, link_rows(dbuf, d0, n), Q[b], U[b], UDOT[b], dbuf[d0, D_USE_FEXT] != 0.0, OUT[b])
-    return result_status(st, OUT[b])
+def _q(entry, dbuf, t, b, Q, OUT, status):
+    """OUT[b] = entry(Q[b]) (the mass matrix; mass and centre of mass)."""
+    return entry(dbuf, Q[b], OUT[b])
 
 
 @njit(**SAMPLE)
-def _mass_matrix(dbuf, t, b, Q, OUT, status):
-    """OUT[b] = M(Q[b]) (nu, nu)."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
-    if st == OK:
-        crba_core(mi, mf, link_rows(dbuf, data_start(dbuf, n), n), Q[b], OUT[b])
-    return result_status(st, OUT[b])
+def _q_worker(entry, dbuf, t, b, works, Q, OUT, status):
+    """OUT[b] = entry(Q[b]) on worker t's work array (the inverse mass matrix)."""
+    return entry(dbuf, Q[b], works[t], OUT[b])
 
 
 @njit(**SAMPLE)
-def _inverse_mass_matrix(dbuf, t, b, works, Q, OUT, status):
-    """OUT[b] = M(Q[b])^-1; works[t] is worker t's scratch (see inverse_mass_matrix)."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    d0 = data_start(dbuf, n)
-    st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
-    if st == OK and not minv_core(mi, mf, link_rows(dbuf, d0, n), ragged(dbuf, d0, n), Q[b], works[t], OUT[b]):
-        st = SINGULAR
-    return result_status(st, OUT[b])
-
-
-@njit(**SAMPLE)
-def _frame_pose(dbuf, t, b, Q, f, OUT, status):
+def _frame_pose(entry, dbuf, t, b, Q, f, OUT, status):
     """OUT[b] = T_world_frame (4, 4) of frame row f at Q[b]."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
-    if st == OK:
-        frame_pose_core(mi, mf, frame_table(dbuf, n), link_rows(dbuf, data_start(dbuf, n), n), Q[b], f, OUT[b])
-    return result_status(st, OUT[b])
+    return entry(dbuf, Q[b], f, OUT[b])
 
 
 @njit(**SAMPLE)
-def _frame_jacobian(dbuf, t, b, Q, f, POSES, OUT, status):
+def _frame_jacobian(entry, dbuf, t, b, Q, f, POSES, OUT, status):
     """OUT[b] = body Jacobian (6, nu) of frame row f at Q[b] (OUT must be zero on entry);
     POSES[b] receives the frame's world pose."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
-    if st == OK:
-        frame_jacobian_core(mi, mf, frame_table(dbuf, n), link_rows(dbuf, data_start(dbuf, n), n), Q[b], f,
-                            POSES[b], OUT[b])
-    return result_status(result_status(st, POSES[b]), OUT[b])
+    return entry(dbuf, Q[b], f, POSES[b], OUT[b])
 
 
 @njit(**SAMPLE)
-def _kinetic_energy(dbuf, t, b, Q, U, OUT, status):
-    """OUT[b] = kinetic energy at (Q[b], U[b])."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    st = check_state(mi, Q[b], U[b], U[b], 1, -1)
-    if st == OK:
-        OUT[b] = kinetic_energy_core(mi, mf, link_rows(dbuf, data_start(dbuf, n), n), Q[b], U[b])
-    return result_status(st, OUT[b:b + 1])
+def _q_u_scalar(entry, dbuf, t, b, Q, U, OUT, status):
+    """OUT[b] = entry(Q[b], U[b]), a number (the kinetic energy)."""
+    return entry(dbuf, Q[b], U[b], OUT[b:b + 1])
 
 
 @njit(**SAMPLE)
-def _mass_and_com(dbuf, t, b, Q, OUT, status):
-    """OUT[b] = [total mass, centre of mass (3)] at Q[b]."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    st = check_state(mi, Q[b], Q[b], Q[b], -1, -1)
-    if st == OK:
-        mass_and_com_core(mi, mf, link_rows(dbuf, data_start(dbuf, n), n), Q[b], OUT[b])
-    return result_status(st, OUT[b])
+def _q_scalar(entry, dbuf, t, b, Q, OUT, status):
+    """OUT[b] = entry(Q[b]), a number (the strain energy)."""
+    return entry(dbuf, Q[b], OUT[b:b + 1])
 
 
 @njit(**SAMPLE)
@@ -200,31 +144,16 @@ def _integrate(dbuf, t, b, Q, U, dt, OUT, status):
 
 
 @njit(**SAMPLE)
-def _inverse_dynamics_derivatives(dbuf, t, b, Q, U, UDOT, DQ, DU, M, status):
+def _inverse_dynamics_derivatives(entry, dbuf, t, b, Q, U, UDOT, DQ, DU, M, status):
     """DQ[b], DU[b], M[b] = the inverse dynamics derivatives at (Q[b], U[b], UDOT[b])."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    d0 = data_start(dbuf, n)
-    st = check_state(mi, Q[b], U[b], UDOT[b], 1, 1)
-    if st == OK:
-        rnea_derivatives_core(mi, mf, link_rows(dbuf, d0, n), Q[b], U[b], UDOT[b], dbuf[d0, D_USE_FEXT] != 0.0,
-                              DQ[b], DU[b], M[b])
-    return result_status(result_status(result_status(st, DQ[b]), DU[b]), M[b])
+    return entry(dbuf, Q[b], U[b], UDOT[b], DQ[b], DU[b], M[b])
 
 
 @njit(**SAMPLE)
-def _forward_dynamics_derivatives(dbuf, t, b, works, scratch, Q, U, TAU, DQ, DU, MINV, status):
+def _forward_dynamics_derivatives(entry, dbuf, t, b, works, scratch, Q, U, TAU, DQ, DU, MINV, status):
     """DQ[b], DU[b], MINV[b] = the forward dynamics derivatives at (Q[b], U[b], TAU[b]);
     works[t], scratch[t] are worker t's (see forward_dynamics_derivatives)."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    d0 = data_start(dbuf, n)
-    st = check_state(mi, Q[b], U[b], TAU[b], 1, 1)
-    if st == OK and not fd_derivatives_core(mi, mf, link_rows(dbuf, d0, n), ragged(dbuf, d0, n), Q[b], U[b],
-                                            TAU[b], dbuf[d0, D_USE_FEXT] != 0.0, works[t], scratch[t],
-                                            DQ[b], DU[b], MINV[b]):
-        st = SINGULAR
-    return result_status(result_status(result_status(st, DQ[b]), DU[b]), MINV[b])
+    return entry(dbuf, Q[b], U[b], TAU[b], works[t], scratch[t], DQ[b], DU[b], MINV[b])
 
 
 @njit(**SAMPLE)
@@ -243,20 +172,22 @@ def _constrained_forward_dynamics_derivatives(entry, dbuf, t, b, works, wms, Ts,
     return entry(dbuf, Q[b], U[b], TAU[b], works[t], wms[t], Ts[t], Es[t], VAs[t], KTs[t], DQ[b], DU[b], MINV[b])
 
 
-forward_dynamics_batch = batch_kernel("forward_dynamics_batch", _forward_dynamics)
+forward_dynamics_batch = entry_batch_kernel("forward_dynamics_batch", _q_u_x, "forward_dynamics")
 constrained_forward_dynamics_batch = entry_batch_kernel("constrained_forward_dynamics_batch",
-                                                        _constrained_forward_dynamics, constrained_forward_dynamics,
-                                                        (F2, F1, F1, F1, F2, F1))
-inverse_dynamics_batch = batch_kernel("inverse_dynamics_batch", _inverse_dynamics)
-mass_matrix_batch = batch_kernel("mass_matrix_batch", _mass_matrix)
-inverse_mass_matrix_batch = batch_kernel("inverse_mass_matrix_batch", _inverse_mass_matrix)
-frame_pose_batch = batch_kernel("frame_pose_batch", _frame_pose)
-frame_jacobian_batch = batch_kernel("frame_jacobian_batch", _frame_jacobian)
-kinetic_energy_batch = batch_kernel("kinetic_energy_batch", _kinetic_energy)
-mass_and_com_batch = batch_kernel("mass_and_com_batch", _mass_and_com)
+                                                        _constrained_forward_dynamics, "constrained_forward_dynamics")
+inverse_dynamics_batch = entry_batch_kernel("inverse_dynamics_batch", _q_u_x, "inverse_dynamics")
+mass_matrix_batch = entry_batch_kernel("mass_matrix_batch", _q, "mass_matrix")
+inverse_mass_matrix_batch = entry_batch_kernel("inverse_mass_matrix_batch", _q_worker, "inverse_mass_matrix")
+frame_pose_batch = entry_batch_kernel("frame_pose_batch", _frame_pose, "frame_pose")
+frame_jacobian_batch = entry_batch_kernel("frame_jacobian_batch", _frame_jacobian, "frame_jacobian")
+kinetic_energy_batch = entry_batch_kernel("kinetic_energy_batch", _q_u_scalar, "kinetic_energy")
+mass_and_com_batch = entry_batch_kernel("mass_and_com_batch", _q, "mass_and_com")
+strain_energy_batch = entry_batch_kernel("strain_energy_batch", _q_scalar, "strain_energy")  # (modal bodies only)
 integrate_batch = batch_kernel("integrate_batch", _integrate)
-inverse_dynamics_derivatives_batch = batch_kernel("inverse_dynamics_derivatives_batch", _inverse_dynamics_derivatives)
-forward_dynamics_derivatives_batch = batch_kernel("forward_dynamics_derivatives_batch", _forward_dynamics_derivatives)
+inverse_dynamics_derivatives_batch = entry_batch_kernel("inverse_dynamics_derivatives_batch",
+                                                        _inverse_dynamics_derivatives, "inverse_dynamics_derivatives")
+forward_dynamics_derivatives_batch = entry_batch_kernel("forward_dynamics_derivatives_batch",
+                                                        _forward_dynamics_derivatives, "forward_dynamics_derivatives")
 constrained_forward_dynamics_derivatives_batch = entry_batch_kernel(
     "constrained_forward_dynamics_derivatives_batch", _constrained_forward_dynamics_derivatives,
-    constrained_dynamics_derivatives, (F2, F1, F1, F1, F2, F2, F3, F3, F2, F2, F2, F2, F2))
+    "constrained_dynamics_derivatives")

@@ -8,8 +8,8 @@ entry kernel is the single call's own compiled code: the batch kernel holds only
 ``prange`` loop and the sample's slicing, and compiles in a fraction of a second.
 
 The cost is an indirect call through Numba's C wrapper of the function, about 40 ns a
-sample: nothing beside a flex sample's microseconds, but 6 % of UR5's rigid forward
-dynamics, whose batch kernels link their cores (``batch.batch_kernel``).
+sample: under 1 % of Talos' forward dynamics, nothing beside a flex sample's microseconds,
+but 6 % of UR5's, whose PIN-only batch kernels link their entry kernels (``pin_batch``).
 """
 import warnings
 
