@@ -33,11 +33,11 @@ from .common import (
 from .inertia_transfer import inertia_to_parent_add, load_sym66, sym66_times
 from .joint_transform import place_links, place_pin_links
 from .layout import (
-    D_USE_FEXT, DINV_ADR, G_ADR, INERTIA, KIND, NU, PARENT, PIN, RES_ADR, S_COLS, U_ADR, UOFF, W_A, W_C,
+    D_USE_FEXT, DINV_ADR, G_ADR, INERTIA, KIND, NU, PARENT, PIN, RB_MASS, RES_ADR, S_COLS, U_ADR, UOFF, W_A, W_C,
     W_F, W_FEXT, W_PPLUS, W_TMP, W_V, W_IA,
 )
 from .spatial_inline import (
-    cross_force_add, cross_force_t, cross_motion_add, force_to_parent, mat66_times, mat66_vec,
+    cross_force_add, cross_force_t, cross_motion_add, force_to_parent, mat66_vec, rigid_inertia_times,
     motion_to_child, motion_to_child_t, store6,
 )
 from .status import OK, SINGULAR
@@ -70,7 +70,7 @@ def _make_aba_core(general):
                 v2 += w
                 store6(ws, j, W_V, v0, v1, v2, v3, v4, v5)
                 store6(ws, j, W_C, v1 * w, -(v0 * w), 0.0, v4 * w, -(v3 * w), 0.0)  # v x (S u)
-                h = mat66_times(mf, j, INERTIA, v0, v1, v2, v3, v4, v5)
+                h = rigid_inertia_times(mf, j, RB_MASS, v0, v1, v2, v3, v4, v5)  # (10 numbers, not 36)
                 x = cross_force_t(v0, v1, v2, v3, v4, v5, h[0], h[1], h[2], h[3], h[4], h[5])
                 if use_fext:
                     store6(ws, j, W_F, -ws[j, W_FEXT] + x[0], -ws[j, W_FEXT + 1] + x[1], -ws[j, W_FEXT + 2] + x[2],

@@ -13,10 +13,10 @@ from .common import (
     world_acceleration_in_link, world_acceleration_t,
 )
 from .joint_transform import place_links, place_pin_links
-from .layout import ARMATURE, D_USE_FEXT, INERTIA, KIND, NU, PARENT, PIN, UOFF, W_A, W_C, W_F, W_FEXT, W_V
+from .layout import ARMATURE, D_USE_FEXT, INERTIA, KIND, NU, PARENT, PIN, RB_MASS, UOFF, W_A, W_C, W_F, W_FEXT, W_V
 from .spatial_inline import (
-    cross_force_add, cross_force_t, cross_motion_add, force_to_parent, mat66_times, mat66_vec, motion_to_child,
-    motion_to_child_t, store6,
+    cross_force_add, cross_force_t, cross_motion_add, force_to_parent, mat66_vec, motion_to_child,
+    motion_to_child_t, rigid_inertia_times, store6,
 )
 
 
@@ -61,8 +61,8 @@ def _make_rnea_core(general):
                 a4 -= v3 * w
                 store6(ws, j, W_V, v0, v1, v2, v3, v4, v5)
                 store6(ws, j, W_A, a0, a1, a2, a3, a4, a5)
-                f = mat66_times(mf, j, INERTIA, a0, a1, a2, a3, a4, a5)
-                h = mat66_times(mf, j, INERTIA, v0, v1, v2, v3, v4, v5)
+                f = rigid_inertia_times(mf, j, RB_MASS, a0, a1, a2, a3, a4, a5)  # (10 numbers, not 36)
+                h = rigid_inertia_times(mf, j, RB_MASS, v0, v1, v2, v3, v4, v5)
                 x = cross_force_t(v0, v1, v2, v3, v4, v5, h[0], h[1], h[2], h[3], h[4], h[5])
                 store6(ws, j, W_F, f[0] + x[0], f[1] + x[1], f[2] + x[2], f[3] + x[3], f[4] + x[4], f[5] + x[5])
             if use_fext:

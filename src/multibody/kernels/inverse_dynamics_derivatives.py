@@ -41,8 +41,8 @@ from .layout import (
     ARMATURE, D_USE_FEXT, DENSE_M, GRAVITY, NU, PARENT, SUBTREE_END, UOFF, W_A, W_BC, W_C, W_DBETA, W_DP, W_DZETA,
     W_F, W_FEXT, W_PR, W_SW, W_V, W_Y,
 )
-from .mass_matrix import rigid_inertia_times, world_motion_columns, world_rigid_inertia
-from .spatial_inline import cross_force_t, cross_motion_add, cross_motion_t, force_to_world, store6
+from .mass_matrix import world_motion_columns, world_rigid_inertia
+from .spatial_inline import cross_force_t, cross_motion_add, cross_motion_t, force_to_world, rigid_inertia_times, store6
 from .status import OK
 
 _INL = dict(cache=True, inline="always")
@@ -102,8 +102,8 @@ def _link_force(ws, j, use_fext):
     rigid inertia in tree coordinates (W_Y: m, h, J)."""
     v = load6(ws, j, W_V)
     a = load6(ws, j, W_A)
-    hm = rigid_inertia_times(ws, j, v[0], v[1], v[2], v[3], v[4], v[5])  # momentum [h_n; h_f]
-    f = rigid_inertia_times(ws, j, a[0], a[1], a[2], a[3], a[4], a[5])
+    hm = rigid_inertia_times(ws, j, W_Y, v[0], v[1], v[2], v[3], v[4], v[5])  # momentum [h_n; h_f]
+    f = rigid_inertia_times(ws, j, W_Y, a[0], a[1], a[2], a[3], a[4], a[5])
     x = cross_force_t(v[0], v[1], v[2], v[3], v[4], v[5], hm[0], hm[1], hm[2], hm[3], hm[4], hm[5])
     if use_fext:
         e = force_to_world(ws, j, ws[j, W_FEXT], ws[j, W_FEXT + 1], ws[j, W_FEXT + 2],
@@ -168,7 +168,7 @@ def _rows_of_link(mi, mf, ws, j, dq, du, M):
     f2 = ws[j, W_BC + 11]
     for a in range(mi[j, NU]):
         s = load6(ws, j, W_SW + 6 * a)
-        rI = rigid_inertia_times(ws, j, s[0], s[1], s[2], s[3], s[4], s[5])  # = (s^T Ic)^T
+        rI = rigid_inertia_times(ws, j, W_Y, s[0], s[1], s[2], s[3], s[4], s[5])  # = (s^T Ic)^T
         # s^T Bc on an angular x: (B_ww^T s_w - 2 s_v x h_f) . x
         b0 = ws[j, W_BC] * s[0] + ws[j, W_BC + 3] * s[1] + ws[j, W_BC + 6] * s[2] - 2.0 * (s[4] * f2 - s[5] * f1)
         b1 = ws[j, W_BC + 1] * s[0] + ws[j, W_BC + 4] * s[1] + ws[j, W_BC + 7] * s[2] - 2.0 * (s[5] * f0 - s[3] * f2)
@@ -211,9 +211,9 @@ def _columns_above(mi, ws, j):
         Z = load6(ws, j, W_DZETA + 6 * b)
         e = W_DBETA + 3 * b
         x = cross_force_t(s[0], s[1], s[2], s[3], s[4], s[5], F[0], F[1], F[2], F[3], F[4], F[5])
-        iP = rigid_inertia_times(ws, j, P[0], P[1], P[2], P[3], P[4], P[5])
+        iP = rigid_inertia_times(ws, j, W_Y, P[0], P[1], P[2], P[3], P[4], P[5])
         bB = _bc_times(ws, j, ws[j, e], ws[j, e + 1], ws[j, e + 2])
-        iZ = rigid_inertia_times(ws, j, Z[0], Z[1], Z[2], Z[3], Z[4], Z[5])
+        iZ = rigid_inertia_times(ws, j, W_Y, Z[0], Z[1], Z[2], Z[3], Z[4], Z[5])
         bS = _bc_times(ws, j, s[0], s[1], s[2])
         store6(ws, j, W_DP + 6 * b, x[0] + iP[0] - bB[0], x[1] + iP[1] - bB[1], x[2] + iP[2] - bB[2],
                x[3] + iP[3] - bB[3], x[4] + iP[4] - bB[4], x[5] + iP[5] - bB[5])

@@ -24,7 +24,7 @@ from .joint_transform import place_links, place_pin_links, world_placement
 from .layout import (
     ARMATURE, DENSE_M, KIND, NU, PARENT, PIN, RB_H, RB_I, RB_MASS, UOFF, W_PR, W_PW, W_RW, W_SW, W_Y,
 )
-from .spatial_inline import load9, store6, world_subspace_column
+from .spatial_inline import load9, rigid_inertia_times, store6, world_subspace_column
 
 
 @njit(cache=True, inline="always")
@@ -85,22 +85,6 @@ def world_rigid_inertia(mf, ws, j):
 
 
 @njit(cache=True, inline="always")
-def rigid_inertia_times(ws, j, w0, w1, w2, v0, v1, v2):
-    """Y [w; v] as a 6-tuple for the rigid-body inertia Y at ws[j, W_Y:W_Y+10] (m, h, I as
-    RB_*): [I w + h x v; m v - h x w]."""
-    m = ws[j, W_Y]
-    h0 = ws[j, W_Y + 1]
-    h1 = ws[j, W_Y + 2]
-    h2 = ws[j, W_Y + 3]
-    return (ws[j, W_Y + 4] * w0 + ws[j, W_Y + 5] * w1 + ws[j, W_Y + 6] * w2 + h1 * v2 - h2 * v1,
-            ws[j, W_Y + 5] * w0 + ws[j, W_Y + 7] * w1 + ws[j, W_Y + 8] * w2 + h2 * v0 - h0 * v2,
-            ws[j, W_Y + 6] * w0 + ws[j, W_Y + 8] * w1 + ws[j, W_Y + 9] * w2 + h0 * v1 - h1 * v0,
-            m * v0 - h1 * w2 + h2 * w1,
-            m * v1 - h2 * w0 + h0 * w2,
-            m * v2 - h0 * w1 + h1 * w0)
-
-
-@njit(cache=True, inline="always")
 def world_motion_columns(mi, mf, ws, j, at=W_PW):
     """ws[j, W_SW + 6k:] = the motion subspace columns of link j in world axes, about the
     point from which link j's origin is at ws[j, at:at+3] (W_PW: the world origin; W_PR:
@@ -130,7 +114,7 @@ def link_columns(mi, mf, ws, M, j, general):
     nk = mi[j, NU] if general else 1
     for k in range(nk):
         o = W_SW + 6 * k
-        f0, f1, f2, f3, f4, f5 = rigid_inertia_times(ws, j, ws[j, o], ws[j, o + 1], ws[j, o + 2],
+        f0, f1, f2, f3, f4, f5 = rigid_inertia_times(ws, j, W_Y, ws[j, o], ws[j, o + 1], ws[j, o + 2],
                                                      ws[j, o + 3], ws[j, o + 4], ws[j, o + 5])
         col = uj + k
         for a in range(k + 1):  # the link's own block (a <= k; symmetric)

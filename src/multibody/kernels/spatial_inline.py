@@ -220,6 +220,23 @@ def mat66_times(M, rm, om, x0, x1, x2, x3, x4, x5):
 
 
 @njit(**_INL)
+def rigid_inertia_times(M, r, o, w0, w1, w2, v0, v1, v2):
+    """Y [w; v] as a 6-tuple for the rigid-body inertia Y given by 10 numbers at M[r, o:]
+    (m, h = m c, I about the origin: xx, xy, xz, yy, yz, zz; the layout of ``RB_MASS`` and
+    ``W_Y``): [I w + h x v; m v - h x w]. The 6x6 product's sums without its zero terms."""
+    m = M[r, o]
+    h0 = M[r, o + 1]
+    h1 = M[r, o + 2]
+    h2 = M[r, o + 3]
+    return (M[r, o + 4] * w0 + M[r, o + 5] * w1 + M[r, o + 6] * w2 + h1 * v2 - h2 * v1,
+            M[r, o + 5] * w0 + M[r, o + 7] * w1 + M[r, o + 8] * w2 + h2 * v0 - h0 * v2,
+            M[r, o + 6] * w0 + M[r, o + 8] * w1 + M[r, o + 9] * w2 + h0 * v1 - h1 * v0,
+            m * v0 - h1 * w2 + h2 * w1,
+            m * v1 - h2 * w0 + h0 * w2,
+            m * v2 - h0 * w1 + h1 * w0)
+
+
+@njit(**_INL)
 def mat66_vec(M, rm, om, x, rx, ox, y, ry, oy):
     """y[ry, oy:oy+6] = M x with M the row-major 6x6 at M[rm, om:om+36]."""
     r = mat66_times(M, rm, om, x[rx, ox], x[rx, ox + 1], x[rx, ox + 2], x[rx, ox + 3], x[rx, ox + 4],
