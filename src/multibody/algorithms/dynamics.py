@@ -210,12 +210,12 @@ def mass_matrix(m, q, out=None, data=None):
     c = m.compiled
     if data is None:
         try:  # the hot paths, as forward_dynamics'
-            call, kernel, buf = c.thread_local.mass_matrix
+            call, kernel, buf, shape = c.thread_local.mass_matrix
             if out is None:  # q, checked here, goes straight to the compiled function (entry.compiled_entry)
-                res = _empty(c.shape_M)
+                res = _empty(shape)
                 if q.strides == VECTOR_STRIDES and q.dtype is FLOAT64 and not call(buf, q, res):
                     return res
-            elif getattr(out, "shape", None) == c.shape_M and not kernel(buf, q, out):
+            elif getattr(out, "shape", None) == shape and not kernel(buf, q, out):
                 return out
         except (AttributeError, TypeError, ZeroDivisionError):
             pass
@@ -228,7 +228,8 @@ def _checked_mass_matrix(m, q, out, data):
     c = m.compiled
     if data is None:
         kernel = c.kernels.mass_matrix
-        c.thread_local.mass_matrix = (compiled_entry("mass_matrix", kernel), kernel, _data_buffer(c, None))
+        c.thread_local.mass_matrix = (compiled_entry("mass_matrix", kernel), kernel, _data_buffer(c, None),
+                                      c.shape_M)
     dbuf = _data_buffer(c, data)
     given = out
     if out is None:

@@ -72,9 +72,9 @@ def _store6_flat(z, a, x0, x1, x2, x3, x4, x5):
 @njit(**_INL)
 def pin_inertia_step(mi, mf, ws, z, j):
     """The articulated-inertia step of a PIN link: S = e_z (compile's re-framing), so U is
-    column 2 of IA and D = IA[2, 2]. Returns (ok, P+) with P+ by its 21 upper entries
+    column 2 of IA and D = IA[2, 2]. Returns (ok, P+, G) with P+ by its 21 upper entries
     (``inertia_transfer``), kept in registers, not in the data: nothing reads it after the
-    pass (zeros for a root link, which passes nothing on). U stays in registers too."""
+    pass (P+ and G zeros for a root link, which passes nothing on). U and G are stored too."""
     ua = mi[j, U_ADR]
     ga = mi[j, G_ADR]
     u0, u1, u2 = ws[j, W_IA + 2], ws[j, W_IA + 8], ws[j, W_IA + 14]
@@ -85,10 +85,11 @@ def pin_inertia_step(mi, mf, ws, z, j):
     z[mi[j, DINV_ADR]] = dinv
     _store6_flat(z, ua, u0, u1, u2, u3, u4, u5)
     if mi[j, PARENT] < 0:
-        return ok, ZERO21
+        return ok, ZERO21, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     g0, g1, g2, g3, g4, g5 = u0 * dinv, u1 * dinv, u2 * dinv, u3 * dinv, u4 * dinv, u5 * dinv
     _store6_flat(z, ga, g0, g1, g2, g3, g4, g5)
-    return ok, sym66_minus_outer(ws, j, W_IA, g0, g1, g2, g3, g4, g5, u0, u1, u2, u3, u4, u5)
+    return ok, sym66_minus_outer(ws, j, W_IA, g0, g1, g2, g3, g4, g5, u0, u1, u2, u3, u4, u5), (g0, g1, g2, g3, g4,
+                                                                                                g5)
 
 
 @njit(cache=True, _nrt=False)
@@ -154,7 +155,7 @@ def articulated_inertia_pass(mi, mf, ws, z):
     good = True
     for j in range(n - 1, -1, -1):
         if mi[j, KIND] == PIN:
-            ok, P = pin_inertia_step(mi, mf, ws, z, j)
+            ok, P, _ = pin_inertia_step(mi, mf, ws, z, j)
         else:
             ok = general_inertia_step(mi, mf, ws, z, j)
             P = load_sym66(ws, j, W_PPLUS)

@@ -37,7 +37,7 @@ from .layout import (
     W_F, W_FEXT, W_PPLUS, W_TMP, W_V, W_IA,
 )
 from .spatial_inline import (
-    cross_force_add, cross_force_t, cross_motion_add, force_to_parent, mat66_vec, rigid_inertia_times,
+    cross_force_add, cross_force_t, cross_motion_add, force_to_parent_t, mat66_vec, rigid_inertia_times,
     motion_to_child, motion_to_child_t, store6,
 )
 from .status import OK, SINGULAR
@@ -83,13 +83,14 @@ def _make_aba_core(general):
             nj = mi[j, NU]
             uj = mi[j, UOFF]
             ra = mi[j, RES_ADR]
-            ga = mi[j, G_ADR]
             if not general or mi[j, KIND] == PIN:
-                ok, P = pin_inertia_step(mi, mf, ws, z, j)
-                z[ra] = tau[uj] - ws[j, W_F + 2]
+                ok, P, G = pin_inertia_step(mi, mf, ws, z, j)
+                res = tau[uj] - ws[j, W_F + 2]
+                z[ra] = res
             else:
                 ok = general_inertia_step(mi, mf, ws, z, j)
                 P = load_sym66(ws, j, W_PPLUS)
+                G, res = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0), 0.0  # (unread: G is in z, res in z)
                 for k in range(nj):
                     s = 0.0
                     for r in range(6):
@@ -100,16 +101,29 @@ def _make_aba_core(general):
             p = mi[j, PARENT]
             if p < 0:
                 continue
-            for k in range(nj):
-                g = z[ra + k]
-                for r in range(6):
-                    ws[j, W_F + r] += z[ga + 6 * k + r] * g
+            # pa = pA + G res + P+ c, passed to the parent (a PIN link's in registers)
             pc = sym66_times(P, ws[j, W_C], ws[j, W_C + 1], ws[j, W_C + 2], ws[j, W_C + 3], ws[j, W_C + 4],
                              ws[j, W_C + 5])
-            for k in range(6):
-                ws[j, W_F + k] += pc[k]
+            if not general or mi[j, KIND] == PIN:
+                a0 = ws[j, W_F] + G[0] * res + pc[0]
+                a1 = ws[j, W_F + 1] + G[1] * res + pc[1]
+                a2 = ws[j, W_F + 2] + G[2] * res + pc[2]
+                a3 = ws[j, W_F + 3] + G[3] * res + pc[3]
+                a4 = ws[j, W_F + 4] + G[4] * res + pc[4]
+                a5 = ws[j, W_F + 5] + G[5] * res + pc[5]
+                store6(ws, j, W_F, a0, a1, a2, a3, a4, a5)
+            else:
+                ga = mi[j, G_ADR]
+                for k in range(nj):
+                    g = z[ra + k]
+                    for r in range(6):
+                        ws[j, W_F + r] += z[ga + 6 * k + r] * g
+                for k in range(6):
+                    ws[j, W_F + k] += pc[k]
+                a0, a1, a2, a3, a4, a5 = (ws[j, W_F], ws[j, W_F + 1], ws[j, W_F + 2], ws[j, W_F + 3], ws[j, W_F + 4],
+                                          ws[j, W_F + 5])
             inertia_to_parent_add(ws, j, P, ws, p, W_IA)
-            f = force_to_parent(ws, j, ws, j, W_F)
+            f = force_to_parent_t(ws, j, a0, a1, a2, a3, a4, a5)
             for k in range(6):
                 ws[p, W_F + k] += f[k]
         # pass 3 (outward): a' = X a_p + c, udot = D^-1 (res - U^T a'), a = a' + S udot

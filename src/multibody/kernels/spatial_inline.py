@@ -157,16 +157,23 @@ def motion_to_child(ws, j, src, rs, os, dst, rd, od):
 
 
 @njit(**_INL)
-def force_to_parent(ws, j, src, rs, os):
-    """X_j^T src[rs, os:os+6] as a 6-tuple (link j's coordinates to its parent's)."""
+def force_to_parent_t(ws, j, n0, n1, n2, f0, f1, f2):
+    """X_j^T [n; f] as a 6-tuple (a force of link j's coordinates to its parent's)."""
     R = load9(ws, j, W_R)
-    n = mul33_vec(R, src[rs, os], src[rs, os + 1], src[rs, os + 2])
-    f = mul33_vec(R, src[rs, os + 3], src[rs, os + 4], src[rs, os + 5])
+    n = mul33_vec(R, n0, n1, n2)
+    f = mul33_vec(R, f0, f1, f2)
     px = ws[j, W_P]
     py = ws[j, W_P + 1]
     pz = ws[j, W_P + 2]
     return (n[0] + py * f[2] - pz * f[1], n[1] + pz * f[0] - px * f[2], n[2] + px * f[1] - py * f[0],
             f[0], f[1], f[2])
+
+
+@njit(**_INL)
+def force_to_parent(ws, j, src, rs, os):
+    """X_j^T src[rs, os:os+6] as a 6-tuple (link j's coordinates to its parent's)."""
+    return force_to_parent_t(ws, j, src[rs, os], src[rs, os + 1], src[rs, os + 2], src[rs, os + 3],
+                             src[rs, os + 4], src[rs, os + 5])
 
 
 @njit(**_INL)
