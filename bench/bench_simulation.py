@@ -3,7 +3,7 @@ callback) vs a Python loop of Pinocchio aba + RK4, vs MuJoCo's RK4 mj_step.
 
 Run: PYTHONPATH=src python bench/bench_simulation.py [--steps N]
 All peers run the same model (UR5 from example-robot-data, converted for MuJoCo from
-our compiled arrays) in the same process; ratios are what to compare. Joint limits are
+our compiled arrays) in the same process; ratios are what to compare. Joint limits and contacts are
 off in our runs (limits=False), as in the peers' models.
 """
 import argparse
@@ -93,9 +93,9 @@ def bench(m, name, steps, dt=1e-3):
     q0 = m.random_q(0, scale=1.0)
     u0 = np.zeros(m.nu)
     rows = []
-    simulate(m, q0, u0, 10 * dt, dt=dt, limits=False)  # compile / load cache
+    simulate(m, q0, u0, 10 * dt, dt=dt, limits=False, contact=False)  # compile / load cache
     t = time.perf_counter()
-    simulate(m, q0, u0, steps * dt, dt=dt, limits=False)
+    simulate(m, q0, u0, steps * dt, dt=dt, limits=False, contact=False)
     ours = steps / (time.perf_counter() - t)
     rows.append(("multibody simulate (compiled loop)", ours))
 
@@ -103,9 +103,9 @@ def bench(m, name, steps, dt=1e-3):
         tau[:] = 0.0
 
     n_cb = max(steps // 20, 100)
-    simulate(m, q0, u0, 10 * dt, dt=dt, control=control, limits=False)
+    simulate(m, q0, u0, 10 * dt, dt=dt, control=control, limits=False, contact=False)
     t = time.perf_counter()
-    simulate(m, q0, u0, n_cb * dt, dt=dt, control=control, limits=False)
+    simulate(m, q0, u0, n_cb * dt, dt=dt, control=control, limits=False, contact=False)
     rows.append(("multibody simulate (Python control callback)", n_cb / (time.perf_counter() - t)))
     try:
         import pinocchio as pin
@@ -141,7 +141,8 @@ def bench(m, name, steps, dt=1e-3):
         md.time = 0.0
         for _ in range(500):
             mujoco.mj_step(mm, md)
-        err = np.max(np.abs(md.qpos - mj_qpos(m, simulate(m, q0, u0, 500 * dt, dt=dt, limits=False).q[-1])))
+        mine = simulate(m, q0, u0, 500 * dt, dt=dt, limits=False, contact=False)
+        err = np.max(np.abs(md.qpos - mj_qpos(m, mine.q[-1])))
     except ImportError:
         err = None
     print(f"\n{name}: nq={m.nq}, RK4 dt={dt}, {steps} steps")
