@@ -14,7 +14,7 @@ symmetric (the two triangles used to be summed apart, a rounding away from each 
 from numba import njit
 
 from .layout import W_P, W_R
-from .spatial_inline import load9, mul33
+from .spatial_inline import load9, mul33, rotate_sym33
 
 _INL = dict(cache=True, inline="always")
 
@@ -69,15 +69,6 @@ def _rotate33(R, B):
             T[6] * R[6] + T[7] * R[7] + T[8] * R[8])
 
 
-@njit(cache=True)
-def _rotate_sym33(R, a00, a01, a02, a11, a12, a22):
-    """R A R^T for a symmetric 3x3 A, as its upper entries (00, 01, 02, 11, 12, 22)."""
-    T = mul33(R, (a00, a01, a02, a01, a11, a12, a02, a12, a22))
-    return (T[0] * R[0] + T[1] * R[1] + T[2] * R[2], T[0] * R[3] + T[1] * R[4] + T[2] * R[5],
-            T[0] * R[6] + T[1] * R[7] + T[2] * R[8], T[3] * R[3] + T[4] * R[4] + T[5] * R[5],
-            T[3] * R[6] + T[4] * R[7] + T[5] * R[8], T[6] * R[6] + T[7] * R[7] + T[8] * R[8])
-
-
 @njit(**_INL)
 def _add_pair(dst, rd, o, r, c, x):
     """Add x to entries (r, c) and (c, r) of the 6x6 at dst[rd, o:] (once where r == c)."""
@@ -95,9 +86,9 @@ def inertia_to_parent_add(ws, j, S, dst, rd, od):
     X^T S X = [[A' + P B'^T - B' P - P C' P, B' + P C'], [(B' + P C')^T, C']].
     """
     R = load9(ws, j, W_R)
-    A = _rotate_sym33(R, S[0], S[1], S[2], S[6], S[7], S[11])
+    A = rotate_sym33(R, S[0], S[1], S[2], S[6], S[7], S[11])
     B = _rotate33(R, (S[3], S[4], S[5], S[8], S[9], S[10], S[12], S[13], S[14]))
-    C = _rotate_sym33(R, S[15], S[16], S[17], S[18], S[19], S[20])
+    C = rotate_sym33(R, S[15], S[16], S[17], S[18], S[19], S[20])
     px = ws[j, W_P]
     py = ws[j, W_P + 1]
     pz = ws[j, W_P + 2]

@@ -18,7 +18,7 @@ from .layout import (
     U_ADR, UOFF, W_IA, W_PPLUS, W_PW, W_RW, W_SW, W_TMP,
 )
 from .placements import forget_placement
-from .spatial_inline import load9, mul33, mul33_vec, store9
+from .spatial_inline import load9, mul33, mul33_vec, rotate_sym33, store9
 
 INL = dict(cache=True, inline="always")
 # The entry kernel and its out-of-line steps run without Numba's reference counting (NRT):
@@ -94,18 +94,17 @@ def _rigid_inertia(mf, ws, j, R, px, py, pz):
     m = mf[j, RB_MASS]
     h = mul33_vec(R, mf[j, RB_H], mf[j, RB_H + 1], mf[j, RB_H + 2])
     i = RB_I
-    T = mul33(R, (mf[j, i], mf[j, i + 1], mf[j, i + 2], mf[j, i + 1], mf[j, i + 3], mf[j, i + 4],
-                  mf[j, i + 2], mf[j, i + 4], mf[j, i + 5]))
+    Ir = rotate_sym33(R, mf[j, i], mf[j, i + 1], mf[j, i + 2], mf[j, i + 3], mf[j, i + 4], mf[j, i + 5])  # R I R^T
     hx = h[0] + m * px
     hy = h[1] + m * py
     hz = h[2] + m * pz
     s = px * (h[0] + hx) + py * (h[1] + hy) + pz * (h[2] + hz)
-    ws[j, W_IA] = T[0] * R[0] + T[1] * R[1] + T[2] * R[2] + s - px * hx - h[0] * px
-    ws[j, W_IA + 1] = T[0] * R[3] + T[1] * R[4] + T[2] * R[5] - px * hy - h[0] * py
-    ws[j, W_IA + 2] = T[0] * R[6] + T[1] * R[7] + T[2] * R[8] - px * hz - h[0] * pz
-    ws[j, W_IA + 6] = T[3] * R[3] + T[4] * R[4] + T[5] * R[5] + s - py * hy - h[1] * py
-    ws[j, W_IA + 7] = T[3] * R[6] + T[4] * R[7] + T[5] * R[8] - py * hz - h[1] * pz
-    ws[j, W_IA + 11] = T[6] * R[6] + T[7] * R[7] + T[8] * R[8] + s - pz * hz - h[2] * pz
+    ws[j, W_IA] = Ir[0] + s - px * hx - h[0] * px
+    ws[j, W_IA + 1] = Ir[1] - px * hy - h[0] * py
+    ws[j, W_IA + 2] = Ir[2] - px * hz - h[0] * pz
+    ws[j, W_IA + 6] = Ir[3] + s - py * hy - h[1] * py
+    ws[j, W_IA + 7] = Ir[4] - py * hz - h[1] * pz
+    ws[j, W_IA + 11] = Ir[5] + s - pz * hz - h[2] * pz
     ws[j, W_IA + 4] = -hz
     ws[j, W_IA + 5] = hy
     ws[j, W_IA + 8] = hz

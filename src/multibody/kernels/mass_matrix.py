@@ -24,7 +24,7 @@ from .joint_transform import place_links, place_pin_links, world_placement
 from .layout import (
     ARMATURE, DENSE_M, KIND, NU, PARENT, PIN, RB_H, RB_I, RB_MASS, UOFF, W_PR, W_PW, W_RW, W_SW, W_Y,
 )
-from .spatial_inline import load9, rigid_inertia_times, store6, world_subspace_column
+from .spatial_inline import load9, rigid_inertia_times, rotate_sym33, store6, world_subspace_column
 
 
 @njit(cache=True, inline="always")
@@ -40,29 +40,8 @@ def world_rigid_inertia(mf, ws, j):
     h0 = mf[j, RB_H]
     h1 = mf[j, RB_H + 1]
     h2 = mf[j, RB_H + 2]
-    a = mf[j, RB_I]
-    b = mf[j, RB_I + 1]
-    c = mf[j, RB_I + 2]
-    d = mf[j, RB_I + 3]
-    e = mf[j, RB_I + 4]
-    f = mf[j, RB_I + 5]
-    # T = R I (I symmetric: [[a, b, c], [b, d, e], [c, e, f]])
-    t00 = R[0] * a + R[1] * b + R[2] * c
-    t01 = R[0] * b + R[1] * d + R[2] * e
-    t02 = R[0] * c + R[1] * e + R[2] * f
-    t10 = R[3] * a + R[4] * b + R[5] * c
-    t11 = R[3] * b + R[4] * d + R[5] * e
-    t12 = R[3] * c + R[4] * e + R[5] * f
-    t20 = R[6] * a + R[7] * b + R[8] * c
-    t21 = R[6] * b + R[7] * d + R[8] * e
-    t22 = R[6] * c + R[7] * e + R[8] * f
-    # R I R^T, upper triangle
-    i00 = t00 * R[0] + t01 * R[1] + t02 * R[2]
-    i01 = t00 * R[3] + t01 * R[4] + t02 * R[5]
-    i02 = t00 * R[6] + t01 * R[7] + t02 * R[8]
-    i11 = t10 * R[3] + t11 * R[4] + t12 * R[5]
-    i12 = t10 * R[6] + t11 * R[7] + t12 * R[8]
-    i22 = t20 * R[6] + t21 * R[7] + t22 * R[8]
+    i00, i01, i02, i11, i12, i22 = rotate_sym33(R, mf[j, RB_I], mf[j, RB_I + 1], mf[j, RB_I + 2], mf[j, RB_I + 3],
+                                                mf[j, RB_I + 4], mf[j, RB_I + 5])  # R I R^T
     r0 = R[0] * h0 + R[1] * h1 + R[2] * h2  # R h
     r1 = R[3] * h0 + R[4] * h1 + R[5] * h2
     r2 = R[6] * h0 + R[7] * h1 + R[8] * h2

@@ -84,6 +84,16 @@ def mul33(A, B):
 
 
 @njit(cache=True)
+def rotate_sym33(R, a00, a01, a02, a11, a12, a22):
+    """R A R^T for a symmetric 3x3 A (a rotational inertia, say), as its upper entries
+    (00, 01, 02, 11, 12, 22): T = R A, then the rows of T against the rows of R."""
+    T = mul33(R, (a00, a01, a02, a01, a11, a12, a02, a12, a22))
+    return (T[0] * R[0] + T[1] * R[1] + T[2] * R[2], T[0] * R[3] + T[1] * R[4] + T[2] * R[5],
+            T[0] * R[6] + T[1] * R[7] + T[2] * R[8], T[3] * R[3] + T[4] * R[4] + T[5] * R[5],
+            T[3] * R[6] + T[4] * R[7] + T[5] * R[8], T[6] * R[6] + T[7] * R[7] + T[8] * R[8])
+
+
+@njit(cache=True)
 def mul33_vec(A, x0, x1, x2):
     """A x for a row-major 9-tuple A."""
     return (A[0] * x0 + A[1] * x1 + A[2] * x2, A[3] * x0 + A[4] * x1 + A[5] * x2,
