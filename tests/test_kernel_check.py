@@ -125,6 +125,14 @@ def test_stored_values_match_pinocchio(pins):
     close(ref["mass_and_com"], np.r_[pd.mass[0], com], "mass and centre of mass")
     close(ref["trajectory_energies"], np.tile(np.r_[ke, pd.mass[0], com, 0.0], (2, 1)),
           "trajectory energies (no strain energy)")
+    Minv = pin.computeMinverse(pm, pd, qp)
+    close(ref["inverse_mass_matrix"][np.ix_(P, P)], np.triu(Minv) + np.triu(Minv, 1).T, "inverse mass matrix")
+    # the frame operators by their identities with the values checked above (J u, J M^-1 J^T)
+    nu = m.nu
+    T, J = ref["frame_jacobian"][:16].reshape(4, 4), ref["frame_jacobian"][16:].reshape(6, nu)
+    np.testing.assert_array_equal(T, ref["frame_pose"])
+    assert np.abs(T[:3, :3] @ T[:3, :3].T - np.eye(3)).max() < 1e-14 and np.array_equal(T[3], [0, 0, 0, 1])
+    close(ref["operational_space_compliance"][6:, 6:], J @ ref["inverse_mass_matrix"] @ J.T, "compliance")
     assert set(ref) == set(entry.kernel_names(pins=True))  # every kernel with a PIN-only variant is checked
 
 
@@ -178,7 +186,7 @@ def test_the_loaded_kernels_pass_their_check(pins):
 def test_the_callees_of_a_kernel_are_found():
     chain = kernel_check.package_callees(entry.kernel_dispatcher("mass_matrix"))
     names = [d.py_func.__name__ for d in chain]
-    assert names[-1] == "mass_matrix" and {"crba_core", "place_links", "_general_link_placement"} <= set(names)
+    assert names[-1] == "mass_matrix" and {"crba_core", "place_links", "general_link_placement"} <= set(names)
     assert names.index("place_links") < names.index("crba_core")  # callees before their callers
     assert all(d.targetoptions.get("inline") != "always" for d in chain)  # inlined helpers have no code of their own
 

@@ -12,6 +12,7 @@ import pytest
 import multibody as mb
 from multibody.algorithms.entry import KERNELS, PIN_KERNELS, kernel_names
 from multibody.kernels.joint_transform import pin_variant
+from multibody.kernels.layout import H_NFRAMES
 from multibody.simulation import ExternalForce, JointSpringDamper, simulate
 from multibody.simulation import kernels as K
 
@@ -71,6 +72,21 @@ def test_pin_variants_give_the_general_numbers_bit_for_bit(name):
             assert getattr(KERNELS, kname)(buf, *args, general) == 0
             assert getattr(PIN_KERNELS, kname)(buf, *args, pins) == 0
             np.testing.assert_array_equal(pins, general, err_msg=f"{name} {kname}")
+        last = int(buf[0, H_NFRAMES]) - 1
+        frames = np.array([1, last], dtype=np.int64)
+        for kname, args, shape in (("inverse_mass_matrix", (q, np.zeros(c.minv_work_shape)), (c.nu, c.nu)),
+                                   ("operational_space_compliance", (q, frames, np.zeros(c.compliance_work_shape(2))),
+                                    (12, 12)),
+                                   ("frame_pose", (q, last), (4, 4))):
+            general, pins = np.full(shape, np.nan), np.full(shape, np.nan)
+            assert getattr(KERNELS, kname)(buf, *args, general) == 0
+            assert getattr(PIN_KERNELS, kname)(buf, *args, pins) == 0
+            np.testing.assert_array_equal(pins, general, err_msg=f"{name} {kname}")
+        T, J = np.empty((2, 4, 4)), np.zeros((2, 6, c.nu))
+        assert KERNELS.frame_jacobian(buf, q, last, T[0], J[0]) == 0
+        assert PIN_KERNELS.frame_jacobian(buf, q, last, T[1], J[1]) == 0
+        np.testing.assert_array_equal(T[1], T[0])
+        np.testing.assert_array_equal(J[1], J[0])
     Q, U = rng.uniform(-2, 2, (20, c.nq)), rng.uniform(-2, 2, (20, c.nu))
     general, pins = np.empty((20, 5)), np.empty((20, 5))
     assert KERNELS.trajectory_energies(buf, Q, U, general) == (0, 20)
@@ -82,28 +98,31 @@ def test_every_pin_variant_is_a_different_kernel_and_the_rest_are_shared():
     assert set(kernel_names(pins=True)) <= set(kernel_names())
     for name in kernel_names(pins=True):
         assert getattr(PIN_KERNELS, name) is not getattr(KERNELS, name)
-    assert PIN_KERNELS.frame_pose is KERNELS.frame_pose
+    assert PIN_KERNELS.frame_velocity_acceleration is KERNELS.frame_velocity_acceleration
 
 
 def test_pin_variants_leave_the_general_code_uncompiled(tmp_path):
-    """On an empty cache of its own: a model of PIN links gets its dynamics, energies and a
-    simulation without compiling the general articulated-inertia step or placements."""
+    """On an empty cache of its own: a model of PIN links gets its dynamics, energies, M^-1,
+    compliance, frame pose and Jacobian and a simulation without compiling the general
+    articulated-inertia step, placements, M^-1 steps or coordinate maps."""
     code = ("import numpy as np, multibody as mb\n"
             "from multibody.kernels.articulated_inertia import general_inertia_step\n"
-            "from multibody.kernels.joint_transform import _general_link_placement\n"
+            "from multibody.kernels.joint_transform import general_link_placement\n"
+            "from multibody.kernels.inverse_mass_steps import general_first\n"
             "from multibody.kernels.coordinates import qdot_from_u, sanitize_charts\n"
             "from multibody.simulation.stages import normalize_quaternions\n"
             "from multibody.simulation.lie import to_start_charts\n"
             "m = mb.Multibody(); m.add_serial_chain('l', 2)\n"
             "z = np.zeros(2)\n"
             "m.forward_dynamics(z, z, z); m.inverse_dynamics(z, z, z); m.mass_matrix(z)\n"
+            "m.inverse_mass_matrix(z); m.operational_space_compliance(z, ['l1']); m.body_jacobian(z, 'l1')\n"
             "m.kinetic_energy(z, z); m.potential_energy(z)\n"
             "mb.simulate(m, z, z, 0.01).energy(m)\n"
-            "print([len(f.signatures) for f in (general_inertia_step, _general_link_placement, qdot_from_u,\n"
-            "                                   sanitize_charts, normalize_quaternions, to_start_charts)])\n")
+            "print([len(f.signatures) for f in (general_inertia_step, general_link_placement, general_first,\n"
+            "                                   qdot_from_u, sanitize_charts, normalize_quaternions, to_start_charts)])\n")
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
-    assert out.splitlines()[-1] == "[0, 0, 0, 0, 0, 0]"
+    assert out.splitlines()[-1] == "[0, 0, 0, 0, 0, 0, 0]"
 
 
 _ENTRY_POINT = K.entry_point

@@ -20,6 +20,7 @@ from numba import njit
 
 from .layout import ARMATURE, DINV_ADR, G_ADR, INERTIA, KIND, NU, PARENT, PIN, S_COLS, U_ADR, W_IA, W_PPLUS
 from .inertia_transfer import ZERO21, inertia_to_parent_add, load_sym66, sym66_minus_outer
+from .variants import variant
 
 _INL = dict(cache=True, inline="always")
 
@@ -143,25 +144,35 @@ def general_inertia_step(mi, mf, ws, z, j):
     return ok
 
 
-@njit(cache=True)
-def articulated_inertia_pass(mi, mf, ws, z):
-    """IA, U, D^-1, G and P+ of every link (placements W_R/W_P must be current).
+def _make_articulated_inertia_pass(general):
+    """``articulated_inertia_pass`` for links of any kind (``general``) or its PIN-only
+    variant (the general step pruned before typing: not compiled)."""
 
-    Returns False when some D_j is singular.
-    """
-    n = mi.shape[0]
-    for j in range(n):
-        init_articulated_inertia(mf, ws, j)
-    good = True
-    for j in range(n - 1, -1, -1):
-        if mi[j, KIND] == PIN:
-            ok, P, _ = pin_inertia_step(mi, mf, ws, z, j)
-        else:
-            ok = general_inertia_step(mi, mf, ws, z, j)
-            P = load_sym66(ws, j, W_PPLUS)
-        if not ok:
-            good = False
-        p = mi[j, PARENT]
-        if p >= 0:
-            inertia_to_parent_add(ws, j, P, ws, p, W_IA)
-    return good
+    @variant("articulated_inertia_pass" if general else "articulated_inertia_pin_pass")
+    def articulated_inertia_pass(mi, mf, ws, z):
+        """IA, U, D^-1, G and P+ of every link (placements W_R/W_P must be current).
+
+        Returns False when some D_j is singular.
+        """
+        n = mi.shape[0]
+        for j in range(n):
+            init_articulated_inertia(mf, ws, j)
+        good = True
+        for j in range(n - 1, -1, -1):
+            if general and mi[j, KIND] != PIN:
+                ok = general_inertia_step(mi, mf, ws, z, j)
+                P = load_sym66(ws, j, W_PPLUS)
+            else:
+                ok, P, _ = pin_inertia_step(mi, mf, ws, z, j)
+            if not ok:
+                good = False
+            p = mi[j, PARENT]
+            if p >= 0:
+                inertia_to_parent_add(ws, j, P, ws, p, W_IA)
+        return good
+
+    return articulated_inertia_pass
+
+
+articulated_inertia_pass = _make_articulated_inertia_pass(True)
+articulated_inertia_pin_pass = _make_articulated_inertia_pass(False)  # PIN links only

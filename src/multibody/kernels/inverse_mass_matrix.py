@@ -36,6 +36,7 @@ from .inverse_mass_steps import (
 from .layout import ARMATURE, FREE, FREE_QUAT, G_ADR, H_NU, KIND, NU, PARENT, S_COLS, SUBTREE_END, U_ADR, UOFF, W_PR
 from .spatial_inline import force_to_world, motion_to_world
 from .status import BAD_LENGTH_ARG1, OK, SINGULAR
+from .variants import variant
 
 #: Columns of M^-1 per block: the work array is (n, 6 min(nu, BLOCK)) (``work_shape``).
 BLOCK = 64
@@ -91,14 +92,14 @@ def _pin_columns(W, Minv, j, p, u0, ue, sj, uj, gj, dinv, c0, c1):
 
 
 @njit(**INL)
-def _inward_first(mi, mf, ws, z, W, Minv, free_root, c1):
+def _inward_first(mi, mf, ws, z, W, Minv, free_root, c1, general):
     """Step 2 on the first block's columns 0 <= c < c1, factoring each link on the way (U,
     D^-1, G, IA_p; what the later blocks use kept). False when some D_j is not positive
-    definite."""
+    definite. ``general`` as in ``root_frames``."""
     nu = Minv.shape[0]
     good = True
     for j in range(mi.shape[0] - 1, -1, -1):
-        if mi[j, NU] != 1:
+        if general and mi[j, NU] != 1:
             if not general_first(mi, mf, ws, z, W, Minv, j, j == 0 and free_root, c1):
                 good = False
             continue
@@ -126,7 +127,7 @@ def _inward_first(mi, mf, ws, z, W, Minv, free_root, c1):
 
 
 @njit(**INL)
-def _outward(mi, ws, z, W, Minv, free_root, c0, c1):
+def _outward(mi, ws, z, W, Minv, free_root, c0, c1, general):
     """Step 3 on the columns c0 <= c < c1, for the links up to the block's last speed
     (M^-1[j, c] is 0 before it for c past j's subtree)."""
     for j in range(mi.shape[0]):
@@ -134,7 +135,7 @@ def _outward(mi, ws, z, W, Minv, free_root, c0, c1):
         if u0 >= c1:  # and so are the later links' (depth-first order)
             break
         p = mi[j, PARENT]
-        if mi[j, NU] != 1:
+        if general and mi[j, NU] != 1:
             # int(c0): the first block's 0 as an int64, not a literal (one compiled version)
             general_outward(mi, ws, z, W, Minv, j, j == 0 and free_root, int(c0), c1)
             continue
@@ -184,18 +185,18 @@ def _later_blocks(mi, ws, z, W, Minv, free_root, k):
 
 
 @njit(**INL)
-def _minv(mi, mf, ws, z, q, W, Minv):
+def _minv(mi, mf, ws, z, q, W, Minv, general):
     """Fill the full symmetric M^-1 (nu, nu), k columns at a time (k = W.shape[1] // 6):
     W is scratch of shape (n, 6k), row j holding F_j (written by j's children), then A_j,
     for the block's columns, column c at W[j, 6(c - c0):]; S is kept in ws, U and G in z.
     Nothing needs zeroing: every entry is written before it is read. False when some D_j
-    is not positive definite."""
+    is not positive definite. ``general`` as in ``root_frames``."""
     nu = Minv.shape[0]
     k = W.shape[1] // 6
-    root_frames(mi, mf, ws, q)
+    root_frames(mi, mf, ws, q, general)
     free_root = mi.shape[0] > 0 and (mi[0, KIND] == FREE or mi[0, KIND] == FREE_QUAT)  # S = I in its frame
-    good = _inward_first(mi, mf, ws, z, W, Minv, free_root, min(k, nu))
-    _outward(mi, ws, z, W, Minv, free_root, 0, min(k, nu))
+    good = _inward_first(mi, mf, ws, z, W, Minv, free_root, min(k, nu), general)
+    _outward(mi, ws, z, W, Minv, free_root, 0, min(k, nu), general)
     if nu > k:
         _later_blocks(mi, ws, z, W, Minv, free_root, k)
     return good
@@ -203,22 +204,33 @@ def _minv(mi, mf, ws, z, q, W, Minv):
 
 @njit(cache=True)
 def minv_core(mi, mf, ws, z, q, W, Minv):
-    """M^-1 into Minv (nu, nu) (see ``_minv``): the batched kernel's call."""
-    return _minv(mi, mf, ws, z, q, W, Minv)
+    """M^-1 into Minv (nu, nu) (see ``_minv``), links of any kind: the call of the
+    derivatives and of the contact loop."""
+    return _minv(mi, mf, ws, z, q, W, Minv, True)
 
 
-@njit(**NO_NRT)
-def inverse_mass_matrix(dbuf, q, W, Minv):
-    """Checked entry point: a status for q (BAD_LENGTH_ARG1: Minv is not (nu, nu)), SINGULAR, or
-    OVERFLOW."""
-    nu = int(dbuf[0, H_NU])
-    if Minv.shape[0] != nu or Minv.shape[1] != nu:
-        return BAD_LENGTH_ARG1
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    d0 = data_start(dbuf, n)
-    ws = link_rows(dbuf, d0, n)
-    st = check_state(mi, q, q, q, -1, -1)
-    if st == OK and not _minv(mi, mf, ws, ragged(dbuf, d0, n), q, W, Minv):
-        return SINGULAR
-    return result_status(st, Minv)
+def _make_inverse_mass_matrix(general):
+    """The checked entry point of M^-1 for links of any kind (``general``) or its PIN-only
+    variant (``joint_transform.pin_variant``: the other kinds' steps are not compiled)."""
+
+    @variant("inverse_mass_matrix" if general else "inverse_mass_matrix_pins", _nrt=False)
+    def inverse_mass_matrix(dbuf, q, W, Minv):
+        """Checked entry point: a status for q (BAD_LENGTH_ARG1: Minv is not (nu, nu)), SINGULAR,
+        or OVERFLOW."""
+        nu = int(dbuf[0, H_NU])
+        if Minv.shape[0] != nu or Minv.shape[1] != nu:
+            return BAD_LENGTH_ARG1
+        mi, mf = model_arrays(dbuf)
+        n = mi.shape[0]
+        d0 = data_start(dbuf, n)
+        ws = link_rows(dbuf, d0, n)
+        st = check_state(mi, q, q, q, -1, -1)
+        if st == OK and not _minv(mi, mf, ws, ragged(dbuf, d0, n), q, W, Minv, general):
+            return SINGULAR
+        return result_status(st, Minv)
+
+    return inverse_mass_matrix
+
+
+inverse_mass_matrix = _make_inverse_mass_matrix(True)
+inverse_mass_matrix_pins = _make_inverse_mass_matrix(False)  # PIN links only

@@ -12,7 +12,7 @@ import math
 from numba import njit
 
 from .articulated_inertia import spd_inverse
-from .joints.dispatch import joint_rotation_translation
+from .joint_transform import general_link_placement
 from .layout import (
     ARMATURE, G_ADR, KIND, NU, P_TREE, PARENT, PIN, QOFF, R_TREE, RB_H, RB_I, RB_MASS, S_COLS, SUBTREE_END,
     U_ADR, UOFF, W_IA, W_PPLUS, W_PW, W_RW, W_SW, W_TMP,
@@ -115,15 +115,6 @@ def _rigid_inertia(mf, ws, j, R, px, py, pz):
         ws[j, W_IA + k] = 0.0
     for k in (15, 18, 20):
         ws[j, W_IA + k] = m
-
-
-@njit(**NO_NRT)
-def _placement(mi, mf, ws, q, j):
-    """(R, p) of link j in its parent's frame, any kind (PIN links are placed inline)."""
-    RT = load9(mf, j, R_TREE)
-    RJ, pJ = joint_rotation_translation(mi, mf, ws, q, j)
-    t = mul33_vec(RT, pJ[0], pJ[1], pJ[2])
-    return mul33(RT, RJ), (mf[j, P_TREE] + t[0], mf[j, P_TREE + 1] + t[1], mf[j, P_TREE + 2] + t[2])
 
 
 @njit(**NO_NRT)
@@ -270,12 +261,16 @@ def general_outward(mi, ws, z, W, Minv, j, free_root, c0, c1):
 
 
 @njit(**INL)
-def root_frames(mi, mf, ws, q):
-    """Step 1: each link's placement in its root's frame, its rigid inertia and S there."""
+def root_frames(mi, mf, ws, q, general):
+    """Step 1: each link's placement in its root's frame, its rigid inertia and S there.
+    ``general`` (a constant of the caller's variant): links of any kind; False: PIN links
+    only, the other kinds' out-of-line steps pruned before typing (not compiled)."""
     for j in range(mi.shape[0]):
         p = mi[j, PARENT]
         if p >= 0:
-            if mi[j, KIND] == PIN:  # R_tree Rz(q): a planar rotation of two columns
+            if general and mi[j, KIND] != PIN:
+                RL, pl = general_link_placement(mi, mf, ws, q, j)
+            else:  # PIN: R_tree Rz(q), a planar rotation of two columns
                 th = q[mi[j, QOFF]]
                 c = math.cos(th)
                 s = math.sin(th)
@@ -283,8 +278,6 @@ def root_frames(mi, mf, ws, q):
                 RL = (c * T[0] + s * T[1], c * T[1] - s * T[0], T[2], c * T[3] + s * T[4], c * T[4] - s * T[3], T[5],
                       c * T[6] + s * T[7], c * T[7] - s * T[6], T[8])
                 pl = (mf[j, P_TREE], mf[j, P_TREE + 1], mf[j, P_TREE + 2])
-            else:
-                RL, pl = _placement(mi, mf, ws, q, j)
             Rp = load9(ws, p, _R_REF)
             R = mul33(Rp, RL)
             t = mul33_vec(Rp, pl[0], pl[1], pl[2])
@@ -298,9 +291,9 @@ def root_frames(mi, mf, ws, q):
         for k in range(3):
             ws[j, _P_REF + k] = t[k]
         _rigid_inertia(mf, ws, j, R, px, py, pz)
-        if mi[j, KIND] == PIN:  # S = e_z (compile frames PIN links so)
+        if general and mi[j, KIND] != PIN:
+            _general_subspace(mi, mf, ws, j, R, px, py, pz)
+        else:  # PIN: S = e_z (compile frames PIN links so)
             sw = (R[2], R[5], R[8], py * R[8] - pz * R[5], pz * R[2] - px * R[8], px * R[5] - py * R[2])
             for r in range(6):
                 ws[j, S_ROOT + r] = sw[r]
-        else:
-            _general_subspace(mi, mf, ws, j, R, px, py, pz)

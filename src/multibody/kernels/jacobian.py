@@ -8,9 +8,10 @@ link i to F: with (R, p) the pose of link i in F,
 from numba import njit
 
 from .common import check_state, data_start, frame_table, link_rows, model_arrays, result_status
-from .joint_transform import forward_kinematics_pass
+from .joint_transform import forward_kinematics_pass, forward_kinematics_pin_pass
 from .spatial_inline import world_subspace_column
 from .layout import FR_LINK, FR_P, FR_R, NU, PARENT, UOFF, W_PR, W_PW, W_RW
+from .variants import variant
 
 
 @njit(cache=True, inline="always")
@@ -36,46 +37,55 @@ def frame_world_pose(ws, fr, f, out, at=W_PW):
     out[3, 3] = 1.0
 
 
-@njit(cache=True)
-def frame_pose_core(mi, mf, fr, ws, q, f, T_wf):
-    """T_wf (4x4) = pose in the world of frame row f at q."""
-    forward_kinematics_pass(mi, mf, ws, q)
-    frame_world_pose(ws, fr, f, T_wf)
-
-
-@njit(cache=True)
-def frame_pose(dbuf, q, f, T_wf):
-    """Checked entry point of ``frame_pose_core``: a ``check_state`` status for q, or OVERFLOW."""
+@njit(cache=True, inline="always")
+def _placed_at(dbuf, q, general):
+    """(check_state's status of q, mi, mf, fr, ws), every link placed at q (the kinematics pass;
+    ``general``: of any kind, else PIN links only) when q is good."""
     mi, mf = model_arrays(dbuf)
     n = mi.shape[0]
     fr = frame_table(dbuf, n)
     ws = link_rows(dbuf, data_start(dbuf, n), n)
     st = check_state(mi, q, q, q, -1, -1)
     if st == 0:
-        frame_pose_core(mi, mf, fr, ws, q, f, T_wf)
-    return result_status(st, T_wf)
+        if general:  # (a constant of the caller's variant)
+            forward_kinematics_pass(mi, mf, ws, q)
+        else:
+            forward_kinematics_pin_pass(mi, mf, ws, q)
+    return st, mi, mf, fr, ws
+
+
+def _make_frame_kernels(general):
+    """The checked entry points ``frame_pose`` and ``frame_jacobian`` for links of any kind
+    (``general``) or their PIN-only variants (the kinematics pass of PIN links: the other
+    kinds' placements are not compiled)."""
+
+    @variant("frame_pose" if general else "frame_pose_pins")
+    def frame_pose(dbuf, q, f, T_wf):
+        """T_wf (4x4) = pose in the world of frame row f at q: a ``check_state`` status for q,
+        or OVERFLOW."""
+        st, mi, mf, fr, ws = _placed_at(dbuf, q, general)
+        if st == 0:
+            frame_world_pose(ws, fr, f, T_wf)
+        return result_status(st, T_wf)
+
+    @variant("frame_jacobian" if general else "frame_jacobian_pins")
+    def frame_jacobian(dbuf, q, f, T_wf, J):
+        """``frame_jacobian_core`` at q: a ``check_state`` status for q, or OVERFLOW."""
+        st, mi, mf, fr, ws = _placed_at(dbuf, q, general)
+        if st == 0:
+            frame_jacobian_core(mi, mf, fr, ws, f, T_wf, J)
+        return result_status(result_status(st, T_wf), J)
+
+    return frame_pose, frame_jacobian
 
 
 @njit(cache=True)
-def frame_jacobian(dbuf, q, f, T_wf, J):
-    """Checked entry point of ``frame_jacobian_core``: a ``check_state`` status for q, or OVERFLOW."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    fr = frame_table(dbuf, n)
-    ws = link_rows(dbuf, data_start(dbuf, n), n)
-    st = check_state(mi, q, q, q, -1, -1)
-    if st == 0:
-        frame_jacobian_core(mi, mf, fr, ws, q, f, T_wf, J)
-    return result_status(result_status(st, T_wf), J)
-
-
-@njit(cache=True)
-def frame_jacobian_core(mi, mf, fr, ws, q, f, T_wf, J):
-    """J (6, nu): u -> [w; v] of frame row f (origin velocity), in the frame's axes.
+def frame_jacobian_core(mi, mf, fr, ws, f, T_wf, J):
+    """J (6, nu): u -> [w; v] of frame row f (origin velocity), in the frame's axes, from the
+    world placements of the links (W_RW, W_PR: the kinematics pass).
 
     Also writes the frame's world pose into T_wf. J must be zero on entry.
     """
-    forward_kinematics_pass(mi, mf, ws, q)
     i = int(fr[f, FR_LINK])
     frame_world_pose(ws, fr, f, T_wf, W_PR)  # the lever arms below from the tree's root (W_PR) ...
     f0, f1, f2 = T_wf[0, 3], T_wf[1, 3], T_wf[2, 3]
@@ -106,3 +116,7 @@ def frame_jacobian_core(mi, mf, fr, ws, q, f, T_wf, J):
             J[5, u0 + k] = v2 + p0 * w1 - p1 * w0
         i = mi[i, PARENT]
     return 0
+
+
+frame_pose, frame_jacobian = _make_frame_kernels(True)
+frame_pose_pins, frame_jacobian_pins = _make_frame_kernels(False)  # PIN links only

@@ -17,15 +17,14 @@ from .spatial_inline import load9, mul33, mul33_vec, store9
 
 
 @njit(cache=True, _nrt=False)
-def _general_link_placement(mi, mf, ws, q, j):
-    """link_placement for every kind but PIN."""
+def general_link_placement(mi, mf, ws, q, j):
+    """(R, p) of link j, of any kind, in its parent link frame: R = R_tree R_J, p = p_tree +
+    R_tree p_J (PIN's short path is ``joints.pin.link_placement``). One compiled function for
+    ``place_links`` and M^-1's root frames (``inverse_mass_steps.root_frames``)."""
     RT = load9(mf, j, R_TREE)
     RJ, pJ = joint_rotation_translation(mi, mf, ws, q, j)
-    store9(ws, j, W_R, mul33(RT, RJ))
     t = mul33_vec(RT, pJ[0], pJ[1], pJ[2])
-    ws[j, W_P] = mf[j, P_TREE] + t[0]
-    ws[j, W_P + 1] = mf[j, P_TREE + 1] + t[1]
-    ws[j, W_P + 2] = mf[j, P_TREE + 2] + t[2]
+    return mul33(RT, RJ), (mf[j, P_TREE] + t[0], mf[j, P_TREE + 1] + t[1], mf[j, P_TREE + 2] + t[2])
 
 
 def _make_place_links(general):
@@ -55,7 +54,11 @@ def _make_place_links(general):
         if general and others:  # (general: a constant of the variant, pruned before typing)
             for j in range(mi.shape[0]):
                 if mi[j, KIND] != PIN:
-                    _general_link_placement(mi, mf, ws, q, j)
+                    R, p = general_link_placement(mi, mf, ws, q, j)
+                    store9(ws, j, W_R, R)
+                    ws[j, W_P] = p[0]
+                    ws[j, W_P + 1] = p[1]
+                    ws[j, W_P + 2] = p[2]
 
     return place_links
 

@@ -17,13 +17,14 @@ No mass matrix, no inverse of it, no factorisation.
 """
 from numba import njit
 
-from .articulated_inertia import articulated_inertia_pass
+from .articulated_inertia import articulated_inertia_pass, articulated_inertia_pin_pass
 from .common import check_state, data_start, frame_table, link_rows, model_arrays, ragged
 from .inverse_mass_matrix import world_columns
 from .jacobian import frame_world_pose
-from .joint_transform import place_links, world_placement
+from .joint_transform import place_links, place_pin_links, world_placement
 from .layout import DEPTH, DINV_ADR, FR_LINK, NU, PARENT, UOFF, W_PR
 from .status import OK, SINGULAR
+from .variants import variant
 
 # scratch columns (rows 0..n-1 per link, then one row per frame, then temporaries)
 Y_UPS = 0      # 36, Upsilon_j (world coordinates, row-major)
@@ -116,74 +117,102 @@ def _frame_transform(ws, fr, f, T, Y, ry):
         Y[ry, 6 * (r + 3) + 2] = p0 * a1 - p1 * a0
 
 
-@njit(cache=True)
-def osc_core(mi, mf, fr, ws, z, q, frames, W, Y, out):
-    """out (6k, 6k) = Upsilon at the k frame rows ``frames``. W: scratch (3, 6 nu) for the
-    world S, U, G columns; Y: scratch (n + k + 6, Y_COLS). Returns False if D_j is singular."""
-    n = mi.shape[0]
-    k = frames.shape[0]
-    place_links(mi, mf, ws, q)
-    if not articulated_inertia_pass(mi, mf, ws, z):
-        return False
-    for j in range(n):
-        world_placement(mi, ws, j)
-        Y[j, Y_MARK] = 0.0
-    for a in range(k):
-        i = int(fr[frames[a], FR_LINK])
-        while i >= 0 and Y[i, Y_MARK] == 0.0:
-            Y[i, Y_MARK] = 1.0
-            i = mi[i, PARENT]
-    for j in range(n):
-        if Y[j, Y_MARK] != 0.0:
-            world_columns(mi, mf, ws, z, j, W, 0)
-            _link_compliance(mi, z, W, 0, Y, j)
-    T = Y[n + k + 2:n + k + 6, :4]  # a 4x4 work matrix
-    for a in range(k):
-        _frame_transform(ws, fr, frames[a], T, Y, n + a)
-    pa = n + k
-    pb = n + k + 1
-    for a in range(k):
-        for b in range(a, k):
-            ia = int(fr[frames[a], FR_LINK])
-            ib = int(fr[frames[b], FR_LINK])
-            for e in range(36):
-                Y[pa, e] = 1.0 if e % 7 == 0 else 0.0
-                Y[pb, e] = Y[pa, e]
-            while ia != ib and ia >= 0 and ib >= 0:
-                if mi[ia, DEPTH] >= mi[ib, DEPTH]:
-                    _apply_psi(Y, pa, W, 0, Y, pa, mi[ia, UOFF], mi[ia, NU])
-                    ia = mi[ia, PARENT]
-                else:
-                    _apply_psi(Y, pb, W, 0, Y, pb, mi[ib, UOFF], mi[ib, NU])
-                    ib = mi[ib, PARENT]
-            if ia != ib or ia < 0:
+def _make_osc_core(general):
+    """``osc_core`` for links of any kind (``general``) or its PIN-only variant (PIN placements
+    and inertia steps: the general ones are not compiled)."""
+
+    @variant("osc_core" if general else "osc_pin_core")
+    def osc_core(mi, mf, fr, ws, z, q, frames, W, Y, out):
+        """out (6k, 6k) = Upsilon at the k frame rows ``frames``. W: scratch (3, 6 nu) for the
+        world S, U, G columns; Y: scratch (n + k + 6, Y_COLS). Returns False if D_j is singular."""
+        n = mi.shape[0]
+        k = frames.shape[0]
+        if general:  # (a constant of the variant)
+            place_links(mi, mf, ws, q)
+            if not articulated_inertia_pass(mi, mf, ws, z):
+                return False
+        else:
+            place_pin_links(mi, mf, ws, q)
+            if not articulated_inertia_pin_pass(mi, mf, ws, z):
+                return False
+        for j in range(n):
+            world_placement(mi, ws, j)
+            Y[j, Y_MARK] = 0.0
+        for a in range(k):
+            i = int(fr[frames[a], FR_LINK])
+            while i >= 0 and Y[i, Y_MARK] == 0.0:
+                Y[i, Y_MARK] = 1.0
+                i = mi[i, PARENT]
+        for j in range(n):
+            if Y[j, Y_MARK] != 0.0:
+                world_columns(mi, mf, ws, z, j, W, 0)
+                _link_compliance(mi, z, W, 0, Y, j)
+        T = Y[n + k + 2:n + k + 6, :4]  # a 4x4 work matrix
+        for a in range(k):
+            _frame_transform(ws, fr, frames[a], T, Y, n + a)
+        pa = n + k
+        pb = n + k + 1
+        for a in range(k):
+            for b in range(a, k):
+                ia = int(fr[frames[a], FR_LINK])
+                ib = int(fr[frames[b], FR_LINK])
+                for e in range(36):
+                    Y[pa, e] = 1.0 if e % 7 == 0 else 0.0
+                    Y[pb, e] = Y[pa, e]
+                while ia != ib and ia >= 0 and ib >= 0:
+                    if mi[ia, DEPTH] >= mi[ib, DEPTH]:
+                        _apply_psi(Y, pa, W, 0, Y, pa, mi[ia, UOFF], mi[ia, NU])
+                        ia = mi[ia, PARENT]
+                    else:
+                        _apply_psi(Y, pb, W, 0, Y, pb, mi[ib, UOFF], mi[ib, NU])
+                        ib = mi[ib, PARENT]
+                if ia != ib or ia < 0:
+                    for r in range(6):
+                        for c in range(6):
+                            out[6 * a + r, 6 * b + c] = 0.0
+                            out[6 * b + c, 6 * a + r] = 0.0
+                    continue
+                _mul66(Y, ia, Y_UPS, Y, pb, 0, True, Y, pb, Y_T)    # Upsilon_c P_b^T
+                _mul66(Y, pa, 0, Y, pb, Y_T, False, Y, pa, Y_T)     # P_a Upsilon_c P_b^T
+                _mul66(Y, pa, Y_T, Y, n + b, 0, True, Y, pb, Y_T)   # ... X_b^T
+                _mul66(Y, n + a, 0, Y, pb, Y_T, False, Y, pa, Y_T)  # X_a ...
                 for r in range(6):
                     for c in range(6):
-                        out[6 * a + r, 6 * b + c] = 0.0
-                        out[6 * b + c, 6 * a + r] = 0.0
-                continue
-            _mul66(Y, ia, Y_UPS, Y, pb, 0, True, Y, pb, Y_T)    # Upsilon_c P_b^T
-            _mul66(Y, pa, 0, Y, pb, Y_T, False, Y, pa, Y_T)     # P_a Upsilon_c P_b^T
-            _mul66(Y, pa, Y_T, Y, n + b, 0, True, Y, pb, Y_T)   # ... X_b^T
-            _mul66(Y, n + a, 0, Y, pb, Y_T, False, Y, pa, Y_T)  # X_a ...
-            for r in range(6):
-                for c in range(6):
-                    out[6 * a + r, 6 * b + c] = Y[pa, Y_T + 6 * r + c]
-                    out[6 * b + c, 6 * a + r] = Y[pa, Y_T + 6 * r + c]
-    return True
+                        out[6 * a + r, 6 * b + c] = Y[pa, Y_T + 6 * r + c]
+                        out[6 * b + c, 6 * a + r] = Y[pa, Y_T + 6 * r + c]
+        return True
+
+    return osc_core
 
 
-@njit(cache=True)
-def operational_space_compliance(dbuf, q, frames, W, out):
-    """Checked entry point: a status for q, or SINGULAR. W: scratch (n + k + 9, max(6 nu, Y_COLS))."""
-    mi, mf = model_arrays(dbuf)
-    n = mi.shape[0]
-    fr = frame_table(dbuf, n)
-    d0 = data_start(dbuf, n)
-    ws = link_rows(dbuf, d0, n)
-    z = ragged(dbuf, d0, n)
-    st = check_state(mi, q, q, q, -1, -1)
-    if st == OK:
-        if not osc_core(mi, mf, fr, ws, z, q, frames, W[:3], W[3:, :Y_COLS], out):
-            return SINGULAR
-    return st
+osc_core = _make_osc_core(True)
+osc_pin_core = _make_osc_core(False)  # PIN links only
+
+
+def _make_operational_space_compliance(general):
+    """The checked entry point of ``osc_core`` or of its PIN-only variant."""
+
+    @variant("operational_space_compliance" if general else "operational_space_compliance_pins")
+    def operational_space_compliance(dbuf, q, frames, W, out):
+        """Checked entry point: a status for q, or SINGULAR. W: scratch (n + k + 9, max(6 nu, Y_COLS))."""
+        mi, mf = model_arrays(dbuf)
+        n = mi.shape[0]
+        fr = frame_table(dbuf, n)
+        d0 = data_start(dbuf, n)
+        ws = link_rows(dbuf, d0, n)
+        z = ragged(dbuf, d0, n)
+        st = check_state(mi, q, q, q, -1, -1)
+        if st == OK:
+            if general:  # (a constant of the variant)
+                good = osc_core(mi, mf, fr, ws, z, q, frames, W[:3], W[3:, :Y_COLS], out)
+            else:
+                good = osc_pin_core(mi, mf, fr, ws, z, q, frames, W[:3], W[3:, :Y_COLS], out)
+            if not good:
+                return SINGULAR
+        return st
+
+    return operational_space_compliance
+
+
+operational_space_compliance = _make_operational_space_compliance(True)
+operational_space_compliance_pins = _make_operational_space_compliance(False)  # PIN links only
