@@ -95,6 +95,27 @@ def test_dropped_ball_rests_with_normal_force_mg(tmp_path, monkeypatch, shift):
     assert np.ptp(e[late]) < 1e-9
 
 
+@pytest.mark.parametrize("shift", SHIFTS)
+def test_frictionless_contact_slides_at_g_sin_theta_and_rests_a_ball(tmp_path, monkeypatch, shift):
+    """mu = 0 (MJCF friction 0): the cube slides down the 30 degree incline at g sin 30
+    (2.4525 m in 1 s, 0 in the normal direction), a dropped ball bounces off the floor and
+    rests with a total normal force of m g. Until 2026-11-28 either run stopped at its first
+    frictionless contact that had to separate (natural-map residual 1: the cone's projection
+    let a negative normal through when mu = 0)."""
+    monkeypatch.chdir(tmp_path)
+    th = math.radians(30.0)
+    m, q0, R = cube_scene(tmp_path, 0.0, tilt_deg=30.0, shift=shift, name="frictionless")
+    res = mb.simulate(m, q0, np.zeros(6), 1.0, dt=1e-4)
+    p = res.q[:, 4:7]
+    assert ((p[-1] - p[0]) @ R[:, 0]) == pytest.approx(0.5 * G * math.sin(th), rel=1e-3)
+    assert np.max(np.abs((p - np.asarray(shift)) @ R[:, 2] - HALF)) < 1e-3
+    assert abs((p[-1] - p[0]) @ R[:, 1]) < 1e-12  # (no friction, no sideways push)
+    m, q0 = ball_scene(tmp_path, 0.2, mu=0.0, shift=shift, name="frictionless_ball")
+    res = mb.simulate(m, q0, np.zeros(6), 2.0, dt=1e-3, contact_output=True)
+    assert abs(res.q[-1, 6] - shift[2] - RADIUS) < 1e-3
+    assert res.contacts.total_force()[-1, 2] == pytest.approx(1.0 * G, rel=1e-6)
+
+
 def test_runge_kutta_with_contact_is_refused_and_contact_false_falls(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     m, q0 = ball_scene(tmp_path, 0.0)

@@ -173,6 +173,23 @@ def test_cone_projection_is_a_projection():
             assert np.linalg.norm(x - z) >= np.linalg.norm(x - p) - 1e-12
 
 
+def test_frictionless_cone_is_the_nonnegative_normal_ray():
+    """mu = 0: the cone is {t = 0, n >= 0}; points on the normal axis below the apex project
+    to it (until 2026-11-28 they were returned as they were, so a separating frictionless
+    contact's residual stayed 1), and a separating frictionless contact is a solution."""
+    for x, p in (((-1.0, 0.0, 0.0), (0.0, 0.0, 0.0)), ((2.0, 0.0, 0.0), (2.0, 0.0, 0.0)),
+                 ((2.0, 3.0, -4.0), (2.0, 0.0, 0.0)), ((-2.0, 3.0, -4.0), (0.0, 0.0, 0.0)),
+                 ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))):
+        assert project_cone(0.0, *x) == p, x
+    for mu in (0.0, 0.5):  # on the axis below the apex: the apex, whatever the friction
+        assert project_cone(mu, -1.0, 0.0, 0.0) == (0.0, 0.0, 0.0)
+    v = np.empty(3)
+    separating, comp = np.array([0.5, 0.2, -0.1]), np.zeros(3)
+    assert natural_residual(np.eye(3), separating, np.zeros(3), np.array([0.0]), comp, np.zeros(3), v) == 0.0
+    lam, v, res, it = solve(np.eye(3), separating, np.zeros(3), np.array([0.0]), max_iter=50, tol=1e-12)
+    assert res == 0.0 and np.array_equal(lam, np.zeros(3))
+
+
 def test_natural_residual_zero_at_solution_only():
     W = np.eye(3)
     v = np.empty(3)

@@ -11,9 +11,12 @@ __all__ = ["project_cone", "project_impulses", "natural_residual", "natural_resi
 
 @njit(cache=True, inline="always")
 def project_cone(mu, x0, x1, x2):
-    """The Euclidean projection of (x0; x1, x2) onto the cone ||(t1, t2)|| <= mu n: (p0, p1, p2)."""
+    """The Euclidean projection of (x0; x1, x2) onto the cone ||(t1, t2)|| <= mu n: (p0, p1, p2).
+    With mu = 0 the cone is the ray t = 0, n >= 0 (frictionless): a point with t = 0 is in it
+    only when n >= 0 (s <= mu x0 alone let a negative normal through, so a separating
+    frictionless contact never reached a zero residual)."""
     s = math.sqrt(x1 * x1 + x2 * x2)
-    if s <= mu * x0:
+    if s <= mu * x0 and x0 >= 0.0:
         return x0, x1, x2
     if mu * s <= -x0:  # in the polar cone: projects onto the apex
         return 0.0, 0.0, 0.0
