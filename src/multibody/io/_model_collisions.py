@@ -97,8 +97,9 @@ def _read_shape(e, where):
                      f"ellipsoid, plane or mesh)")
 
 
-def add_collisions(m, shapes, excludes):
-    """Add the ``collision_shapes`` entries and the ``collision_excludes`` pairs to ``m``."""
+def add_collisions(m, shapes, excludes, self_collision=()):
+    """Add the ``collision_shapes`` entries and the ``collision_excludes`` pairs to ``m``, and
+    turn on the self-collision of the modal bodies named in ``self_collision``."""
     for i, e in enumerate(shapes):
         where = f"collision_shapes[{i}]"
         as_mapping(e, where, _ENTRY)
@@ -118,3 +119,6 @@ def add_collisions(m, shapes, excludes):
         if len(pair) != 2:
             raise ValueError(f"{where}: expected two body or shape names, got {pair!r}")
         built(where, m.exclude_collision, as_str(pair[0], f"{where}[0]"), as_str(pair[1], f"{where}[1]"))
+    for i, name in enumerate(self_collision):
+        where = f"self_collision[{i}]"
+        built(where, m.enable_self_collision, as_str(name, where))

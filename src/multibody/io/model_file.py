@@ -44,10 +44,10 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "load_model", "save_model", "model_to_dic
 FORMAT = "multibody-model"
 #: The schema version this library writes and the newest it reads (it reads 1 too).
 FORMAT_VERSION = 2
-#: top-level fields (``constraints``, ``modal_bodies``, ``collision_shapes`` and ``collision_excludes``
-#: since version 2)
+#: top-level fields (``constraints``, ``modal_bodies``, ``collision_shapes``, ``collision_excludes`` and
+#: ``self_collision`` since version 2)
 _TOP = ("format", "format_version", "name", "gravity", "source", "world", "bodies", "modal_bodies", "hinges",
-        "nodes", "constraints", "collision_shapes", "collision_excludes")
+        "nodes", "constraints", "collision_shapes", "collision_excludes", "self_collision")
 _BODY = ("name", "mass", "com", "inertia", "rod_length", "visuals", "collisions")
 _GEOMETRY = ("visuals", "collisions")
 _NODE = ("name", "body", "T_body_node")
@@ -90,6 +90,8 @@ def _to_dict(m, store):
         d["collision_shapes"] = collision_dicts(m)
     if m.collision_excludes:
         d["collision_excludes"] = exclude_lists(m)
+    if m.self_collision_bodies:
+        d["self_collision"] = list(m.self_collision_bodies)
     return d
 
 
@@ -160,7 +162,7 @@ def _check_version(d):
     if v > FORMAT_VERSION:
         raise ValueError(f"format_version {v} is newer than this multibody reads "
                          f"(up to {FORMAT_VERSION}); upgrade multibody to load it")
-    for key in ("constraints", "modal_bodies", "collision_shapes", "collision_excludes"):
+    for key in ("constraints", "modal_bodies", "collision_shapes", "collision_excludes", "self_collision"):
         if v < 2 and d.get(key):
             raise ValueError(f"{key}: needs format_version 2 (this file is version {v}, where {key} "
                              f"must be empty or absent)")
@@ -222,7 +224,8 @@ def model_from_dict(d, source="<model>", *, base_dir=None, allow_outside=False):
         for i, e in enumerate(get_field(d, "constraints", "", as_list, [])):
             add_constraint(m, e, f"constraints[{i}]")
         add_collisions(m, get_field(d, "collision_shapes", "", as_list, []),
-                       get_field(d, "collision_excludes", "", as_list, []))
+                       get_field(d, "collision_excludes", "", as_list, []),
+                       get_field(d, "self_collision", "", as_list, []))
         m.finalize()
     except ValueError as err:
         raise ValueError(f"{source}: {str(err).lstrip(': ')}") from None

@@ -9,6 +9,7 @@ model files' metadata dicts, read by the viewer and the URDF export) is a separa
 import numpy as np
 
 from .body import check_transform
+from .modal_body import ModalBody
 from .shapes import Shape
 
 
@@ -242,10 +243,37 @@ class CollisionMixin:
         self.invalidate()
 
     def clear_collisions(self):
-        """Remove every collision shape and pair exclusion."""
+        """Remove every collision shape and pair exclusion, and turn self-collision off."""
         self._collision_shapes = []
         self._collision_excludes = []
+        self._self_collision = []
         self.invalidate()
+
+    @property
+    def self_collision_bodies(self):
+        """The names of the modal bodies whose own shapes touch (``enable_self_collision``)."""
+        return tuple(self.__dict__.get("_self_collision", ()))
+
+    def enable_self_collision(self, body, enabled=True):
+        """Let the collision shapes of modal (flexible) body ``body`` touch each other
+        (``enabled=False``: no longer), a pair when its two shapes are fixed in different
+        frames of the body (two nodes, or a node and the body frame): they move apart or
+        together only as the body deforms, and a contact between them loads its modes from
+        both sides. Off by default, as the shapes of one link are parted: shapes pinned along
+        a body often overlap at rest (spheres along a beam); part such pairs with
+        ``exclude_collision``. A rigid body's shapes move together and never touch each
+        other: ValueError naming it."""
+        body = self.as_body(body, "enable_self_collision: body")
+        if not isinstance(body, ModalBody):
+            raise ValueError(f"enable_self_collision: body {body.name!r} is rigid: its shapes move together "
+                             "and never touch each other (only a modal body's shapes on different nodes do)")
+        names = self.__dict__.setdefault("_self_collision", [])
+        if bool(enabled) != (body.name in names):
+            if enabled:
+                names.append(body.name)
+            else:
+                names.remove(body.name)
+            self.invalidate()
 
     def exclude_collision(self, a, b):
         """Turn off contact between ``a`` and ``b``: each a body (object or name) or a collision

@@ -161,7 +161,7 @@ def compile_contact(mb, c):
             sf_frame[k, CL.SF_R:CL.SF_R + 9] = s.pose[:3, :3].ravel()
             sf_frame[k, CL.SF_P:CL.SF_P + 3] = s.pose[:3, 3]
     excluded = _excluded(shapes, mb.collision_excludes) | _fixed_base_pairs(shapes, mb, c)
-    allow = allowed_pairs(si, body_parent_links(c), excluded)
+    allow = allowed_pairs(si, body_parent_links(c), excluded, _self_pairs(shapes, mb.self_collision_bodies))
     return ContactModel(si, sf, allow, shapes, frames, sf_frame)
 
 
@@ -181,11 +181,24 @@ def body_parent_links(c):
     return out
 
 
-def allowed_pairs(si, parent_link, excluded):
+def _self_pairs(shapes, bodies):
+    """(ns, ns) bool: True for two shapes of one body of ``bodies`` (modal bodies whose
+    self-collision is on) fixed in different frames (``CollisionShape.frame_name``)."""
+    ns = len(shapes)
+    if not bodies:
+        return np.zeros((ns, ns), dtype=bool)
+    _, body = np.unique([s.body.name for s in shapes], return_inverse=True)
+    _, frame = np.unique([s.frame_name for s in shapes], return_inverse=True)
+    on = np.isin([s.body.name for s in shapes], list(bodies))
+    return (body[:, None] == body[None, :]) & on[:, None] & (frame[:, None] != frame[None, :])
+
+
+def allowed_pairs(si, parent_link, excluded, self_pairs=None):
     """(ns, ns) uint8: 1 where shapes a and b may touch.
 
     A pair may touch when ``contype_a & conaffinity_b or contype_b & conaffinity_a`` (MuJoCo's
-    rule), the two are on different links, neither link is the other's parent link
+    rule), the two are on different links (or are a ``self_pairs`` pair: two frames of a
+    modal body whose self-collision is on, ``_self_pairs``), neither link is the other's parent link
     (``parent_link``: per link, its parent body's, ``body_parent_links``), and the pair is not
     in ``excluded`` ((ns, ns) bool). The world is no link's parent here (as in
     MuJoCo): a floor touches a floating base; a fixed robot base and its first links are
@@ -198,6 +211,8 @@ def allowed_pairs(si, parent_link, excluded):
     plink = np.where(link >= 0, parent_link[np.maximum(link, 0)] if len(parent_link) else -1, -1)
     parent_child = ((plink[:, None] == link[None, :]) | (plink[None, :] == link[:, None])) \
         & (link[:, None] >= 0) & (link[None, :] >= 0)
+    if self_pairs is not None:
+        same_link &= ~self_pairs
     allow = bits & ~same_link & ~parent_child & ~excluded
     np.fill_diagonal(allow, False)
     return allow.astype(np.uint8)
