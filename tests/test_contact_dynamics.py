@@ -215,7 +215,8 @@ def test_rollout_with_contact_equals_simulate_per_sample(tmp_path, monkeypatch):
 def test_interpenetrating_start_is_warned_by_shape_and_body(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     m, q0 = ball_scene(tmp_path, -0.01)  # 1 cm into the floor
-    with pytest.warns(UserWarning, match=r"interpenetrates: 'floor' \(body 'world'\) and .*ball.* by 0.01 m"):
+    with pytest.warns(UserWarning, match=r"interpenetrates: 'floor' \(body 'world'\) and .*ball.* by 0.01 m; .* at "
+                                         r"most 0.1 m/s: the deepest takes 0.1 s or more\)"):
         res = mb.simulate(m, q0, np.zeros(6), 1.0)
     assert np.max(np.diff(res.q[:, 6])) <= 0.1 * 1e-3 + 1e-12  # at RECOVERY_SPEED at most
     assert abs(res.q[-1, 6] - RADIUS) < 1e-6  # pushed out, at rest

@@ -20,6 +20,7 @@ from ..kernels.status import CONTACT_ROWS, Status
 from . import contact_loop as CL
 from . import kernels as K
 from .contact_records import ContactRecords
+from .contact_step import RECOVERY_SPEED
 from .contact_warm_start import ContactWarmStart, warm_start_of
 from .integrators import RungeKuttaIntegrator
 
@@ -218,7 +219,8 @@ class MoreauIntegrator(RungeKuttaIntegrator):
 
     def _warn_interpenetration(self):
         """A ContactWarning naming the shapes and bodies that interpenetrate by more than
-        PENETRATION_WARNING at the initial state (the run pushes them apart, 20 % per step)."""
+        PENETRATION_WARNING at the initial state (the run pushes them apart, 20 % per step at most
+        ``contact_step.RECOVERY_SPEED``)."""
         c = self._c
         n = c.mi.shape[0]
         ws = link_rows(self.data.buf, data_start(self.data.buf, n), n)
@@ -237,8 +239,10 @@ class MoreauIntegrator(RungeKuttaIntegrator):
                              f"{-min(cf[k, CF_DIST] for k in deep if (ci[k, CI_A], ci[k, CI_B]) == (a, b)):.3g} m"
                              for a, b in pairs[:5])
             more = f" (and {len(pairs) - 5} more pairs)" if len(pairs) > 5 else ""
+            depth = -min(cf[k, CF_DIST] for k in deep)
             warnings.warn(f"the initial state interpenetrates: {text}{more}; the contacts push them apart "
-                          f"(a fifth of the depth per step)", ContactWarning, stacklevel=3)
+                          f"(a fifth of the depth per step, at most {RECOVERY_SPEED:g} m/s: the deepest takes "
+                          f"{depth / RECOVERY_SPEED:.2g} s or more)", ContactWarning, stacklevel=3)
 
     def _make_rows(self, maxc, keep=None):
         """Contact arrays with room for ``maxc`` contacts (``keep``: the warm start to carry)."""
