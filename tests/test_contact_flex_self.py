@@ -99,3 +99,14 @@ def test_the_model_file_keeps_self_collision():
     assert bad != text
     with pytest.raises(ValueError, match=r"self_collision\[0\]: enable_self_collision: body 'world' is rigid"):
         loads_model(bad)
+
+
+def test_rollout_samples_equal_their_simulate_runs():
+    """Two starts of the tongs through ``rollout`` (the flex contact loop on threads): each
+    sample's trajectory is its own ``simulate`` run's, to the bit."""
+    m = tongs()
+    Q0 = np.array([[0.0, 0.0], [0.01, -0.005]])
+    out = mb.rollout(m, Q0, np.zeros((2, m.nu)), 0.5, dt=1e-3, progress=False)
+    for k in range(2):
+        res = mb.simulate(m, Q0[k], np.zeros(m.nu), 0.5, dt=1e-3)
+        np.testing.assert_array_equal(out.q[k], res.q)
