@@ -7,14 +7,14 @@ links in the blocks after the first, with the small inline helpers both modules 
 in the data between the passes and the blocks: S (ws ``S_ROOT``), D^-1 (ws ``DINV``), U
 and G (z at U_ADR, G_ADR), for a one-speed link as for the others.
 """
-import math
 
 from numba import njit
 
 from .articulated_inertia import spd_inverse
 from .joint_transform import general_link_placement
+from .joints import pin
 from .layout import (
-    ARMATURE, G_ADR, KIND, NU, P_TREE, PARENT, PIN, QOFF, R_TREE, RB_H, RB_I, RB_MASS, S_COLS, SUBTREE_END,
+    ARMATURE, G_ADR, KIND, NU, P_TREE, PARENT, PIN, QOFF, RB_H, RB_I, RB_MASS, S_COLS, SUBTREE_END,
     U_ADR, UOFF, W_IA, W_PPLUS, W_PW, W_RW, W_SW, W_TMP,
 )
 from .placements import forget_placement
@@ -271,12 +271,7 @@ def root_frames(mi, mf, ws, q, general):
             if general and mi[j, KIND] != PIN:
                 RL, pl = general_link_placement(mi, mf, ws, q, j)
             else:  # PIN: R_tree Rz(q), a planar rotation of two columns
-                th = q[mi[j, QOFF]]
-                c = math.cos(th)
-                s = math.sin(th)
-                T = load9(mf, j, R_TREE)
-                RL = (c * T[0] + s * T[1], c * T[1] - s * T[0], T[2], c * T[3] + s * T[4], c * T[4] - s * T[3], T[5],
-                      c * T[6] + s * T[7], c * T[7] - s * T[6], T[8])
+                RL = pin.link_rotation(mf, j, q[mi[j, QOFF]])
                 pl = (mf[j, P_TREE], mf[j, P_TREE + 1], mf[j, P_TREE + 2])
             Rp = load9(ws, p, _R_REF)
             R = mul33(Rp, RL)

@@ -187,9 +187,10 @@ def _self_pairs(shapes, bodies):
     ns = len(shapes)
     if not bodies:
         return np.zeros((ns, ns), dtype=bool)
-    _, body = np.unique([s.body.name for s in shapes], return_inverse=True)
+    names = [s.body.name for s in shapes]
+    _, body = np.unique(names, return_inverse=True)
     _, frame = np.unique([s.frame_name for s in shapes], return_inverse=True)
-    on = np.isin([s.body.name for s in shapes], list(bodies))
+    on = np.isin(names, list(bodies))
     return (body[:, None] == body[None, :]) & on[:, None] & (frame[:, None] != frame[None, :])
 
 

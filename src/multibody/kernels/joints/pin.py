@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from ..layout import AXIS, P_TREE, QOFF, R_TREE, W_P, W_R
-from ..spatial_inline import rot_axis_angle
+from ..spatial_inline import rot_axis_angle, store9
 
 
 def motion_subspace(axis):
@@ -28,18 +28,27 @@ def placement(mf, ws, q, i, j):
 
 
 @njit(cache=True, inline="always")
-def link_placement(mi, mf, ws, q, j):
-    """W_R, W_P of a PIN link about z (see layout.AXIS): R = R_tree Rz(q), p = p_tree.
-
-    Rz(q) mixes only the first two columns of R_tree: the common case's short path.
-    """
-    th = q[mi[j, QOFF]]
+def link_rotation(mf, j, th):
+    """R = R_tree Rz(th) of PIN link j in its parent link frame (row-major 9-tuple): Rz mixes
+    only the first two columns of R_tree, the common case's short path. One home for
+    ``link_placement`` and M^-1's root frames (``inverse_mass_steps.root_frames``)."""
     c = math.cos(th)
     s = math.sin(th)
+    a0 = mf[j, R_TREE]
+    b0 = mf[j, R_TREE + 1]
+    a1 = mf[j, R_TREE + 3]
+    b1 = mf[j, R_TREE + 4]
+    a2 = mf[j, R_TREE + 6]
+    b2 = mf[j, R_TREE + 7]
+    return (c * a0 + s * b0, c * b0 - s * a0, mf[j, R_TREE + 2],
+            c * a1 + s * b1, c * b1 - s * a1, mf[j, R_TREE + 5],
+            c * a2 + s * b2, c * b2 - s * a2, mf[j, R_TREE + 8])
+
+
+@njit(cache=True, inline="always")
+def link_placement(mi, mf, ws, q, j):
+    """W_R, W_P of a PIN link about z (see layout.AXIS): R = R_tree Rz(q) (``link_rotation``),
+    p = p_tree."""
+    store9(ws, j, W_R, link_rotation(mf, j, q[mi[j, QOFF]]))
     for r in range(3):
-        a = mf[j, R_TREE + 3 * r]
-        b = mf[j, R_TREE + 3 * r + 1]
-        ws[j, W_R + 3 * r] = c * a + s * b
-        ws[j, W_R + 3 * r + 1] = c * b - s * a
-        ws[j, W_R + 3 * r + 2] = mf[j, R_TREE + 3 * r + 2]
         ws[j, W_P + r] = mf[j, P_TREE + r]
