@@ -256,8 +256,8 @@ def test_compiled_tables_by_hand():
     c = m.compiled.contact
     assert c.si.dtype == np.int64 and c.si.shape == (2, CL.SI_COLS)
     assert c.sf.dtype == np.float64 and c.sf.shape == (2, CL.SF_COLS)
-    np.testing.assert_array_equal(c.si[0], [CL.CAPSULE, 0, 1, 3, 5, 0, 0])
-    np.testing.assert_array_equal(c.si[1], [CL.PLANE, -1, -1, 1, 1, 0, 0])
+    np.testing.assert_array_equal(c.si[0], [CL.CAPSULE, 0, 1, 3, 5, 0, 0, 0])
+    np.testing.assert_array_equal(c.si[1], [CL.PLANE, -1, -1, 1, 1, 0, 0, 0])
     # the pin's axis is z: its link frame is b's frame; w's capsule frame is b <- w <- pose
     R = _rot_x(np.pi / 2)[:3, :3]
     np.testing.assert_allclose(c.sf[0, CL.SF_R:CL.SF_R + 9], R.ravel(), atol=1e-15)

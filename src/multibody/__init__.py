@@ -9,7 +9,7 @@ Quick start::
 """
 from . import _kernel_cache  # noqa: F401  (first: it stamps the cached kernels, see there)
 from .model import (
-    Box, Capsule, CollisionShape, ConvexMesh, Cylinder, Ellipsoid, Plane, Sphere,
+    Box, Capsule, CollisionShape, ConvexMesh, Cylinder, Ellipsoid, Heightfield, Plane, Sphere,
     HINGE_KINDS, FreeQuaternionSubhinge, FreeSubhinge, Hinge, LockedSubhinge, Multibody, Node,
     PinSubhinge, RigidBody, ScrewSubhinge, SliderSubhinge, SphericalQuaternionSubhinge,
     SphericalSubhinge, Subhinge, TranslationalSubhinge,
@@ -50,6 +50,7 @@ __all__ = [
     "ConvexMesh",
     "Cylinder",
     "Ellipsoid",
+    "Heightfield",
     "Plane",
     "Sphere",
     "HINGE_KINDS",

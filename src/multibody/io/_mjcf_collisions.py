@@ -2,8 +2,9 @@
 
 Each geom with ``contype`` or ``conaffinity`` set becomes ``Multibody.add_collision`` on its
 body at ``geom_pos``/``geom_quat``: plane, sphere, capsule, cylinder, box (MuJoCo's half
-sizes doubled), ellipsoid, and a mesh as the convex hull of its compiled vertices (MuJoCo
-collides meshes by their hulls too); with ``contype``, ``conaffinity``, ``friction[0]``
+sizes doubled), ellipsoid, a mesh as the convex hull of its compiled vertices (MuJoCo
+collides meshes by their hulls too), and a height field (``Heightfield``, MuJoCo's grid and
+elevation, its base the bottom); with ``contype``, ``conaffinity``, ``friction[0]``
 (0 for ``condim=1``, frictionless), ``margin``, and ``solref``/``solimp``. Contacts are hard
 here and soft in MuJoCo; a model in which any colliding geom sets solref or solimp to other
 than MuJoCo's defaults is read as soft throughout: every geom takes its solref/solimp
@@ -11,7 +12,7 @@ than MuJoCo's defaults is read as soft throughout: every geom takes its solref/s
 A model that sets none stays hard (the closed forms of issue 21 hold on it). ``load_mjcf``'s
 ``contact_softness`` ("mujoco", "hard") overrides that choice either way.
 ``<exclude>`` pairs become ``exclude_collision`` of the two bodies. Not mapped, each noted
-for ``load_mjcf``'s warning: height fields, torsional and rolling friction (``condim`` 4 or
+for ``load_mjcf``'s warning: sdf geoms, torsional and rolling friction (``condim`` 4 or
 6), explicit ``<pair>`` elements and a disabled parent filter. With
 MuJoCo's contact flag disabled no geom is a collision shape. One filter differs from
 MuJoCo's: a body welded to the world that a jointed body hangs from (a fixed base) does not
@@ -19,6 +20,7 @@ touch that body's link (``model/collision_compile.fixed_base_pairs``); MuJoCo le
 """
 import numpy as np
 
+from ..model.heightfield import Heightfield
 from ..model.shapes import Box, Capsule, ConvexMesh, Cylinder, Ellipsoid, Plane, Sphere
 from ._mjcf_build import quat_wxyz_to_matrix, transform
 
@@ -29,7 +31,7 @@ _SOLIMP = (0.9, 0.95, 0.001, 0.5, 2.0)
 
 
 def _shape(mm, g):
-    """The Shape of geom g, or None for a kind not mapped (height fields)."""
+    """The Shape of geom g, or None for a kind not mapped (MuJoCo's sdf geoms)."""
     t, size = int(mm.geom_type[g]), mm.geom_size[g]
     if t == _PLANE:
         return Plane()
@@ -41,11 +43,23 @@ def _shape(mm, g):
         return Box(2.0 * size[:3])
     if t == _ELLIPSOID:
         return Ellipsoid(size[:3])
+    if t == _HFIELD:
+        return _heightfield(mm, int(mm.geom_dataid[g]))
     if t == _MESH and mm.geom_dataid[g] >= 0:
         k = int(mm.geom_dataid[g])
         v0, nv = int(mm.mesh_vertadr[k]), int(mm.mesh_vertnum[k])
         return ConvexMesh(np.array(mm.mesh_vert[v0:v0 + nv], dtype=float), source=f"mesh {mm.mesh(k).name!r}")
     return None
+
+
+def _heightfield(mm, k):
+    """MuJoCo's height field k: its data (row-major, scaled to [0, 1]) times its elevation
+    size[2] over a rectangle of half sides size[0], size[1], down to -size[3]."""
+    nrow, ncol = int(mm.hfield_nrow[k]), int(mm.hfield_ncol[k])
+    adr = int(mm.hfield_adr[k])
+    sx, sy, sz, base = mm.hfield_size[k]
+    heights = np.array(mm.hfield_data[adr:adr + nrow * ncol], dtype=float).reshape(nrow, ncol) * sz
+    return Heightfield(heights, (2.0 * sx, 2.0 * sy), bottom=-float(base))
 
 
 def _geom_name(mm, g, body_name, taken):
@@ -88,7 +102,7 @@ def add_mjcf_collisions(mujoco, mm, m, bodies, note, softness="auto"):
         name = _geom_name(mm, g, body.name, taken)
         shape = _shape(mm, g)
         if shape is None:
-            note("contacts on height fields", name)
+            note("contacts on signed-distance (sdf) geoms", name)
             continue
         condim = int(mm.geom_condim[g])
         if condim > 3:

@@ -3,7 +3,8 @@
 ``collision_shapes``: one entry per shape, in order: ``name``, ``body``, ``node`` (the node
 it is pinned to, omitted for none; ``pose`` is then in the node frame), ``shape`` (its
 ``type`` and sizes as the constructor takes them: ``radius``, ``length``, ``size`` (full
-edges), ``radii``; a mesh's hull ``vertices`` inline and its ``source``), ``pose`` (4x4,
+edges), ``radii``; a mesh's hull ``vertices`` inline and its ``source``; a height field's
+``heights`` (rows of numbers), ``size`` (Lx, Ly) and ``bottom``), ``pose`` (4x4,
 omitted for the identity), and ``friction``, ``restitution``, ``margin``, ``contype``,
 ``conaffinity``, and a soft surface's ``stiffness`` and ``damping`` or ``solref`` and
 ``solimp`` (omitted for a hard one). ``collision_excludes``: pairs of body or shape names. Floats are written
@@ -11,12 +12,13 @@ as they are held, so a re-loaded model compiles to the same contact constants.
 """
 import numpy as np
 
+from ..model.heightfield import Heightfield
 from ..model.shapes import Box, Capsule, ConvexMesh, Cylinder, Ellipsoid, Plane, Sphere
-from ._model_fields import MAT4, VEC3, as_float, as_list, as_mapping, as_str, built, get_field
+from ._model_fields import MAT4, VEC3, as_float, as_list, as_mapping, as_str, built, get_field, shaped
 
 _ENTRY = ("name", "body", "node", "shape", "pose", "friction", "restitution", "margin", "contype", "conaffinity",
           "stiffness", "damping", "solref", "solimp")
-_SHAPE = ("type", "radius", "length", "size", "radii", "vertices", "source")
+_SHAPE = ("type", "radius", "length", "size", "radii", "vertices", "source", "heights", "bottom")
 
 
 def _shape_dict(s):
@@ -31,6 +33,8 @@ def _shape_dict(s):
         return {"type": t, "radii": s.radii.tolist()}
     if t == "plane":
         return {"type": t}
+    if t == "heightfield":
+        return {"type": t, "heights": s.heights.tolist(), "size": s.lengths.tolist(), "bottom": s.bottom}
     d = {"type": t, "vertices": s.vertices.tolist()}
     return {**d, "source": s.source} if s.source else d
 
@@ -70,6 +74,19 @@ def _vertices(v, where):
     return a
 
 
+VEC2 = shaped((2,))
+
+
+def _grid(v, where):
+    try:
+        a = None if isinstance(v, (str, bool)) else np.array(v, dtype=float)
+    except (TypeError, ValueError):
+        a = None
+    if a is None or a.ndim != 2:
+        raise ValueError(f"{where}: expected a list of rows of heights")
+    return a
+
+
 def _as_int(v, where):
     if isinstance(v, int) and not isinstance(v, bool):
         return v
@@ -93,8 +110,11 @@ def _read_shape(e, where):
     if t == "mesh":
         source = get_field(e, "source", where, as_str, None)
         return built(where, ConvexMesh, get_field(e, "vertices", where, _vertices), source)
+    if t == "heightfield":
+        return built(where, Heightfield, get_field(e, "heights", where, _grid), get_field(e, "size", where, VEC2),
+                     get_field(e, "bottom", where, as_float))
     raise ValueError(f"{where}.type: unknown shape type {t!r} (expected sphere, capsule, cylinder, box, "
-                     f"ellipsoid, plane or mesh)")
+                     f"ellipsoid, plane, mesh or heightfield)")
 
 
 def add_collisions(m, shapes, excludes, self_collision=()):

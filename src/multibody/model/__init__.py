@@ -4,6 +4,7 @@ from .collision import CollisionShape
 from .collision_compile import ContactModel
 from .hinge import HINGE_KINDS, Hinge, make_subhinges
 from .multibody import Multibody
+from .heightfield import Heightfield
 from .shapes import Box, Capsule, ConvexMesh, Cylinder, Ellipsoid, Plane, Shape, Sphere
 from .subhinge import (
     FreeQuaternionSubhinge, FreeSubhinge, LockedSubhinge, PinSubhinge, ScrewSubhinge, SliderSubhinge,
@@ -18,6 +19,7 @@ __all__ = [
     "ContactModel",
     "Cylinder",
     "Ellipsoid",
+    "Heightfield",
     "Plane",
     "Shape",
     "Sphere",

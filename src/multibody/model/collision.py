@@ -37,7 +37,7 @@ def _number(value, what, name, lo, hi=np.inf):
 def _shape(shape, name):
     if not isinstance(shape, Shape):
         raise TypeError(f"collision shape {name!r}: shape must be a Sphere, Capsule, Cylinder, "
-                        f"Box, Ellipsoid, Plane or ConvexMesh, got {type(shape).__name__}")
+                        f"Box, Ellipsoid, Plane, ConvexMesh or Heightfield, got {type(shape).__name__}")
     return shape
 
 

@@ -57,26 +57,29 @@ class ContactModel:
     si_frame = _completed("_si_frame", """si with each non-world shape on "link" k (row k of the flex placement
         array).""")
     sf_frame = _completed("_sf_frame", """sf with each shape's pose in its frame (``frames``).""")
-    verts = _completed("_verts", """(nv, 3) float64: the meshes' hull vertices, in their shape frames, one
-        after another.""")
+    verts = _completed("_verts", """(nv, 3) float64: the meshes' hull vertices (a height field's grid
+        points), in their shape frames, one after another.""")
 
     def _complete(self):
         """self, its meshes' columns filled (on the first call)."""
         return self if self._verts is not None else self._with_meshes()
 
     def _with_meshes(self):
-        """Fill the meshes' columns (SI_VADR, SI_VNUM, SF_SIZE, SF_CENTRE, SF_RBOUND) and ``verts``."""
+        """Fill the meshes' columns (SI_VADR, SI_VNUM, SF_SIZE, SF_CENTRE, SF_RBOUND) and ``verts``
+        (and a height field's SI_VADR, SI_VNUM: its grid points in ``verts``)."""
         verts = []
         nv = 0
         for k, s in enumerate(self.shapes):
-            if s.shape.type_code != CL.MESH:
+            if s.shape.type_code not in (CL.MESH, CL.HFIELD):
                 continue
-            v = s.shape.vertices
+            v = s.shape.vertices  # (a height field's grid points)
             for si in (self._si, self._si_frame):
                 si[k, CL.SI_VADR] = nv
                 si[k, CL.SI_VNUM] = len(v)
             verts.append(v)
             nv += len(v)
+            if s.shape.type_code == CL.HFIELD:
+                continue  # (its box and sphere: compile_contact's, from the shape)
             # a hull's sphere about its box's middle: robot meshes sit off their origin; the box's
             # half extents too, for the broad phase's boxes (a long link's sphere is far looser)
             centre = 0.5 * (v.min(axis=0) + v.max(axis=0))
@@ -151,6 +154,9 @@ def compile_contact(mb, c):
         sf[k, CL.SF_SIZE:CL.SF_SIZE + 3] = s.shape.size
         if s.shape.type_code != CL.MESH:  # (a mesh's, from its hull: ContactModel._with_meshes)
             sf[k, CL.SF_RBOUND] = s.shape.bounding_radius
+        if s.shape.type_code == CL.HFIELD:  # (its grid points: ContactModel._with_meshes)
+            si[k, CL.SI_NCOL] = s.shape.grid_shape[1]
+            sf[k, CL.SF_CENTRE:CL.SF_CENTRE + 3] = s.shape.centre
         sf[k, CL.SF_MU] = s.friction
         sf[k, CL.SF_REST] = s.restitution
         sf[k, CL.SF_MARGIN] = s.margin

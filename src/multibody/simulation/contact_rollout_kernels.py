@@ -45,7 +45,7 @@ def _make_contact_rollout(links):
                     for k in range(4):
                         ws[j, W_CHART + k] = CHARTS[b, j, k]
                 dwork = (DW[0][w], DW[1][w], ORDER[b], CUR[b], DW[4][w], DW[5][w], DW[6][w], DW[7][w], SEP[b],
-                         DW[9][w], DW[10][w], DW[11][w])
+                         DW[9][w], DW[10][w], DW[11][w], DW[12][w])
                 cw = (CW[0][w], CW[1][w], CIP[b], LAMP[b], CW[4][w], CW[5][w], CW[6][w], CW[7][w], CW[8][w],
                       CW[9][w], CW[10][w], CW[11][w], CW[12][w], CW[13][w], CW[14][w], CW[15][w], CW[16][w],
                       CW[17][w], CW[18][w], CW[19][w], CW[20][w], CW[21][w], CW[22][w])

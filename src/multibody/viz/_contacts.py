@@ -25,6 +25,8 @@ def shape_visual(shape, pose):
         import trimesh
         ball = trimesh.creation.icosphere(subdivisions=3, radius=1.0)
         vis.update(type="trimesh", vertices=ball.vertices * np.asarray(shape.radii, dtype=float), faces=ball.faces)
+    elif kind == "heightfield":
+        vis.update(type="trimesh", vertices=shape.vertices, faces=heightfield_faces(*shape.grid_shape))
     elif kind == "mesh":
         from scipy.spatial import ConvexHull
         v = np.asarray(shape.vertices, dtype=float)
@@ -32,6 +34,16 @@ def shape_visual(shape, pose):
     else:
         return None
     return vis
+
+
+def heightfield_faces(nrow, ncol):
+    """(2 (nrow - 1) (ncol - 1), 3) int64: the triangles of a height field's surface over its
+    grid points (``Heightfield.vertices``' rows), split as the collision splits each cell."""
+    r, c = np.meshgrid(np.arange(nrow - 1), np.arange(ncol - 1), indexing="ij")
+    i0 = (r * ncol + c).ravel()
+    lower = np.column_stack([i0, i0 + 1, i0 + ncol + 1])
+    upper = np.column_stack([i0, i0 + ncol + 1, i0 + ncol])
+    return np.concatenate([lower, upper]).astype(np.int64)
 
 
 def collision_visuals(m, body_names, drawn):

@@ -61,7 +61,7 @@ def detect(si, sf, verts, allow, ws, work, ci, cf):
     Returns the number of contacts nc >= 0; when they are more than ci's rows, returns
     -(the number found) (the first rows are written, the rest are not: the caller must
     give more rows and detect again, never go on with some dropped)."""
-    poses, aabb, order, cur, cand, cfeat, man, mfeat, sep, adj_start, adj, stats = work
+    poses, aabb, order, cur, cand, cfeat, man, mfeat, sep, adj_start, adj, stats, hverts = work
     nsweep = order.shape[0] - cur[CUR_NPLANES]
     shape_poses(si, sf, ws, poses)
     update_aabbs(si, sf, poses, aabb)
@@ -77,7 +77,8 @@ def detect(si, sf, verts, allow, ws, work, ci, cf):
         if is_plane_mesh(si, a, b):  # (a robot on the floor: past narrow_pair's costly dispatch)
             count, flip = plane_mesh_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat, adj_start, adj, sep)
         else:
-            count, flip = narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat, adj_start, adj, sep)
+            count, flip = narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat, adj_start, adj, sep,
+                                      hverts)
         if count > 0:
             mu = max(sf[a, SF_MU], sf[b, SF_MU])
             rest = max(sf[a, SF_REST], sf[b, SF_REST])

@@ -3,11 +3,13 @@
 Constants (``m.compiled.contact``, a ``ContactModel``; one row per collision shape):
 
 * ``si`` (ns, SI_COLS) int64: shape type, link (-1: the world), body index, MuJoCo-style
-  contype/conaffinity bits, and where its hull's vertices start in ``verts`` and how many.
+  contype/conaffinity bits, where its hull's vertices (a height field's grid points) start in
+  ``verts`` and how many, and a height field's number of grid columns.
 * ``sf`` (ns, SF_COLS) float64: the shape's axes (row-major 3x3) and origin in its link's
   frame, its sizes, bounding-sphere radius, friction, restitution, margin and softness (a
   spring-damper surface, or MuJoCo's solref/solimp; ``contact_step.soft_targets``).
-* ``verts`` (nv, 3) float64: convex-hull vertices in the shape frames (MESH only).
+* ``verts`` (nv, 3) float64: convex-hull vertices in the shape frames (MESH), and a height
+  field's grid points (x, y, z) in its frame, row by row (HFIELD; ``heightfield.py``).
 * ``allow`` (ns, ns) uint8: 1 where the pair may touch (filters applied at compile time).
 
 Contacts (written by ``detect``; one row per contact point):
@@ -27,8 +29,9 @@ BOX = 3
 ELLIPSOID = 4
 PLANE = 5
 MESH = 6
-N_TYPES = 7
-TYPE_NAMES = ("sphere", "capsule", "cylinder", "box", "ellipsoid", "plane", "mesh")
+HFIELD = 7
+N_TYPES = 8
+TYPE_NAMES = ("sphere", "capsule", "cylinder", "box", "ellipsoid", "plane", "mesh", "heightfield")
 
 # --- si: int64 columns
 SI_TYPE = 0
@@ -36,15 +39,17 @@ SI_LINK = 1      # link index; -1: fixed in the world
 SI_BODY = 2      # body index in the model's body order (for messages)
 SI_CONTYPE = 3
 SI_CONAFF = 4
-SI_VADR = 5      # first hull vertex in verts (MESH)
-SI_VNUM = 6      # number of hull vertices (MESH; 0 otherwise)
-SI_COLS = 7
+SI_VADR = 5      # first hull vertex in verts (MESH; HFIELD: its first grid point)
+SI_VNUM = 6      # number of hull vertices (MESH; HFIELD: of grid points; 0 otherwise)
+SI_NCOL = 7      # HFIELD: grid columns (points along x; its rows: SI_VNUM / SI_NCOL, along y)
+SI_COLS = 8
 
 # --- sf: float64 columns
 SF_R = 0         # 9: shape axes in the link frame, row-major (link <- shape)
 SF_P = 9         # 3: shape origin in the link frame [m]
 SF_SIZE = 12     # 3: sphere (r, -, -); capsule, cylinder (r, half length, -); box half extents;
-#                  ellipsoid radii; plane (-, -, -); mesh: its hull's box half extents about SF_CENTRE
+#                  ellipsoid radii; plane (-, -, -); mesh: its hull's box half extents about SF_CENTRE;
+#                  height field: the box from its bottom to its highest point, about SF_CENTRE
 SF_RBOUND = 15   # bounding-sphere radius about SF_CENTRE [m] (inf: plane)
 SF_MU = 16       # friction coefficient
 SF_REST = 17     # restitution coefficient
@@ -77,4 +82,5 @@ CF_SOLIMP = 19   # 5: the pair's solimp
 CF_COMP = 24     # written by the step: the normal row's own compliance [m/(N s)] (0: hard)
 CF_COLS = 25
 
-MAX_MANIFOLD = 4  # contact points per pair at most
+MAX_MANIFOLD = 4  # contact points per pair at most, but for pairs with a height field:
+HFIELD_MANIFOLD = 16  # contact points per pair with a height field at most (``heightfield.py``)

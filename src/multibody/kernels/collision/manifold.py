@@ -7,6 +7,9 @@ function was called) to its second. Candidates ``cand`` (k, CAND_COLS) and ``cfe
 points that a flat contact may give more of than a manifold holds (box corners, rim points,
 mesh vertices), reduced to the deepest and then the most spread out.
 """
+import math
+
+import numpy as np
 from numba import njit
 
 from .layout import (
@@ -21,7 +24,8 @@ MAN_COLS = 7
 
 CAND_P = 0     # 3: world point midway between the surfaces [m]
 CAND_DIST = 3  # signed distance [m]
-CAND_COLS = 4
+CAND_N = 4     # 3: the point's own unit normal (a height field's points: ``reduce_own_normals``)
+CAND_COLS = 7
 
 
 @njit(cache=True)
@@ -69,25 +73,28 @@ def _spread_score(cand, i, chosen, m):
 
 
 @njit(cache=True)
-def reduce_candidates(cand, cfeat, count, n, man, mfeat):
-    """Copy candidates (all with the unit normal n) into the manifold: all of them when they
-    are at most MAX_MANIFOLD, else the deepest and then, one at a time, the one that
-    spreads the set most. Returns the number of points written."""
-    if count <= MAX_MANIFOLD:
-        for i in range(count):
-            put_point(man, mfeat, i, _cand_point(cand, i), n, cand[i, CAND_DIST], cfeat[i])
-        return count
-    chosen = [0, 0, 0, 0]
+def deepest(cand, count):
+    """The index of the deepest of the first count candidates."""
     best = 0
     for i in range(1, count):
         if cand[i, CAND_DIST] < cand[best, CAND_DIST]:
             best = i
-    chosen[0] = best
+    return best
+
+
+@njit(cache=True)
+def spread_from(cand, count, first, group, g):
+    """(chosen, m): candidate first, then, one at a time, the one that spreads the set most,
+    up to MAX_MANIFOLD (fewer where the rest add no spread: copies of a point); only the
+    candidates i with group[i] == g where g >= 0."""
+    chosen = [first, 0, 0, 0]
     m = 1
     while m < MAX_MANIFOLD:
         best = -1
         best_score = 0.0
         for i in range(count):
+            if g >= 0 and group[i] != g:
+                continue
             taken = False
             for j in range(m):
                 taken = taken or chosen[j] == i
@@ -100,10 +107,56 @@ def reduce_candidates(cand, cfeat, count, n, man, mfeat):
             break
         chosen[m] = best
         m += 1
+    return chosen, m
+
+
+@njit(cache=True)
+def reduce_candidates(cand, cfeat, count, n, man, mfeat):
+    """Copy candidates (all with the unit normal n) into the manifold: all of them when they
+    are at most MAX_MANIFOLD, else the deepest and then, one at a time, the one that
+    spreads the set most. Returns the number of points written."""
+    if count <= MAX_MANIFOLD:
+        for i in range(count):
+            put_point(man, mfeat, i, _cand_point(cand, i), n, cand[i, CAND_DIST], cfeat[i])
+        return count
+    chosen, m = spread_from(cand, count, deepest(cand, count), cfeat, -1)
     for j in range(m):
         i = chosen[j]
         put_point(man, mfeat, j, _cand_point(cand, i), n, cand[i, CAND_DIST], cfeat[i])
     return m
+
+
+@njit(cache=True)
+def reduce_own_normals(cand, cfeat, count, first, man, mfeat):
+    """Copy candidates that each carry their normal (CAND_N) into the manifold: all of them
+    when the manifold's rows hold them, else candidate ``first`` (the caller's deepest) and
+    then, one at a time, the one farthest from those taken. Returns the number written."""
+    if count <= man.shape[0]:
+        for i in range(count):
+            _put_own(cand, cfeat, i, man, mfeat, i)
+        return count
+    gap = np.full(count, math.inf)  # each candidate's distance to the nearest taken
+    i = first
+    for k in range(man.shape[0]):
+        _put_own(cand, cfeat, i, man, mfeat, k)
+        gap[i] = -1.0
+        p = _cand_point(cand, i)
+        far = -1
+        for j in range(count):
+            if gap[j] >= 0.0:
+                d = sub(_cand_point(cand, j), p)
+                gap[j] = min(gap[j], dot(d, d))
+                if far < 0 or gap[j] > gap[far]:
+                    far = j
+        i = far
+    return man.shape[0]
+
+
+@njit(cache=True)
+def _put_own(cand, cfeat, i, man, mfeat, k):
+    """Candidate i, with its own normal, as point k of the manifold."""
+    n = (cand[i, CAND_N], cand[i, CAND_N + 1], cand[i, CAND_N + 2])
+    put_point(man, mfeat, k, _cand_point(cand, i), n, cand[i, CAND_DIST], cfeat[i])
 
 
 @njit(cache=True)

@@ -9,8 +9,8 @@ from numba import njit
 
 from ..spatial_inline import load9
 from .layout import (
-    BOX, CAPSULE, CYLINDER, ELLIPSOID, MESH, PLANE, SF_MARGIN, SF_RBOUND, SF_SIZE, SI_TYPE, SI_VADR, SI_VNUM,
-    SPHERE,
+    BOX, CAPSULE, CYLINDER, ELLIPSOID, HFIELD, MESH, PLANE, SF_MARGIN, SF_RBOUND, SF_SIZE, SI_TYPE, SI_VADR,
+    SI_VNUM, SPHERE,
 )
 from .plane import plane_box, plane_capsule, plane_cylinder, plane_ellipsoid, plane_mesh, plane_sphere
 from .manifold import MAN_N
@@ -21,6 +21,7 @@ from .box_box import box_box
 from .cylinder_box import cylinder_box
 from .mesh_box import mesh_box
 from .convex import convex_pair
+from .heightfield import heightfield_pair
 from .separation import apart_along
 
 
@@ -64,11 +65,13 @@ def _plane_pair(si, sf, verts, poses, p, s, margin, cand, cfeat, man, mfeat):
 
 
 @njit(cache=True)
-def _ordered_pair(si, sf, verts, poses, s1, s2, margin, cand, cfeat, man, mfeat, adj_start, adj, sep):
+def _ordered_pair(si, sf, verts, poses, s1, s2, margin, cand, cfeat, man, mfeat, adj_start, adj, sep, hverts):
     """Shapes s1, s2 (neither a plane) with type(s1) <= type(s2); sep: the pairs' last
-    separating directions (``separation.py``), tried before GJK."""
+    separating directions (``separation.py``), tried before GJK; hverts: ``heightfield_pair``'s."""
     t1 = si[s1, SI_TYPE]
     t2 = si[s2, SI_TYPE]
+    if t2 == HFIELD:  # (the highest type: a height field is s2; two do not collide)
+        return 0 if t1 == HFIELD else heightfield_pair(si, sf, poses, s1, s2, margin, hverts, cand, cfeat, man, mfeat)
     R1, p1 = _pose(poses, s1)
     R2, p2 = _pose(poses, s2)
     z1 = _size(sf, s1)
@@ -142,16 +145,18 @@ def is_plane_mesh(si, a, b):
 
 
 @njit(cache=True)
-def narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat, adj_start, adj, sep):
+def narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat, adj_start, adj, sep, hverts):
     """Test shapes a < b; returns (points written, flip): flip when the normals written point
     from b to a. Pairs farther apart than the sum of their margins give no point; pairs whose
     bounding spheres (SF_RBOUND about SF_CENTRE) are that far apart are not tested, nor pairs
     for GJK apart along their last separating direction (sep (ns, ns, SEP_COLS):
-    ``separation.py``; adj_start, adj: the hulls' edges, ``hull_walk.py``)."""
+    ``separation.py``; adj_start, adj: the hulls' edges, ``hull_walk.py``). Planes and height
+    fields do not collide with each other (hverts: the height fields' scratch,
+    ``heightfield.py``)."""
     margin = sf[a, SF_MARGIN] + sf[b, SF_MARGIN]
     ta = si[a, SI_TYPE]
     tb = si[b, SI_TYPE]
-    if ta == PLANE and tb == PLANE:
+    if (ta == PLANE or ta == HFIELD) and (tb == PLANE or tb == HFIELD):
         return 0, False
     if is_plane_mesh(si, a, b):
         return plane_mesh_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat, adj_start, adj, sep)
@@ -165,4 +170,5 @@ def narrow_pair(si, sf, verts, poses, a, b, cand, cfeat, man, mfeat, adj_start, 
         return 0, False  # (their bounding spheres are apart: the broad phase's boxes are looser)
     flip = ta > tb
     s1, s2 = (b, a) if flip else (a, b)
-    return _ordered_pair(si, sf, verts, poses, s1, s2, margin, cand, cfeat, man, mfeat, adj_start, adj, sep), flip
+    return _ordered_pair(si, sf, verts, poses, s1, s2, margin, cand, cfeat, man, mfeat, adj_start, adj, sep,
+                         hverts), flip
