@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from collision_rows import Scene, rot  # noqa: E402
 from multibody.kernels.collision import layout as CL  # noqa: E402
 from multibody.kernels.collision.detect import detect  # noqa: E402
-from multibody.kernels.collision.work import contact_work  # noqa: E402
+from multibody.kernels.collision.work import STATS, contact_work  # noqa: E402
 
 _MJ = {CL.SPHERE: "sphere", CL.CAPSULE: "capsule", CL.CYLINDER: "cylinder", CL.BOX: "box", CL.ELLIPSOID: "ellipsoid"}
 _MJ_SIZES = {CL.SPHERE: 1, CL.CAPSULE: 2, CL.CYLINDER: 2}
@@ -107,7 +107,7 @@ def main(n=2000):
         t_loop = best(lambda: repeat_detect(n, *args)) / n
         t_call = best(lambda: [detect(*args) for _ in range(n)]) / n
         t_mj = best(lambda: [mujoco.mj_collision(m, d) for _ in range(n)]) / n
-        pairs = work[-1][0]
+        pairs = work[STATS][0]
         print(f"{name}: ours {nc} contacts ({pairs} narrow-phase pairs), MuJoCo {d.ncon} contacts")
         print(f"  detect, compiled loop  {t_loop * 1e6:8.1f} us   MuJoCo/ours {t_mj / t_loop:5.2f}")
         print(f"  detect, Python call    {t_call * 1e6:8.1f} us   MuJoCo/ours {t_mj / t_call:5.2f}")

@@ -12,6 +12,7 @@ from multibody.kernels.collision.convex import convex_convex
 from multibody.kernels.collision.manifold import CAND_COLS, MAN_COLS, MAN_DIST, MAN_N, MAN_P
 from multibody.kernels.collision.spheres import capsule_capsule, sphere_capsule
 from multibody.kernels.collision.detect import STAT_PAIRS
+from multibody.kernels.collision.work import STATS
 
 VERTS = np.zeros((0, 3))
 
@@ -111,7 +112,7 @@ def test_broad_phase_on_200_spheres_tests_few_pairs_and_misses_none():
             s.add(CL.SPHERE, (0.1, 0, 0), p=(0.21 * i, 0.21 * j, 0.099) + rng.uniform(-0.02, 0.02, size=3))
     nc, ci, cf, work = s.run(max_contacts=2000)
     assert nc > 150
-    pairs = work[-1][STAT_PAIRS]
+    pairs = work[STATS][STAT_PAIRS]
     assert pairs < 2000  # brute force: 200 * 201 / 2 = 20100
     # brute force: every pair within reach
     ps = s.sf[1:, CL.SF_P:CL.SF_P + 3]
@@ -296,7 +297,7 @@ def test_broad_phase_misses_no_pair_of_any_type():
         expected += gap <= 0.005 - 1e-9  # the sphere's centre is on the support line: its distance is the gap
     nc, ci, cf, work = s.run(max_contacts=1000)
     assert nc == expected > 40
-    assert work[-1][STAT_PAIRS] < 2 * len(s.rows)
+    assert work[STATS][STAT_PAIRS] < 2 * len(s.rows)
 
 
 def test_cylinder_flat_on_a_box_gives_its_rim_or_its_side():

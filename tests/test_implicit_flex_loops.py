@@ -238,5 +238,9 @@ def test_unchanged_paths_keep_their_samples():
         m, q0, u0 = starts[which]
         kw = dict(dt=0.05, rtol=1e-6, atol=1e-8) if integrator == "radau" else dict(dt=0.01)
         res = mb.simulate(m, q0, u0, 0.3, integrator=integrator, **kw)
-        np.testing.assert_allclose(res.q[-1], q_end, rtol=1e-13, atol=1e-15)
-        np.testing.assert_allclose(res.u[-1], u_end, rtol=1e-13, atol=1e-15)
+        # the beam's modes come from LAPACK (eigh), whose last bits move with the machine and the
+        # library: radau's flex run ended 2.2e-10 (relative) from these on 2026-11-29's machine,
+        # where kernel_check's LAPACK-made inputs had moved by 1e-16
+        tol = 1e-9 if which == "flex" else 1e-13
+        np.testing.assert_allclose(res.q[-1], q_end, rtol=tol, atol=1e-15)
+        np.testing.assert_allclose(res.u[-1], u_end, rtol=tol, atol=1e-15)

@@ -12,6 +12,8 @@ from .separation import SEP_COLS
 
 #: a pair with a height field keeps this many candidate points at most (``heightfield.py``)
 HFIELD_CANDIDATES = 64
+#: work[STATS]: the statistics (``detect.STAT_*``); work[HVERTS]: the height fields' scratch
+STATS, HVERTS = 11, 12
 
 
 def contact_work(contact_model, max_contacts):
