@@ -100,6 +100,15 @@ def shape_vertex(ks, zs, verts, vs, i):
 
 
 @njit(cache=True)
+def _up(verts, vadr, ncol, r, c, tri):
+    """The unit upward normal of cell (r, c)'s triangle tri, in the field's frame."""
+    a, b, d = triangle(vadr, ncol, r, c, tri)
+    xa = row(verts, a)
+    nt = cross(sub(row(verts, b), xa), sub(row(verts, d), xa))
+    return scale(nt, 1.0 / norm(nt))
+
+
+@njit(cache=True)
 def vertex_points(field, Rl, pl, ks, zs, vs, ns, margin, verts, cand, cfeat, count, first):
     """A point for each vertex of the shape (at Rl, pl in the field's frame) over the field
     within the margin of the triangle under it; feature ``first`` + the vertex's index.
@@ -115,10 +124,9 @@ def vertex_points(field, Rl, pl, ks, zs, vs, ns, margin, verts, cand, cfeat, cou
             continue
         c = min(int(fx), ncol - 2)
         r = min(int(fy), nrow - 2)
-        a, b, d = triangle(vadr, ncol, r, c, 0 if fx - c >= fy - r else 1)
-        xa = row(verts, a)
-        nt = cross(sub(row(verts, b), xa), sub(row(verts, d), xa))
-        nt = scale(nt, 1.0 / norm(nt))  # (up: +z)
+        tri = 0 if fx - c >= fy - r else 1
+        xa = row(verts, triangle(vadr, ncol, r, c, tri)[0])
+        nt = _up(verts, vadr, ncol, r, c, tri)
         dist = dot(nt, sub(x, xa))
         if dist > margin:
             continue
@@ -132,15 +140,6 @@ def vertex_points(field, Rl, pl, ks, zs, vs, ns, margin, verts, cand, cfeat, cou
 #: an edge's first point of the triangles on either side (along x, along y, the diagonal)
 AROUND_POINT = ((0, 0, 0), (0, 0, 1), (-1, 0, 1), (-1, -1, 0), (-1, -1, 1), (0, -1, 0))
 BESIDE_EDGE = (((-1, 0, 1), (0, 0, 0)), ((0, -1, 0), (0, 0, 1)), ((0, 0, 0), (0, 0, 1)))
-
-
-@njit(cache=True)
-def _up(verts, vadr, ncol, r, c, tri):
-    """The unit upward normal of cell (r, c)'s triangle tri, in the field's frame."""
-    a, b, d = triangle(vadr, ncol, r, c, tri)
-    xa = row(verts, a)
-    nt = cross(sub(row(verts, b), xa), sub(row(verts, d), xa))
-    return scale(nt, 1.0 / norm(nt))
 
 
 @njit(cache=True)
