@@ -4,8 +4,8 @@ A rigid crank (0.3 m) and rocker (0.8 m) are pinned to the ground 1 m apart; the
 a 1 m beam from ``multibody.flex.beam_modes`` (its cantilever modes, clamped at its pin on
 the crank), and the loop is closed by a pin constraint between the coupler's tip node and
 the rocker's tip. Released at rest from a closed configuration under gravity, the linkage
-swings, and the coupler bends under the loop's forces. ``simulate`` adds the constraint
-forces at every stage (``simulation.flex_stage_forces``) with Baumgarte stabilization; the
+swings, and the coupler bends under the loop's forces. ``simulate`` solves the loop at every
+stage (the flexible tree-augmented dynamics) with Baumgarte stabilization; the
 printed closure error and energy drift (kinetic + gravity + strain, no damping) show how
 well the loop and the energy are kept.
 

@@ -108,6 +108,35 @@ def test_beam_on_two_supports_sags_as_euler_bernoulli():
     assert np.abs(res.u[-1, 2:]).max() < 1e-6  # at rest (but for a drift along the frictionless floor)
 
 
+def test_a_point_load_at_a_deforming_node_reaches_the_supports():
+    """A world-axes load P = 2 N down at the mid node (``simulation/flex_link_forces`` in the
+    contact loop's flex variant): the floor carries the weight and P to 1e-6, and the beam
+    settles to its modal model's static sag under both loads (end reactions (w L + P) / 2) to
+    1e-6 (measured 7e-10); Euler-Bernoulli adds P L^3 / (48 E I) to the sag, within the
+    modes' truncation (-3.4e-4 with 10 modes)."""
+    m, data = beam_on_supports()
+    P = 2.0
+    q0 = np.zeros(m.nq)
+    q0[2] = RADIUS
+    res = mb.simulate(m, q0, np.zeros(m.nu), 1.0, dt=1e-4, save_every=1000, contact_output=True,
+                      forces=[mb.ExternalForce("mid", (0.0, 0.0, 0.0, 0.0, 0.0, -P), axes="world")])
+    assert res.status == "finished"
+    q = res.q[-1]
+    z = [m.frame_pose(q, node)[2, 3] for node in ("left", "mid", "right")]
+    sag = 0.5 * (z[0] + z[2]) - z[1]
+    Pi = data.mode_shapes[:, 3:6]  # the nodes' translations (left, mid, right) per mode
+    f = (data.S.T @ np.array([0.0, 0.0, -G]) + (Pi[0].T + Pi[2].T) @ np.array([0.0, 0.0, (RHOA * G * L + P) / 2])
+         + Pi[1].T @ np.array([0.0, 0.0, -P]))
+    zm = Pi[:, 2] @ (f / data.stiffness)
+    modal = 0.5 * (zm[0] + zm[2]) - zm[1]
+    theory = 5 * RHOA * G * L ** 4 / (384 * EI) + P * L ** 3 / (48 * EI)
+    print(f"sag {sag:.9e}: modal static {sag / modal - 1:.1e}, Euler-Bernoulli {sag / theory - 1:.1e}")
+    assert sag / modal - 1 == pytest.approx(0.0, abs=1e-6)
+    assert abs(sag / theory - 1) < 1e-3
+    load = RHOA * L * G + P
+    assert res.contacts.total_force()[-1] == pytest.approx([0.0, 0.0, -load], abs=1e-6 * load)
+
+
 def test_friction_moments_reach_the_modes_through_the_node_rotations():
     """With friction (mu = 1) the end spheres' contact points, r below the end nodes, are
     held while the ends rotate: the floor pushes them inwards (equal and opposite, 2.98 N)

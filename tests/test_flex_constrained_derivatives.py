@@ -114,7 +114,7 @@ def test_inverse_dynamics_derivatives_are_the_trees():
 def _four_bar_at_rest():
     """The flexible four-bar (its loop closed at the coupler's deforming tip node) without
     gravity, closed, undeformed, at rest: an equilibrium (the multipliers are zero)."""
-    from test_flex_stage_forces import flexible_four_bar
+    from test_flex_link_forces import flexible_four_bar
     m, q0 = flexible_four_bar()
     m.gravity = (0.0, 0.0, 0.0)
     q0 = np.array(q0, dtype=float)

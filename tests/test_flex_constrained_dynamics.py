@@ -51,7 +51,7 @@ def test_constrained_dynamics_with_a_wrench_at_a_deforming_node():
 def _four_bar_state():
     """The flexible four-bar of examples/flexible_four_bar.py (a planar pin loop: 2 of its 5
     rows independent) off its closed configuration, moving, its coupler bent."""
-    from test_flex_stage_forces import flexible_four_bar
+    from test_flex_link_forces import flexible_four_bar
     m, q0 = flexible_four_bar()
     rng = np.random.default_rng(7)
     q = q0 + 0.05 * rng.normal(size=m.nq)

@@ -2,7 +2,7 @@
 matrix from the analytic flex derivatives against central differences of the residual,
 second order on a flexible pendulum against dopri5 at tight tolerance, the trapezoidal
 member's energy error O(h^2), and rho_inf = 0 damping a stiff beam's modes while the swing
-follows radau's; and what stays refused."""
+follows radau's; rollout."""
 import numpy as np
 import pytest
 
@@ -157,14 +157,11 @@ def test_rho_inf_zero_damps_a_stiff_beams_modes_and_keeps_the_swing():
     assert ring[0.0] < 1e-5 * ring[1.0]
 
 
-def test_what_stays_refused_on_modal_bodies():
-    """Link-level force models on modal bodies are refused by name (NotImplementedError);
-    rollout serves modal bodies under generalized_alpha, each sample its own simulate run."""
+def test_rollout_serves_modal_bodies():
+    """rollout serves modal bodies under generalized_alpha, each sample its own simulate run.
+    (Forces at their frames: test_implicit_flex_forces.py.)"""
     m, _ = beam_pendulum()
     q0, u0 = np.zeros(m.nq), np.zeros(m.nu)
-    with pytest.raises(NotImplementedError, match="generalized_alpha.*link-level force models on modal bodies"):
-        mb.simulate(m, q0, u0, 0.01, dt=0.01, integrator=GA,
-                    forces=[mb.ExternalForce("beam", (0.0, 0.0, 0.0, 0.0, 0.0, 1.0))])
     Q0 = np.array([q0, q0])
     Q0[1, 0] = 0.3
     out = mb.rollout(m, Q0, np.zeros((2, m.nu)), 0.02, dt=0.01, integrator=GA, progress=False)

@@ -8,7 +8,8 @@ nu = 6, 5 loop rows) with 5 % modal damping: the Jacobian (a joint spring-damper
 against central differences of the stage rates; radau at rtol 1e-8 and generalized_alpha at
 small steps against dopri5 at rtol 1e-12 on the same ODE (same gains), the closure at the
 Baumgarte level; generalized_alpha's second order; a stiff coupler where radau's steps are far
-fewer than dopri5's; rollout equal to its own runs; what stays refused.
+fewer than dopri5's; rollout equal to its own runs. (Forces at frames under both methods:
+test_implicit_flex_forces.py.)
 
 Why damped: pinned at both ends by the loop, the coupler has a mode far above its free ones
 (the constrained Jacobian's entries reach 1.8e7 s^-2 at the closed start); undamped it rings
@@ -195,15 +196,6 @@ def test_rollout_equals_its_own_runs(linkage):
         for b in range(2):
             one = mb.simulate(m, Q0[b], U0[b], 0.04, integrator=integrator, **kw)
             assert np.array_equal(out.q[b], one.q) and np.array_equal(out.u[b], one.u)
-
-
-def test_link_level_forces_on_modal_bodies_stay_refused(linkage):
-    """Link-level force models on modal bodies are refused by name under both methods."""
-    m, q0, u0, _ = linkage
-    push = mb.ExternalForce("coupler", (0.0, 0.0, 0.0, 0.0, 0.0, 1.0))
-    for integrator in ("radau", GA):
-        with pytest.raises(NotImplementedError, match=f"{integrator}.*link-level force models on modal bodies"):
-            mb.simulate(m, q0, u0, 0.01, dt=0.01, integrator=integrator, forces=[push])
 
 
 #: the last samples (q, u) of the runs in ``test_unchanged_paths_keep_their_samples`` as the code

@@ -257,3 +257,21 @@ def test_spring_damper_between_links_far_away(x):
     assert np.abs(free.q[-1] - runs[1].q[-1]).max() > 1e-2  # the spring acts
     assert_same(runs[0].q, runs[1].q, f"sprung pendulum at {x:g} m: q(t)")
     assert_same(runs[0].u, runs[1].u, f"sprung pendulum at {x:g} m: u(t)")
+
+
+@pytest.mark.parametrize("x", FAR)
+def test_forces_at_deforming_nodes_far_away(x):
+    """A spring-damper between two nodes of one modal body and wrenches at them
+    (``simulation/flex_link_forces``): the nodes' separation from their origins about the
+    tree's root, as the rigid springs'; under dopri5 and generalized_alpha."""
+    from test_implicit_flex_forces import pendulum
+    m0, forces, q0 = pendulum()
+    inside = [f for f in forces if not (isinstance(f, mb.LinearSpringDamper) and f.frame_a == "anchor")]
+    shift = direction(x)
+    for kw in (dict(integrator="dopri5", rtol=1e-8, atol=1e-10), dict(integrator="generalized_alpha")):
+        far, near = (mb.simulate(placed(lambda: pendulum()[0], shift, back=b), q0, np.zeros(m0.nu), 0.1, dt=1e-3,
+                                 forces=inside, **kw) for b in (False, True))
+        free = mb.simulate(m0, q0, np.zeros(m0.nu), 0.1, dt=1e-3, **kw)
+        assert np.abs(free.q[-1] - near.q[-1]).max() > 1e-3  # the forces act
+        assert_same(far.q, near.q, f"tied flexible pendulum at {x:g} m, {kw['integrator']}: q(t)")
+        assert_same(far.u, near.u, f"tied flexible pendulum at {x:g} m, {kw['integrator']}: u(t)")

@@ -382,8 +382,8 @@ def contact_entry_point(links=True, control=True, loops=False, flex=False):
     ``allocate_flex_work``, cm then of ``si_frame`` and ``sf_frame``. Made (and compiled
     or loaded from the cache) on first use."""
     if flex and links:
-        raise NotImplementedError("the flex contact loop takes no link-level force models (they come through the "
-                                  "control hand-over)")
+        raise NotImplementedError("the flex contact loop takes no rigid link-level force models (a model with "
+                                  "modal bodies packs its wrenches and springs at frames: flex_link_forces)")
     key = (int(bool(links)), int(bool(control)), int(bool(loops)), int(bool(flex)))
     run = _LOOPS.get(key)
     if run is None:

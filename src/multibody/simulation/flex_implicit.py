@@ -8,17 +8,19 @@ coordinates eta plain vector coordinates).
     r(x) = ID_flex(q, u, x) - tau(t, q, u),     ID_flex = M x + b + K_s eta + D_s eta'
 
 (``kernels/flex_entry.flex_tau``: the modal stiffness and damping inside), tau the held input
-plus the joint-level force models (``apply_forces`` without link-level entries: those are
-refused on modal bodies). Its derivatives: M, C_t = dID/du - dtau/du, K_t = dID/dq - dtau/dq
-(``galpha_step.force_jacobian`` for the force models' share), the rigid ``iteration_matrix``'s
-terms with the flex derivatives in place of ``rnea_derivatives_core``.
+plus the force models (``flex_link_forces.flex_forces``: the joint-level ones, and the
+wrenches and spring-dampers at frames). Its derivatives: M, C_t = dID/du - dtau/du, K_t =
+dID/dq - dtau/dq (``galpha_step.force_jacobian`` for the joint-level force models' share,
+``flex_link_forces.frame_force_jacobian`` for the frame entries'), the rigid
+``iteration_matrix``'s terms with the flex derivatives in place of ``rnea_derivatives_core``.
 
 With enabled constraints (the loops' ``ta`` variants) the ODE is the tree-augmented
 constrained dynamics u_dot = ``flex_entry.flex_constrained_udot`` with the run's Baumgarte
 gains (as the explicit methods step it), and its Jacobian (``flex_ta_jacobian``) is (I,
 -du_dot/du, -du_dot/dq) from the analytic derivatives of that dynamics
 (``kernels/flex_constrained_derivatives``, gains included), the force models' share taken
-through Mc^-1 (``radau_step.joint_force_share``, ``with_force_models``): the rigid
+through Mc^-1 (``radau_step.joint_force_share`` and ``frame_force_jacobian``,
+``with_force_models``): the rigid
 ``radau_step.ta_jacobian``'s equations with the flex constrained derivatives.
 """
 import numpy as np
@@ -29,7 +31,7 @@ from ..kernels.flex_constrained_derivatives import flex_constrained_dynamics_der
 from ..kernels.flex_derivatives_entry import derivatives_work_size, inverse_dynamics_derivatives_flex
 from ..kernels.flex_entry import flex_tau
 from ..kernels.status import OK
-from .force_kernels import apply_forces
+from .flex_link_forces import flex_forces, frame_force_jacobian
 from .galpha_step import force_jacobian
 from .radau_step import joint_force_share, with_force_models
 
@@ -38,11 +40,11 @@ __all__ = ["flex_work", "flex_residual", "flex_iteration_matrix", "flex_ta_jacob
 
 def flex_work(dbuf=None, c=None):
     """The flex derivatives' work for a run on data buffer ``dbuf``: (T, frames, wrenches, S),
-    T of ``derivatives_work_size`` numbers; for a tree (c None) no frame wrenches (link-level
-    forces on modal bodies are refused) and S unread; for compiled model ``c`` with enabled
-    constraints (``flex_ta_jacobian``) a row per moving constraint frame (the constraint
-    wrenches held there) and S the constrained derivatives' scratch. With dbuf None (a rigid
-    model) arrays of the same kinds, unread."""
+    T of ``derivatives_work_size`` numbers; for a tree (c None) no frame wrenches held in the
+    derivatives (the force models' share is ``frame_force_jacobian``'s) and S unread; for
+    compiled model ``c`` with enabled constraints (``flex_ta_jacobian``) a row per moving
+    constraint frame (the constraint wrenches held there) and S the constrained derivatives'
+    scratch. With dbuf None (a rigid model) arrays of the same kinds, unread."""
     size = 1 if dbuf is None else derivatives_work_size(dbuf)
     if c is None:
         return np.zeros(size), np.zeros(0, dtype=np.int64), np.zeros((0, 6)), np.zeros(1)
@@ -53,7 +55,7 @@ def flex_work(dbuf=None, c=None):
 @njit(cache=True, inline="always")
 def flex_residual(mi, mf, ws, dbuf, fmi, fmf, t, q1, u1, x, src, tau, r):
     """r = ID_flex(q1, u1, x) - tau at t (module docstring)."""
-    apply_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, False)
+    flex_forces(mi, mf, ws, dbuf, fmi, fmf, q1, u1, t, src, tau)
     flex_tau(dbuf, q1, u1, x, r)
     for i in range(r.shape[0]):
         r[i] -= tau[i]
@@ -65,10 +67,11 @@ def flex_iteration_matrix(mi, mf, ws, dbuf, fw, fmi, fmf, t, q1, u1, x, src, tau
     ``flex_residual``, kept in K and C; fw from ``flex_work``. False where the derivatives
     are not finite (the state's, or an overflow)."""
     T, frames, wrenches = fw[0], fw[1], fw[2]
-    apply_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, False)
+    flex_forces(mi, mf, ws, dbuf, fmi, fmf, q1, u1, t, src, tau)
     if inverse_dynamics_derivatives_flex(dbuf, q1, u1, x, frames, wrenches, T, K, C, S) != OK:
         return False
     force_jacobian(fmi, fmf, q1, u1, K, C)
+    frame_force_jacobian(mi, ws, dbuf, fmi, fmf, t, q1, u1, K, C)
     n = S.shape[0]
     for r in range(n):
         for c in range(n):
@@ -84,10 +87,11 @@ def flex_ta_jacobian(mi, mf, ws, dbuf, fmi, fmf, t, q0, u0, src, tau, ta_work, f
     from ``flex_work(dbuf, c)``. False where the derivatives fail (a singular inertia, an
     overflow)."""
     Wc, Wm, E, Minv, Kf, Cf = ta_work[0], ta_work[1], ta_work[3], ta_work[6], ta_work[7], ta_work[8]
-    apply_forces(mi, mf, ws, fmi, fmf, q0, u0, t, src, tau, False)
+    flex_forces(mi, mf, ws, dbuf, fmi, fmf, q0, u0, t, src, tau)
     if flex_constrained_dynamics_derivatives(dbuf, q0, u0, tau, Wc, fw[1], fw[2], fw[0], fw[3], E, Wm, K, C,
                                              Minv) != OK:
         return False
     joint_force_share(fmi, fmf, q0, u0, Kf, Cf)
+    frame_force_jacobian(mi, ws, dbuf, fmi, fmf, t, q0, u0, Kf, Cf)
     with_force_models(Minv, Kf, Cf, M, C, K)
     return True

@@ -5,7 +5,8 @@ The loop itself is the rigid models' one (stage states, combination, error contr
 charts, output, control pauses); only a stage's rates differ:
 
 * generalized forces: ``tau0`` (or the control's) plus the joint force models (springs,
-  limits; ``force_kernels.apply_forces`` without link-level entries);
+  limits, friction, actuators) and the wrenches and spring-dampers at frames
+  (``flex_link_forces.flex_forces``);
 * udot from the articulated-body recursion with (6 + n_modes) blocks
   (``kernels.flex_entry.flex_udot``: the flex tables in the model rows of the run's data
   buffer, the flex work in its flex region, so the loop hands it that one buffer), or, with
@@ -22,7 +23,7 @@ from ..kernels.coordinates import qdot_from_u
 from ..kernels.flex_entry import flex_constrained_udot, flex_udot
 from ..kernels.status import OK
 from ..kernels.layout import BODY_NU, NU, UOFF
-from .force_kernels import apply_forces
+from .flex_link_forces import flex_forces
 from .lie import dexp_inv
 
 __all__ = ["flex_stage_rates", "error_scale"]
@@ -32,10 +33,10 @@ __all__ = ["flex_stage_rates", "error_scale"]
 def flex_stage_rates(mi, mf, ws, dbuf, lie, ta, Wc, fmi, fmf, t, qs, us, phi, tau0, tau, kq, ku):
     """Rates of one stage of a model with modal bodies: ku = udot (with ``ta``, a constant of
     the loop's variant: the constrained udot, Wc the run's constraint work), kq = q_dot
-    (classic) or phi_dot (Munthe-Kaas). Force models: joint springs and limits only
-    (link-level ones arrive in tau0 from ``flex_stage_forces`` through the control hand-over).
-    Returns False when an articulated inertia is singular."""
-    apply_forces(mi, mf, ws, fmi, fmf, qs, us, t, tau0, tau, False)
+    (classic) or phi_dot (Munthe-Kaas). Force models: the joint-level ones and the frame
+    entries (``flex_link_forces.flex_forces``). Returns False when an articulated inertia is
+    singular."""
+    flex_forces(mi, mf, ws, dbuf, fmi, fmf, qs, us, t, tau0, tau)
     if ta:
         ok = flex_constrained_udot(dbuf, qs, us, tau, Wc, ku) == OK
     else:

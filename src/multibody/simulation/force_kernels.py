@@ -26,7 +26,12 @@ FM_LINEAR = 4    # spring-damper between point a (link FMI_LINK) and point b (li
                  # F = -(k (l - l0) + c l_dot) d/l on b, -F on a; d = p_b - p_a, l = |d|
 FM_FRICTION = 5  # Coulomb friction, regularized: tau[u_i] += -F tanh(u / v_s)
 FM_ACTUATOR = 6  # an actuator on one coordinate: tau[u_i] += g clip(a ctrl + b0 + b1 g q + b2 g u, f_min, f_max)
+FM_FRAME_WRENCH = 7  # (models with modal bodies) wrench at frame row FMI_FRAME, its axes, about its origin
+FM_FRAME_WORLD = 8   # (modal bodies) world-axes wrench at frame row FMI_FRAME's origin
+FM_FRAME_LINEAR = 9  # (modal bodies) FM_LINEAR between the origins of frame rows FMI_FRAME (a) and FMI_FRAME_B
+                     # (b); row -1: a point of the world, at FM_POINT_A (a) or FM_POINT (b)
 JOINT_LEVEL = (FM_SPRING, FM_LIMIT, FM_FRICTION, FM_ACTUATOR)  # the entries that need no link placements
+LINK_LEVEL = (FM_WRENCH, FM_WORLD, FM_LINEAR)  # the rigid loop variants' link-level entries (``links``)
 
 # --- integer columns (fmi)
 FMI_TYPE = 0     # the entry type: FM_SPRING ... FM_ACTUATOR
@@ -34,6 +39,8 @@ FMI_U = 1        # FM_SPRING, FM_LIMIT, FM_FRICTION, FM_ACTUATOR: index of the c
 FMI_LINK = 1     # FM_WRENCH, FM_WORLD: the link the wrench acts on
 FMI_Q = 2        # FM_SPRING, FM_LIMIT, FM_ACTUATOR: index of the coordinate in q
 FMI_LINK_B = 2   # FM_LINEAR: the link of point b (-1: the world)
+FMI_FRAME = 1    # FM_FRAME_*: the frame row (of point a for FM_FRAME_LINEAR; -1: the world)
+FMI_FRAME_B = 2  # FM_FRAME_LINEAR: the frame row of point b (-1: the world)
 N_FMI = 3
 
 # --- float columns (fmf)
@@ -46,9 +53,10 @@ FM_W0 = 0        # wrenches: constant part [moment; force] (6 columns)
 FM_W1 = 6        # wrenches: amplitude of the sinusoidal part (6 columns)
 FM_OMEGA = 12    # wrenches: angular frequency [rad/s]
 FM_PHASE = 13    # wrenches: phase [rad]
-FM_POINT = 14    # FM_WORLD: point of application in link axes (3 columns); FM_LINEAR: point b
+FM_POINT = 14    # FM_WORLD: point of application in link axes (3 columns); FM_LINEAR: point b;
+                 # FM_FRAME_LINEAR: point b in the world where b is a world frame
 FM_LENGTH = 2    # FM_LINEAR: rest length l0 [m]
-FM_POINT_A = 3   # FM_LINEAR: point a in its link's axes (3 columns)
+FM_POINT_A = 3   # FM_LINEAR: point a in its link's axes (3 columns); FM_FRAME_LINEAR: a world point a
 FM_FRICTION_FORCE = 0  # FM_FRICTION: F [N m or N]
 FM_SLIP_SPEED = 1      # FM_FRICTION: v_s [rad/s or m/s], the speed where tanh reaches 0.76 F
 FM_GEAR = 0      # FM_ACTUATOR: g, the transmission (force on the joint = g x actuator force)
@@ -193,8 +201,8 @@ def apply_forces(mi, mf, ws, fmi, fmf, q, u, t, tau0, tau, links):
                      + fmf[e, FM_BIAS + 2] * g * u[ui])
             tau[ui] += g * min(max(force, fmf[e, FM_FORCE_MIN]), fmf[e, FM_FORCE_MAX])
             continue
-        if links:  # a constant: link-level entries only in the loop variant with them
-            use = True
+        if links and (typ == FM_WRENCH or typ == FM_WORLD or typ == FM_LINEAR):  # links: a constant,
+            use = True  # link-level entries only in the loop variant with them (frame entries: flex_link_forces)
             if typ == FM_LINEAR:
                 if not velocities:
                     link_velocities(mi, mf, ws, u)
@@ -233,9 +241,11 @@ def placed_forces(mi, mf, ws, fmi, fmf, q, u, t, tau0, tau, links):
 
 
 def link_forces(fmi):
-    """True if the packed entries ``fmi`` hold a link-level force model (FM_WRENCH, FM_WORLD,
-    FM_LINEAR): the loop variant without them applies only the joint-level ones."""
-    return bool((~np.isin(fmi[:, FMI_TYPE], JOINT_LEVEL)).any())
+    """True if the packed entries ``fmi`` hold a rigid link-level force model (LINK_LEVEL:
+    FM_WRENCH, FM_WORLD, FM_LINEAR): the rigid loop variant without them applies only the
+    joint-level ones. (The frame entries of models with modal bodies, FM_FRAME_*, are every
+    flex variant's: ``flex_link_forces``.)"""
+    return bool(np.isin(fmi[:, FMI_TYPE], LINK_LEVEL).any())
 
 
 @njit(cache=True)

@@ -111,11 +111,16 @@ class ExternalForce:
         return ff
 
     def _entries(self, m):
-        link, T = m.compiled.frame_in_link(frame_row(m.compiled, self.frame))
+        row = frame_row(m.compiled, self.frame)
+        link, T = m.compiled.frame_in_link(row)
         if link < 0:
             return []
-        R, p = T[:3, :3], T[:3, 3]
         ff = self._sinusoid()
+        fi = np.zeros(F.N_FMI, dtype=np.int64)
+        if m.compiled.flex is not None:  # at the frame row: a node moves with the modes (flex_link_forces)
+            fi[F.FMI_TYPE], fi[F.FMI_FRAME] = F.FM_FRAME_WRENCH if self.axes == "body" else F.FM_FRAME_WORLD, row
+            return [(fi, ff)]
+        R, p = T[:3, :3], T[:3, 3]
         if self.axes == "body":
             # link axes, about the link origin
             for off, w in ((F.FM_W0, self.wrench), (F.FM_W1, self.amplitude)):
@@ -126,7 +131,6 @@ class ExternalForce:
         else:
             ff[F.FM_POINT:F.FM_POINT + 3] = p
             typ = F.FM_WORLD
-        fi = np.zeros(F.N_FMI, dtype=np.int64)
         fi[F.FMI_TYPE], fi[F.FMI_LINK] = typ, link
         return [(fi, ff)]
 
@@ -150,13 +154,17 @@ class LinearSpringDamper:
 
     def _entries(self, m):
         c = m.compiled
-        la, Ta = c.frame_in_link(frame_row(c, self.frame_a))
-        lb, Tb = c.frame_in_link(frame_row(c, self.frame_b))
+        ra, rb = frame_row(c, self.frame_a), frame_row(c, self.frame_b)
+        (la, Ta), (lb, Tb) = c.frame_in_link(ra), c.frame_in_link(rb)
         fi = np.zeros(F.N_FMI, dtype=np.int64)
-        fi[F.FMI_TYPE], fi[F.FMI_LINK], fi[F.FMI_LINK_B] = F.FM_LINEAR, la, lb
+        if c.flex is not None:  # between frame rows (a world frame: -1 and its point): flex_link_forces
+            fi[F.FMI_TYPE], fi[F.FMI_FRAME], fi[F.FMI_FRAME_B] = F.FM_FRAME_LINEAR, ra if la >= 0 else -1, \
+                rb if lb >= 0 else -1
+        else:
+            fi[F.FMI_TYPE], fi[F.FMI_LINK], fi[F.FMI_LINK_B] = F.FM_LINEAR, la, lb
         ff = np.zeros(F.N_FMF)
         ff[F.FM_K], ff[F.FM_C], ff[F.FM_LENGTH] = self.stiffness, self.damping, self.rest_length
-        ff[F.FM_POINT_A:F.FM_POINT_A + 3] = Ta[:3, 3]
+        ff[F.FM_POINT_A:F.FM_POINT_A + 3] = Ta[:3, 3]  # in the link's axes; a world frame's: in the world
         ff[F.FM_POINT:F.FM_POINT + 3] = Tb[:3, 3]
         return [(fi, ff)]
 

@@ -12,13 +12,11 @@ import numpy as np
 from . import galpha_loop as GL
 from . import galpha_step as GS
 from .flex_implicit import flex_work
-from .flex_stage_forces import needs_stage_forces
 from .integrators import RungeKuttaIntegrator
 from .radau_loop import ta_work
 from .stages import normalize_quaternions
 
-__all__ = ["GeneralizedAlphaIntegrator", "GeneralizedAlphaWarning", "GALPHA_OPTIONS", "galpha_settings", "run_options",
-           "refuse_flex_unserved"]
+__all__ = ["GeneralizedAlphaIntegrator", "GeneralizedAlphaWarning", "GALPHA_OPTIONS", "galpha_settings", "run_options"]
 
 #: the settings ``simulate(integrator_options=)`` hands to ``GeneralizedAlphaIntegrator``
 GALPHA_OPTIONS = ("rho_inf", "newton_rtol", "newton_atol", "max_iterations")
@@ -64,19 +62,6 @@ def run_options(integrator, options, implicit_damping):
     return True, settings, False
 
 
-def refuse_flex_unserved(m, forces, integrator):
-    """NotImplementedError naming what ``integrator`` (generalized_alpha, radau) does not
-    serve on a model ``m`` with modal bodies under ``forces``: link-level force models on
-    modal bodies (they come through a per-stage control hand-over, ``flex_stage_forces``,
-    whose derivatives the Jacobian does not see). Enabled constraints are served. Nothing
-    for rigid models."""
-    c = m.compiled
-    if c.flex is not None and needs_stage_forces(m, forces):
-        raise NotImplementedError(f"integrator='{integrator}' does not serve link-level force models on modal "
-                                  "bodies yet (ExternalForce, LinearSpringDamper): use an explicit "
-                                  "method ('dopri5')")
-
-
 def _positive(value, name):
     v = float(value)
     if not (v > 0 and math.isfinite(v)):
@@ -112,10 +97,11 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
     the step (so its gains act explicitly: stiff ones belong in force models or actuators).
     Models with modal (flexible) bodies: the residual is the flex inverse dynamics (modal
     stiffness and damping inside) and Newton's matrix comes from the analytic flex
-    derivatives (``flex_implicit``); link-level force models on modal bodies are refused
-    (NotImplementedError). The force models fixed in the world (``ExternalForce`` in world
-    axes, ``LinearSpringDamper``) enter Newton's matrix with their exact derivatives
-    (``link_force_jacobian``). Enabled constraints (closed loops, coordinate and convel
+    derivatives (``flex_implicit``); wrenches and spring-dampers at their frames (nodes
+    too) enter the residual and, by central differences, Newton's matrix
+    (``flex_link_forces``). On rigid models the force models fixed in the world
+    (``ExternalForce`` in world axes, ``LinearSpringDamper``) enter Newton's matrix with
+    their exact derivatives (``link_force_jacobian``). Enabled constraints (closed loops, coordinate and convel
     rows), on rigid models and on models with modal bodies alike: the method runs on the
     tree-augmented constrained dynamics with the run's Baumgarte gains (``galpha_loop``'s
     ``ta`` variants; Newton's matrix for modal bodies from ``flex_implicit.flex_ta_jacobian``),
@@ -142,7 +128,6 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
         if int(max_iterations) != max_iterations or max_iterations < 1:
             raise ValueError(f"max_iterations must be a positive integer, got {max_iterations!r}")
         c = m.compiled
-        refuse_flex_unserved(m, forces, "generalized_alpha")
         super().__init__(m, q0, u0, "euler", sink, control, tau, forces, adaptive=False, t0=t0,
                          stabilization_gains=stabilization_gains)
         normalize_quaternions(c.mi, self._q)  # (integrate keeps them unit from there)

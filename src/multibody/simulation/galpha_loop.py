@@ -52,6 +52,7 @@ from ..kernels.flex_entry import flex_constrained_udot, flex_udot
 from ..kernels.forward_dynamics import aba_core
 from ..kernels.status import NONFINITE_STATE, OK, RUNNING, SINGULAR
 from ..kernels.variants import variant
+from .flex_link_forces import flex_forces
 from .force_kernels import placed_forces
 from .galpha_newton import (
     N_GST, S_ITERS, S_MATRICES, S_MOST, S_READY, S_TWORST, S_UNCONVERGED, S_WORST,
@@ -89,7 +90,11 @@ def _start_step(ta, flex, mi, mf, ws, cons, fmi, fmf, links, gopt, h, t, q, u, s
     a, udot, x, dx, r, tau, delta, q1, u1, a1, sdiag, Kt, Ct, S, piv = gw[:15]
     nu = u.shape[0]
     if gst[S_READY] == 0.0:
-        use = placed_forces(mi, mf, ws, fmi, fmf, q, u, t, src, tau, links)
+        if flex:
+            flex_forces(mi, mf, ws, cons[4], fmi, fmf, q, u, t, src, tau)
+            use = False
+        else:
+            use = placed_forces(mi, mf, ws, fmi, fmf, q, u, t, src, tau, links)
         if flex and ta:
             if flex_constrained_udot(cons[4], q, u, tau, cons[3][0], udot) != OK:
                 return False

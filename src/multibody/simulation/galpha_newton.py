@@ -28,7 +28,8 @@ from ..kernels.flex_entry import flex_constrained_udot
 from ..kernels.status import OK
 from ..kernels.variants import variant
 from .flex_implicit import flex_iteration_matrix, flex_residual, flex_ta_jacobian
-from .force_kernels import apply_forces, placed_forces
+from .flex_link_forces import flex_forces
+from .force_kernels import placed_forces
 from .galpha_step import advance_state, iteration_matrix, residual
 from .radau_step import ta_jacobian
 
@@ -63,7 +64,7 @@ MAX_HALVINGS = 8
 def _residual_flex_ta(mi, mf, ws, cons, fmi, fmf, links, t, q1, u1, x, src, tau, r):
     """x less the modal bodies' tree-augmented accelerations (``flex_constrained_udot``,
     the run's Baumgarte gains); NaN where an inertia is singular."""
-    apply_forces(mi, mf, ws, fmi, fmf, q1, u1, t, src, tau, False)
+    flex_forces(mi, mf, ws, cons[4], fmi, fmf, q1, u1, t, src, tau)
     if flex_constrained_udot(cons[4], q1, u1, tau, cons[3][0], r) != OK:
         r[:] = math.nan
     for i in range(r.shape[0]):

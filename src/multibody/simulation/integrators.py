@@ -23,7 +23,6 @@ from ..kernels.kinds import KINDS
 from ..kernels.status import NEED_CONTROL, Status
 from ..progress import compiling_notice
 from . import flex_stepping, loop_check, loop_resume
-from .flex_stage_forces import FlexStageForces, needs_stage_forces
 from . import kernels as K
 from .failures import SimulationError, failure
 from .force_kernels import link_forces
@@ -84,8 +83,8 @@ class RungeKuttaIntegrator:
     (``simulation.flex_stepping``; its tables and work in the run's data buffer): joint forces
     (tau, control, ``JointSpringDamper``, ``JointLimits``) and every tableau, adaptive or
     Munthe-Kaas; enabled constraints in the loop's constrained (``ta``) flex variant; link
-    wrenches and springs between frames are added at every stage through the control
-    hand-over (``simulation.flex_stage_forces``).
+    wrenches and springs between frames (nodes too) are compiled into every flex variant
+    (``simulation.flex_link_forces``).
     """
 
     lie_group = False
@@ -120,8 +119,6 @@ class RungeKuttaIntegrator:
         self._links = link_forces(self.fmi)  # the loop variant with link-level force models
         self.constraint_work = simulation_work(m, stabilization_gains)  # with its gains (None: a tree, no TA)
         self.flex = c.flex is not None  # modal bodies: the loop's flex variant
-        if self.flex and needs_stage_forces(m, forces):  # link-level forces: per stage, in Python
-            self.control = FlexStageForces(m, forces, control)
         if adaptive is None:
             adaptive = self.tableau.is_embedded
         if adaptive and not self.tableau.is_embedded:

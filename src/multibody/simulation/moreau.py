@@ -159,8 +159,9 @@ class MoreauIntegrator(RungeKuttaIntegrator):
 
     Models with modal bodies run the loop's ``flex`` variant: shapes pinned to nodes
     (``m.add_collision(..., node=)``) follow the nodes' deformation and their contact rows
-    include the modal columns (``kernels/flex_contact``); link-level force models reach it
-    through the control hand-over (once per step). With enabled constraints as well, the
+    include the modal columns (``kernels/flex_contact``); wrenches and spring-dampers at
+    frames (nodes too) are applied once per step with the joint forces
+    (``flex_link_forces``). With enabled constraints as well, the
     loop rows come from the flex constraint kernel (frames on deforming nodes included).
     """
 
@@ -344,7 +345,7 @@ class MoreauIntegrator(RungeKuttaIntegrator):
         args = (c.mi, self.mf, self.data.buf, self.fmi, self.fmf, self.tau0, self.iopt, self.fopt,
                 self.max_angles, self.chart0, self._q, self._u, self.clk, self.ctr, self._ctl, T, Q, U,
                 self._cm, self._dwork, self._cw, self.copt, self.cst, R, NR, self._lw)
-        if self.flex:  # (link-level force models come through the control: FlexStageForces)
+        if self.flex:  # (wrenches and springs at frames: in the flex stage rates, flex_link_forces)
             return CL.contact_entry_point(False, self.control is not None, self.constraint_work is not None,
                                           True), args + (self._fx,)
         return CL.contact_entry_point(self._links, self.control is not None, self.constraint_work is not None), args

@@ -13,7 +13,6 @@ from ..algorithms.checks import check_positive
 from . import radau_loop as RL
 from . import radau_newton as RN
 from .flex_implicit import flex_work
-from .galpha import refuse_flex_unserved
 from .integrators import RungeKuttaIntegrator
 from .radau_step import radau_constants
 from .stages import normalize_quaternions
@@ -86,10 +85,11 @@ class RadauIntegrator(RungeKuttaIntegrator):
         (0.001, RADAU5's; larger reuses it longer).
 
     The control (if any) is called once per step, at its start, with that state; its forces
-    are held over the step. Refused (NotImplementedError): contact, link-level force models
-    on modal bodies. The force models fixed in the world (``ExternalForce`` in world axes,
-    ``LinearSpringDamper``) enter the Jacobian with their exact derivatives
-    (``link_force_jacobian``).
+    are held over the step. Refused (NotImplementedError): contact. The force models fixed
+    in the world (``ExternalForce`` in world axes, ``LinearSpringDamper``) enter the
+    Jacobian with their exact derivatives (``link_force_jacobian``); on models with modal
+    bodies, the wrenches and spring-dampers at frames with their central differences
+    (``flex_link_forces.frame_force_jacobian``).
 
     Enabled constraints (closed loops, coordinate and convel rows), on rigid models and on
     models with modal bodies alike: the ODE is the tree-augmented constrained dynamics with
@@ -117,7 +117,6 @@ class RadauIntegrator(RungeKuttaIntegrator):
             raise ValueError(f"max_iterations must be a positive integer, got {max_iterations!r}")
         rate = check_positive(jacobian_rate, "jacobian_rate")
         c = m.compiled
-        refuse_flex_unserved(m, forces, "radau")
         super().__init__(m, q0, u0, "euler", sink, control, tau, forces, adaptive=False, rtol=rtol, atol=atol,
                          h_min=h_min, h_max=h_max, t0=t0, stabilization_gains=stabilization_gains)
         self.adaptive = bool(adaptive)

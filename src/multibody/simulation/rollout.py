@@ -153,10 +153,6 @@ def rollout(m, Q0, U0, t_final, dt=1e-3, integrator=None, tau=None, control=None
                                adaptive=False, lie_group=lie_group, forces=inputs.forces,
                                stabilization_gains=None if moreau or implicit_run else stabilization_gains)
     inputs.attach(tpl)
-    if tpl.control is not None:  # modal bodies with link forces (flex_stage_forces)
-        raise NotImplementedError("rollout: models with modal (flexible) bodies take joint forces and constraints "
-                                  "only (tau, control, JointSpringDamper, limits); ExternalForce and "
-                                  "LinearSpringDamper need simulate, one run per sample")
     n_rows = tpl.setup(t_final, dt, save_every)
     lie = int(tpl.lie_group)
     tau, segmented = _joint_forces(c, tau, B, n_rows, inputs)

@@ -1,6 +1,6 @@
 """simulate with modal bodies and link-level forces or constraints (simulation/
-flex_stage_forces.py: their generalized forces added at every stage through the loop's
-control hand-over), checked against closed forms and conservation laws:
+flex_link_forces.py: wrenches and spring-dampers at frames, compiled into every stage of the
+loop's flex variants), checked against closed forms and conservation laws:
 
 * a cantilever's static tip deflection under a tip force, P L^3 / (3 EI);
 * energy (kinetic + gravity + strain + spring) of a flexible pendulum held by a spring
@@ -108,13 +108,6 @@ def test_the_stage_forces_are_the_constrained_dynamics():
     np.testing.assert_allclose(integ.u, u0 + 1e-3 * udot, rtol=0, atol=1e-13)
 
 
-def test_rollout_refuses_what_it_cannot_take():
-    m = cantilever()
-    with pytest.raises(NotImplementedError, match="ExternalForce.*simulate"):
-        mb.rollout(m, np.zeros((2, m.nq)), np.zeros((2, m.nu)), 0.01,
-                   forces=[ExternalForce("tip", (0, 0, 0, 0, 0, 1.0))])
-
-
 def test_example_runs(tmp_path):
     res = four_bar.main(["--t-final", "0.1", "--EI", "5", "--plot", str(tmp_path / "four_bar.png")])
     assert res.status == "finished" and res.q[-1, 0] > -1.2
@@ -126,8 +119,9 @@ def test_example_runs(tmp_path):
 def test_sinusoidal_wrench_at_a_deforming_node_follows_its_time_law(axes):
     """One Euler step at t = 0.3 s of a cantilever pushed at its deforming tip by
     w0 + w1 sin(2 pi f t + phase): u1 = u0 + h udot, udot from the forward dynamics under
-    that wrench as f_ext (the flex external-force kernel, which the stage forces do not use;
-    a world-axes wrench rotated into the tip's axes here)."""
+    that wrench as f_ext (a world-axes wrench rotated into the tip's axes here; the loop's
+    own rotation, time law and packing are what this checks: both map the wrench through the
+    flex external-force kernel, which test_implicit_flex_forces checks against J^T w)."""
     m = cantilever(damping_ratio=0.5)
     rng = np.random.default_rng(4)
     q0 = 1e-3 * rng.normal(size=m.nq)
@@ -150,7 +144,7 @@ def test_the_constrained_flex_loop_is_the_facades_constrained_dynamics():
     """The loop's constrained flex variant (``flex_stepping``, ``ta``: the compiled flex
     tree-augmented dynamics in the stage) steps with the facade's constrained udot: one Euler
     step u1 = u0 + h udot, with the joint force models' forces added (a joint spring-damper)
-    and with a wrench at a deforming node (the control hand-over's) taken as f_ext."""
+    and with a wrench at a deforming node (``flex_link_forces``) taken as f_ext."""
     from multibody.simulation.forces import JointSpringDamper
     m, q0 = flexible_four_bar()
     rng = np.random.default_rng(3)
