@@ -164,3 +164,28 @@ def test_the_constrained_flex_loop_is_the_facades_constrained_dynamics():
         np.testing.assert_allclose(integ.u, u0 + h * udot, rtol=0, atol=1e-12 * np.abs(udot).max())
     without = m.constrained_dynamics(q0, u0, tau_full, stabilization_gains="default").udot
     assert np.abs(udot - without).max() > 1e-2  # the wrench changes the motion
+
+@pytest.mark.parametrize("axes", ["body", "world"])
+def test_a_wrench_on_a_rigid_body_of_a_flexible_model(axes):
+    """A wrench on the rigid arm that carries a modal beam (a frame on a rigid link of a model
+    with modal bodies, packed at its frame row like a node): one Euler step is u0 + h udot,
+    udot from the facade's forward dynamics with the wrench as f_ext (world axes rotated
+    into the arm's here)."""
+    data = beam_modes(1.0, EI=20.0, rhoA=1.0, n_elements=8, n_modes=2, nodes=[1.0])
+    m = mb.Multibody()
+    arm = m.add_body("arm", mass=1.0, inertia=np.diag([0.1, 0.1, 0.05]))
+    m.add_hinge(None, arm, "pin", axis=Y)
+    beam = m.add_modal_body("beam", modal_data=data, nodes={"tip": 0})
+    m.add_hinge(arm, beam, "pin", axis=(0, 0, 1), T_parent_joint=_T(0.3))
+    rng = np.random.default_rng(1)
+    q0 = np.r_[0.7, -0.4, 1e-3 * rng.normal(size=2)]
+    u0 = np.r_[0.3, -0.2, 0.01 * rng.normal(size=2)]
+    w = np.array([0.1, -0.3, 0.2, 1.0, 0.5, -0.7])
+    integ = RungeKuttaIntegrator(m, q0, u0, tableau="euler", forces=[ExternalForce("arm", w, axes=axes)])
+    integ.step(0.0, 1e-3)
+    if axes == "world":
+        R = m.frame_pose(q0, "arm")[:3, :3]
+        w = np.concatenate([R.T @ w[:3], R.T @ w[3:]])
+    udot = m.forward_dynamics(q0, u0, np.zeros(m.nu), f_ext={"arm": w})
+    assert np.abs(udot - m.forward_dynamics(q0, u0, np.zeros(m.nu))).max() > 0.1  # the wrench acts
+    np.testing.assert_allclose(integ.u, u0 + 1e-3 * udot, rtol=0, atol=1e-13 * np.abs(udot).max())
