@@ -41,6 +41,7 @@ from ..kernels.flex_jacobian import flex_frame_jacobian
 from ..kernels.flex_views import flex_arrays
 from ..kernels.joint_transform import tree_root
 from ..kernels.layout import FR_LINK
+from ..kernels.spatial_inline import mul33T_vec, mul33_vec
 from .force_kernels import (
     FM_C, FM_FRAME_LINEAR, FM_FRAME_WORLD, FM_FRAME_WRENCH, FM_POINT, FM_POINT_A, FMI_FRAME, FMI_FRAME_B, FMI_TYPE,
     apply_forces, spring_tension, wrench_component, wrench_phase,
@@ -65,6 +66,12 @@ def _frame_count(fmi):
 
 
 @njit(cache=True, inline="always")
+def _rotation(T):
+    """The rotation of pose T (4, 4) as the row-major 9-tuple ``spatial_inline`` takes."""
+    return (T[0, 0], T[0, 1], T[0, 2], T[1, 0], T[1, 1], T[1, 2], T[2, 0], T[2, 1], T[2, 2])
+
+
+@njit(cache=True, inline="always")
 def _point(a, q, u, f, fmf, e, o, T, J):
     """(reference point, origin about it, velocity), world axes, of frame row f, its pose in T
     and its Jacobian in J: the reference is its tree's root origin (module docstring); a
@@ -80,8 +87,7 @@ def _point(a, q, u, f, fmf, e, o, T, J):
         b0 += J[3, c] * u[c]
         b1 += J[4, c] * u[c]
         b2 += J[5, c] * u[c]
-    v = (T[0, 0] * b0 + T[0, 1] * b1 + T[0, 2] * b2, T[1, 0] * b0 + T[1, 1] * b1 + T[1, 2] * b2,
-         T[2, 0] * b0 + T[2, 1] * b1 + T[2, 2] * b2)
+    v = mul33_vec(_rotation(T), b0, b1, b2)
     return (a.pose[root, FL.POSE_P], a.pose[root, FL.POSE_P + 1], a.pose[root, FL.POSE_P + 2]), r, v
 
 
@@ -92,9 +98,10 @@ def _push(frames, wrenches, k, f, T, s, fx, fy, fz):
     if f < 0:
         return k
     frames[k] = f
+    g = mul33T_vec(_rotation(T), fx, fy, fz)
     for r in range(3):
         wrenches[k, r] = 0.0
-        wrenches[k, 3 + r] = s * (T[0, r] * fx + T[1, r] * fy + T[2, r] * fz)
+        wrenches[k, 3 + r] = s * g[r]
     return k + 1
 
 
@@ -123,12 +130,14 @@ def add_frame_forces(dbuf, fmi, fmf, t, q, u, tau):
                     wrenches[k, r] = wrench_component(fmf, e, r, s)
             else:  # world axes, rotated into the frame's
                 frame_pose_flex(dbuf, q, f, Ta)
+                R = _rotation(Ta)
+                n = mul33T_vec(R, wrench_component(fmf, e, 0, s), wrench_component(fmf, e, 1, s),
+                               wrench_component(fmf, e, 2, s))
+                g = mul33T_vec(R, wrench_component(fmf, e, 3, s), wrench_component(fmf, e, 4, s),
+                               wrench_component(fmf, e, 5, s))
                 for r in range(3):
-                    wrenches[k, r] = 0.0
-                    wrenches[k, 3 + r] = 0.0
-                    for c in range(3):
-                        wrenches[k, r] += Ta[c, r] * wrench_component(fmf, e, c, s)
-                        wrenches[k, 3 + r] += Ta[c, r] * wrench_component(fmf, e, 3 + c, s)
+                    wrenches[k, r] = n[r]
+                    wrenches[k, 3 + r] = g[r]
             k += 1
         elif typ == FM_FRAME_LINEAR:
             fa, fb = fmi[e, FMI_FRAME], fmi[e, FMI_FRAME_B]

@@ -101,8 +101,8 @@ class GeneralizedAlphaIntegrator(RungeKuttaIntegrator):
     too) enter the residual and, by central differences, Newton's matrix
     (``flex_link_forces``). On rigid models the force models fixed in the world
     (``ExternalForce`` in world axes, ``LinearSpringDamper``) enter Newton's matrix with
-    their exact derivatives (``link_force_jacobian``). Enabled constraints (closed loops, coordinate and convel
-    rows), on rigid models and on models with modal bodies alike: the method runs on the
+    their exact derivatives (``link_force_jacobian``). Enabled constraints (closed loops,
+    coordinate and convel rows), on rigid models and on models with modal bodies alike: the method runs on the
     tree-augmented constrained dynamics with the run's Baumgarte gains (``galpha_loop``'s
     ``ta`` variants; Newton's matrix for modal bodies from ``flex_implicit.flex_ta_jacobian``),
     so the closure is held at the Baumgarte level (bounded), not to round-off.
