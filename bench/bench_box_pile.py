@@ -4,11 +4,16 @@ whether it settles without exploding or sinking.
 N boxes of 10 cm and 1 kg (mu 0.5) in columns of 5 on a grid 12 cm apart, 1 cm gaps between
 boxes of a column, each turned a little at random (seeded), released at rest at dt = 1 ms
 for T s. Reported: time per step, the most contacts of a step, and at the end the deepest
-penetration (floor and box pairs), the fastest box and the lowest box's height.
+penetration (floor and box pairs), the fastest speed, the boxes at rest (every speed below
+1e-6) and the lowest box's height.
 
-Measured 2026-11-28 (2 shared cores, load about 1): 50 boxes, 2 s: 16.5 ms a step, at most 200
-contacts a step, deepest 0.063 mm at the end, one column still rocking (its top box at 0.16
-rad/s); 10 boxes, 1 s: 10.6 ms a step, all at rest below 1e-6.
+Measured 2026-11-29 (2 shared cores, load about 1.2; "before": the code before box_box
+left out edge axes near a face normal, run in the same sitting): 50 boxes, 2 s: 16.9-19.4 ms
+a step (before: 23.0), at most 200 contacts a step, deepest 0.041 mm at the end (before:
+0.063), fastest speed 7.8e-4 (before: 0.16, one column's top box rocking on a single edge
+point), 35 of 50 boxes below 1e-6 (before: 28); the rest jitter in a 10-step cycle that moves
+no box more than 1.4 um between 2 and 4 s. 10 boxes, 1 s: 6.1 ms a step (before: 13.2), all 10
+at rest below 1e-6.
 
 Run:  python bench/bench_box_pile.py [N] [T]      (default 50 boxes, 2 s)
 """
@@ -58,9 +63,11 @@ def main():
     c = m.contacts(res.q[-1])
     depth = -min(0.0, float(np.min(c.distances))) if len(c.distances) else 0.0
     z = res.q[-1].reshape(n, 7)[:, 6]
+    resting = int(np.sum(np.abs(res.u[-1].reshape(n, 6)).max(axis=1) < 1e-6))
     print(f"{n} boxes ({m.nu} speeds), {T:g} s at dt = 1 ms: {wall / steps * 1e3:.2f} ms per step, "
           f"at most {res.contacts.count.max()} contacts in a step; at the end: deepest penetration "
-          f"{depth * 1e3:.3f} mm, fastest speed {np.abs(res.u[-1]).max():.2e}, lowest box centre {z.min():.4f} m "
+          f"{depth * 1e3:.3f} mm, fastest speed {np.abs(res.u[-1]).max():.2e}, {resting} of {n} boxes "
+          f"below 1e-6, lowest box centre {z.min():.4f} m "
           f"(0.05 at rest on the floor), status {res.status}")
 
 

@@ -7,7 +7,7 @@ import pytest
 from collision_rows import D, N, P, Scene, contacts, rot
 from multibody.kernels.collision import layout as CL
 from multibody.kernels.collision.box import capsule_box, sphere_box
-from multibody.kernels.collision.box_box import box_box
+from multibody.kernels.collision.box_box import _EDGE_FACE_ANGLE, box_box
 from multibody.kernels.collision.convex import convex_convex
 from multibody.kernels.collision.manifold import CAND_COLS, MAN_COLS, MAN_DIST, MAN_N, MAN_P
 from multibody.kernels.collision.spheres import capsule_capsule, sphere_capsule
@@ -37,6 +37,10 @@ def _deepest(k, man):
     return man[i, MAN_DIST], man[i, MAN_N:MAN_N + 3], man[i, MAN_P:MAN_P + 3]
 
 
+def _near_face_normal(n, Ra, Rb):
+    return np.abs(np.concatenate([Ra, Rb], axis=1).T @ n).max() > np.cos(_EDGE_FACE_ANGLE)
+
+
 def _random_pose(rng, spread):
     return rot(rng.normal(size=3), rng.uniform(0, np.pi)), rng.uniform(-spread, spread, size=3)
 
@@ -63,6 +67,12 @@ def test_gjk_epa_matches_the_closed_forms(seed):
             d1, n1, _ = _deepest(kg, mg)
             if kind == CL.BOX and d0 > 0:
                 continue  # SAT's separation is a lower bound of the distance apart: not comparable
+            if kind == CL.BOX and _near_face_normal(n1, Ra, Rb):
+                # box_box leaves out edge axes this near a face normal (the faces touch as faces):
+                # a face axis's depth is deeper by at most the angle times the shapes' reach
+                reach = np.linalg.norm(pa - pb) + np.linalg.norm(hb) + np.linalg.norm(h)
+                assert d1 - reach * _EDGE_FACE_ANGLE <= d0 <= d1 + 1e-12, (kind, trial)
+                continue
             assert d1 == pytest.approx(d0, abs=1e-9), (kind, trial)
             if abs(d0) > 1e-6:
                 np.testing.assert_allclose(n1, n0, atol=1e-6)

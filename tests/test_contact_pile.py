@@ -12,6 +12,8 @@ from multibody.kernels.contact_solver import NEWTON_MAX_ROWS, gauss_seidel_conta
 from multibody.kernels.coulomb import coupling, natural_residual, natural_residual_coupled
 from multibody.simulation import contact_loop as CL
 from multibody.simulation.moreau import ContactWarning
+from multibody.spatial import matrix_to_quat
+from collision_rows import rot
 from test_contact_solver import coulomb_violation
 
 
@@ -104,8 +106,10 @@ def pile(columns, per_column=5, seed=0):
 def test_a_column_of_five_boxes_settles_without_sinking():
     """Boxes landing on boxes: redundant contacts that only the softer levels solve. The
     column comes to rest (speeds below 1 mm/s), nothing sinks more than 1 mm into the floor
-    or into another box, the boxes stay stacked, and the softer steps are counted and warned."""
-    m, q0 = pile(1)
+    or into another box, the boxes stay stacked, and the softer steps are counted and warned.
+    (Seed 3: seed 0's column, that needed them while rims' edge axes could win over faces,
+    now settles at the run's own compliance.)"""
+    m, q0 = pile(1, seed=3)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = mb.simulate(m, q0, np.zeros(m.nu), 1.2, dt=1e-3)
@@ -117,6 +121,25 @@ def test_a_column_of_five_boxes_settles_without_sinking():
     np.testing.assert_allclose(z, 0.05 + 0.1 * np.arange(5), atol=1e-3)
     soft = [w for w in caught if issubclass(w.category, ContactWarning) and "or softer" in str(w.message)]
     assert soft, "the softer steps are warned"
+
+
+def test_a_box_turned_and_tilted_on_another_rests_on_four_points():
+    """A box turned 0.6 rad and tilted 1e-3 rad on another, released 10 um above it: it
+    lands face to face and rests. The rims' edge axes lie within the tilt of the face normal;
+    when box_box let them win it stood on one edge point and rocked at 0.5 rad/s for 0.9 s,
+    walking 0.4 mm (the 50-box pile's rocking column at dt = 1 ms)."""
+    m = mb.Multibody()
+    m.add_collision("world", mb.Plane(), name="floor", friction=0.5)
+    for k in range(2):
+        m.add_body(f"box{k}", mass=1.0, inertia=np.eye(3) / 600)
+        m.add_hinge("world", f"box{k}", kind="free_quat")
+        m.add_collision(f"box{k}", mb.Box((0.1, 0.1, 0.1)), friction=0.5)
+    quat = matrix_to_quat(rot((1, 1, 0), 1e-3) @ rot((0, 0, 1), 0.6))
+    q0 = np.r_[0, 0, 0, 1, 0, 0, 0.05, quat, 0.004, -0.003, 0.15 + 1e-5]
+    res = mb.simulate(m, q0, np.zeros(12), 1.0, dt=1e-3, contact_output=True)
+    assert np.all(res.contacts.count[100:] == 8)  # four on the floor, four box on box
+    assert np.abs(res.u[500:]).max() < 1e-6
+    np.testing.assert_allclose(res.q[-1, 11:13], [0.004, -0.003], atol=1e-4)
 
 
 def test_softest_regularization_is_checked():

@@ -6,6 +6,14 @@ incident face of the other box (its face most opposed to the normal) is clipped 
 reference face's sides, and its corners within the margin are the points (up to four).
 An edge axis: one point, midway between the two edges' closest points. Face axes win
 ties, so resting boxes do not switch to an edge normal on round-off.
+
+An edge axis within ``_EDGE_FACE_ANGLE`` of a face normal is not tried: two boxes whose
+faces are that nearly parallel touch face to face, and the face's clipped manifold holds
+them (its points' heights are their own). Near-parallel edges of a resting stack give such
+axes (box 1's x edge crossed with box 2's y edge is about the shared face normal), and their
+separation differs from the face's by the tilt times the size: in a 50-box pile at dt = 1 ms a
+box turned 1e-4 rad on the one below found an edge axis 2.5e-7 m ahead of the face every few
+steps, rested on that single point, and rocked between the two contact sets for ever.
 """
 import numpy as np
 from numba import njit
@@ -16,6 +24,8 @@ from .spheres import segments_closest
 from .vec import add, axpy, column, cross, dot, norm, scale, sub
 
 _EDGE_BIAS = 1e-6  # an edge axis must beat the best face axis by this fraction of the sizes
+_EDGE_FACE_ANGLE = 1e-2  # [rad] edge axes nearer than this to a face normal are not tried
+_EDGE_FACE_COS = np.cos(_EDGE_FACE_ANGLE)
 
 
 @njit(cache=True)
@@ -25,6 +35,15 @@ def _separation(R1, h1, R2, h2, d, L):
     for i in range(3):
         r += h1[i] * abs(dot(column(R1, i), L)) + h2[i] * abs(dot(column(R2, i), L))
     return abs(dot(d, L)) - r
+
+
+@njit(cache=True)
+def _near_face_normal(R1, R2, L):
+    """True where the unit axis L lies within _EDGE_FACE_ANGLE of a face normal of either box."""
+    for i in range(3):
+        if abs(dot(column(R1, i), L)) > _EDGE_FACE_COS or abs(dot(column(R2, i), L)) > _EDGE_FACE_COS:
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -45,6 +64,8 @@ def _best_axis(R1, h1, R2, h2, d):
             if lw < 1e-6:  # parallel edges: a face axis covers them
                 continue
             L = scale(w, 1.0 / lw)
+            if _near_face_normal(R1, R2, L):
+                continue
             s = _separation(R1, h1, R2, h2, d, L)
             if s > best + bias:
                 best, code, axis = s, 6 + 3 * i + j, L
