@@ -17,7 +17,7 @@ from ..kernels.collision.work import contact_work
 from ..kernels.status import BUFFER_FULL, CONTACT_ROWS, FINISHED, RUNNING
 from . import contact_loop as CL
 from . import kernels as K
-from .contact_rollout_kernels import contact_rollout_kernel
+from .contact_rollout_kernels import contact_rollout_kernel, loop_pointer
 from .moreau import MoreauIntegrator
 from .sample_runs import own_runs
 from .stages import normalize_quaternions
@@ -72,8 +72,9 @@ def _parallel_moreau(tpl, Q0, U0, tau, n_rows, t_final, interval):
             tpl.iopt, tpl.fopt, tpl.max_angles, tpl.chart0, Q, U, CLK, CTR, _per_worker((tpl.chart0,), B)[0],
             tpl._cm, DW, ORDER, CUR, SEP)
     while True:
-        kernel(*head, CW, CIP, LAMP, _per_worker(tpl._ctl, nw), tpl.copt, CST, TOUT, QOUT, UOUT, tpl._R,
-               tpl._NR, tpl._lw)
+        tail = (CW, CIP, LAMP, _per_worker(tpl._ctl, nw), tpl.copt, CST, TOUT, QOUT, UOUT, tpl._R, tpl._NR, tpl._lw)
+        run = loop_pointer(tpl._links, *head[:14], *head[15:], *tail)
+        kernel(run, *head, *tail)
         grow = CTR[:, K.C_STATUS] == CONTACT_ROWS
         if not grow.any():
             break
