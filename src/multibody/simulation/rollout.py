@@ -261,15 +261,20 @@ def _explicit_rollout(c, tpl, inputs, states, control, control_period, times, sa
         size = max(1, -(-n_rows // 50)) if progress else n_rows
         blocks = [(tau, r, min(size, n_rows - r)) for r in range(0, n_rows, size)]
     bar = ProgressBar(after=1.0) if progress else None
+    loops = {}  # the loop's pointer by tau's type (a block's forces may come as another array type)
     for tau_k, row0, nrows in blocks:
         if tau_k is None:
             tau_k = _held(sampled, (row0 // rows_per_sample) * float(control_period), QO[:, row0], UO[:, row0], tau)
         CTR[:, K.C_WRITTEN] = 0
-        run(*args, tau_k, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], row0, nrows, WCS)
+        block = (*args, tau_k, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], row0, nrows, WCS)
+        key = numba.typeof(tau_k)
+        if key not in loops:
+            loops[key] = R.loop_pointer(lie, wc is not None, tpl.flex, *block[:16], *block[17:])  # (CHARTS aside)
+        run(loops[key], *block)
         while control is not None and np.any(CTR[:, K.C_STATUS] == Status.NEED_CONTROL):
             waiting = int(np.argmax(CTR[:, K.C_STATUS] == Status.NEED_CONTROL))
             control(float(CLK[waiting, K.K_TSTAGE]), CTL[1], CTL[2], CTL[0])
-            run(*args, tau_k, *opts, T[:, 1:], QO[:, 1:], UO[:, 1:], row0, nrows, WCS)
+            run(loops[key], *block)
         if bar is not None:
             bar.update((row0 + nrows) / n_rows, f"{row0 + nrows}/{n_rows} rows of {B} samples")
     if bar is not None:
