@@ -12,7 +12,7 @@ faces are that nearly parallel touch face to face, and the face's clipped manifo
 them (its points' heights are their own). Near-parallel edges of a resting stack give such
 axes (box 1's x edge crossed with box 2's y edge is about the shared face normal), and their
 separation differs from the face's by the tilt times the size: in a 50-box pile at dt = 1 ms a
-box turned 1e-4 rad on the one below found an edge axis 2.5e-7 m ahead of the face every few
+box tilted 1e-4 rad on the one below found an edge axis 2.5e-7 m ahead of the face every few
 steps, rested on that single point, and rocked between the two contact sets for ever.
 """
 import numpy as np
