@@ -13,6 +13,7 @@ but 6 % of UR5's, whose PIN-only batch kernels link their entry kernels (``pin_b
 """
 import warnings
 
+from numba import typeof
 from numba.core.errors import NumbaExperimentalFeatureWarning
 from numba.core.types import WrapperAddressProtocol
 
@@ -21,6 +22,18 @@ from numba.core.types import WrapperAddressProtocol
 # for bit against single calls.
 warnings.filterwarnings("ignore", ".*First-class function type feature is experimental",
                         NumbaExperimentalFeatureWarning)
+
+
+def returned_types(dispatcher, *args):
+    """The Numba types that the jitted ``dispatcher`` returns for ``args``, as Numba types
+    them inside a kernel (compiled for their types first where it is not yet): the static
+    types of the views a kernel hands an ``EntryPointer``'s function. ``typeof`` of the views
+    themselves can differ: a row of ``T[:, 1:]`` is an 'A' array in a kernel, a 'C' one when
+    sliced in Python."""
+    argtypes = tuple(typeof(a) for a in args)
+    if argtypes not in dispatcher.overloads:
+        dispatcher.compile(argtypes)
+    return dispatcher.overloads[argtypes].signature.return_type
 
 
 class EntryPointer(WrapperAddressProtocol):

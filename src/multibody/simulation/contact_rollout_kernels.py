@@ -18,10 +18,10 @@ rollout and compiled again with it: a rollout's first use, the loop compiled alr
 64 s, and takes 28 s (the loop's overload with ``fx`` given as None, which the pointer's
 fixed signature needs, and the ``prange`` loop; both cached afterwards).
 """
-from numba import njit, prange, typeof
+from numba import njit, prange, typeof, types
 
 from ..kernels.common import data_start, link_rows
-from ..kernels.entry_pointer import EntryPointer
+from ..kernels.entry_pointer import EntryPointer, returned_types
 from ..kernels.layout import W_CHART
 from ..kernels.status import RUNNING
 from ..kernels.variants import variant
@@ -77,11 +77,13 @@ _KERNELS = {}
 def loop_pointer(links, mi, mf, dbufs, fmi, fmf, TAU, iopt, fopt, max_angles, chart0, Q, U, CLK, CTR, cm,
                  DW, ORDER, CUR, SEP, CW, CIP, LAMP, CTL, copt, CST, TOUT, QOUT, UOUT, R, NR, lw):
     """The contact loop's variant (without control or loops; ``links``) as an ``EntryPointer``
-    for the types the rollout kernel hands it: worker 0's and sample 0's rows (``_work_of``)."""
-    dwork, cw, ctl = _work_of(0, 0, DW, ORDER, CUR, SEP, CW, CIP, LAMP, CTL)
+    for the types the rollout kernel hands it: worker 0's and sample 0's rows (the tuples
+    ``_work_of``'s static types, ``returned_types``)."""
+    dwork, cw, ctl = returned_types(_work_of, 0, 0, DW, ORDER, CUR, SEP, CW, CIP, LAMP, CTL)
     args = (mi, mf, dbufs[0], fmi, fmf, TAU[0], iopt, fopt, max_angles, chart0, Q[0], U[0], CLK[0], CTR[0], ctl,
             TOUT[0], QOUT[0], UOUT[0], cm, dwork, cw, copt, CST[0], R, NR, lw, None)
-    return EntryPointer(contact_entry_point(links, False, False), tuple(typeof(a) for a in args))
+    argtypes = tuple(a if isinstance(a, types.Type) else typeof(a) for a in args)  # (ctl, dwork, cw: types)
+    return EntryPointer(contact_entry_point(links, False, False), argtypes)
 
 
 def contact_rollout_kernel(links):

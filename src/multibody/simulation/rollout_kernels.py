@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit, prange, typeof, types
 
 from ..kernels.common import data_start, link_rows
-from ..kernels.entry_pointer import EntryPointer
+from ..kernels.entry_pointer import EntryPointer, returned_types
 from ..kernels.layout import W_CHART
 from ..kernels.status import CONTROL_NONFINITE, FINISHED, MIN_STEP, NONFINITE_STATE, SINGULAR
 from ..kernels.variants import variant
@@ -101,15 +101,11 @@ def _make_rollout(lie, ta, flex):
 def loop_pointer(lie, ta, flex, mi, mf, dbufs, tab, fmi, fmf, TAU, iopt, fopt, smap, max_angles, chart0,
                  Q, U, CLK, CTR, WORK, CTL, TOUT, QOUT, UOUT, row0, nrows, WCS):
     """The loop variant that rollout (lie, ta, flex) runs, as an ``EntryPointer`` for the
-    static types the rollout hands it (``_sample_views``'s, as Numba types them inside the
-    kernel: a row of ``TOUT[:, 1:]`` is an 'A' array there, whatever its memory)."""
+    static types the rollout hands it (``_sample_views``'s, ``returned_types``)."""
     head = tuple(typeof(a) for a in (mi, mf, dbufs[0], tab, fmi, fmf))
     opts = tuple(typeof(a) for a in (iopt, fopt, smap, max_angles, chart0))
-    view_args = tuple(typeof(a) for a in (0, 0, 0, TAU, Q, U, CLK, CTR, WORK, CTL, TOUT, QOUT, UOUT, row0, nrows,
-                                          WCS))
-    if view_args not in _sample_views.overloads:
-        _sample_views.compile(view_args)
-    tau0, q, u, clk, ctr, work, ctl, T, Qs, Us, wc = _sample_views.overloads[view_args].signature.return_type
+    tau0, q, u, clk, ctr, work, ctl, T, Qs, Us, wc = returned_types(
+        _sample_views, 0, 0, 0, TAU, Q, U, CLK, CTR, WORK, CTL, TOUT, QOUT, UOUT, row0, nrows, WCS)
     argtypes = head + (tau0,) + opts + (q, u, clk, ctr, work, ctl, T, Qs, Us, wc if ta else types.none)
     return EntryPointer(entry_point(lie, ta, not flex, False, True, flex=flex), argtypes)
 
